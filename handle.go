@@ -247,51 +247,67 @@ func diagnose(id string) failure {
 }
 
 // parseFast reports whether id is a valid handle and returns it. It looks
-// at eight bytes at a time: a word of plain ASCII costs a few arithmetic
-// operations that also find the separators, and only words holding a
-// control, '\' or a non-ASCII byte are checked rune by rune. The last
-// word may overlap the one before it; every check is idempotent.
+// at eight bytes at a time: a few arithmetic operations check a word and
+// find its separators. Bytes outside ASCII need no decoding: once the
+// whole id is known to be valid UTF-8 (checked only when such a byte
+// shows up), the one rule left for them is that no C1 control, encoded as
+// 0xC2 followed by 0x80 to 0x9F, appears. The last word may overlap the
+// one before it; every check is idempotent.
 func parseFast(id string) (Handle, bool) {
 	n := len(id)
 	sc := fastScan{slash: -1, colon: -1}
-	if n < 8 && !sc.bytes(id, 0, n) {
-		return Handle{}, false
+	if n < 8 {
+		for i := 0; i < n; i++ {
+			if !sc.byte(id, i) {
+				return Handle{}, false
+			}
+		}
+		return sc.handle(id)
 	}
-	for i := 0; n >= 8 && i < n; {
-		j := min(i, n-8)
-		v := load64(id, j)
+	for i := 0; i < n; i += 8 {
+		i = min(i, n-8)
+		v := load64(id, i)
 		b7 := v & lo7
-		// High bit set in each byte that is a control, DEL, '\' or not
-		// ASCII: those need a closer look, from i, where a rune starts.
-		if (v|^(b7+ones*(0x80-0x20))|eq(b7, 0x7f)|eq(b7, '\\'))&hi != 0 {
-			end := min(i+8, n)
-			if !sc.bytes(id, i, end) {
-				return Handle{}, false
+		ascii := ^v & hi // the high bit of each ASCII byte
+		if ascii != hi {
+			if !sc.utf8Checked {
+				if !utf8.ValidString(id) {
+					return Handle{}, false
+				}
+				sc.utf8Checked = true
 			}
-			i = end
-			continue
-		}
-		for sl := eq(b7, '/') & hi; sl != 0; sl &= sl - 1 {
-			if !sc.seeSlash(j + bits.TrailingZeros64(sl)>>3) {
-				return Handle{}, false
+			for c2 := eq8(v, 0xC2); c2 != 0; c2 &= c2 - 1 {
+				if id[i+bits.TrailingZeros64(c2)>>3+1] < 0xA0 {
+					return Handle{}, false
+				}
 			}
 		}
-		if co := eq(b7, ':') & hi; co != 0 && sc.colon < 0 {
-			sc.colon = j + bits.TrailingZeros64(co)>>3
-		}
-		// No two dots in a row, within the word or from its last byte on.
-		if d := eq(b7, '.') & hi; d != 0 && (d&(d>>8) != 0 || (d>>63 != 0 && j+8 < n && id[j+8] == '.')) {
+		// Controls, DEL and '\' are never legal.
+		if (^(b7+ones*(0x80-0x20))|eq(b7, 0x7f)|eq(b7, '\\'))&ascii != 0 {
 			return Handle{}, false
 		}
-		i = j + 8
+		// Every '/' must be the first one.
+		for sl := eq(b7, '/') & ascii; sl != 0; sl &= sl - 1 {
+			if !sc.seeSlash(i + bits.TrailingZeros64(sl)>>3) {
+				return Handle{}, false
+			}
+		}
+		if co := eq(b7, ':') & ascii; co != 0 && sc.colon < 0 {
+			sc.colon = i + bits.TrailingZeros64(co)>>3
+		}
+		// No two dots in a row, within the word or from its last byte on.
+		if d := eq(b7, '.') & ascii; d != 0 && (d&(d>>8) != 0 || (d>>63 != 0 && i+8 < n && id[i+8] == '.')) {
+			return Handle{}, false
+		}
 	}
 	return sc.handle(id)
 }
 
-// fastScan is what parseFast has seen of the separators: the first '/'
-// and the first ':', or -1.
+// fastScan is what parseFast has learned: where the first '/' and the
+// first ':' are (or -1), and whether the id is known to be valid UTF-8.
 type fastScan struct {
 	slash, colon int
+	utf8Checked  bool
 }
 
 // seeSlash records the '/' at i and reports whether it is the first one
@@ -303,29 +319,28 @@ func (sc *fastScan) seeSlash(i int) bool {
 	return sc.slash == i
 }
 
-// bytes checks id from i up to at least end, one rune at a time, with the
-// same rules as parseFast's word checks. It may run past end to finish a
-// rune, so the next word may overlap bytes already checked.
-func (sc *fastScan) bytes(id string, i, end int) bool {
-	for i < end {
-		c := id[i]
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(id[i:])
-			if (r == utf8.RuneError && size == 1) || r <= 0x9f {
+// byte checks the byte at i with the rules of parseFast's word checks.
+func (sc *fastScan) byte(id string, i int) bool {
+	c := id[i]
+	switch {
+	case c >= utf8.RuneSelf:
+		if !sc.utf8Checked {
+			if !utf8.ValidString(id) {
 				return false
 			}
-			i += size
-			continue
+			sc.utf8Checked = true
 		}
-		switch {
-		case c < 0x20 || c == 0x7f || c == '\\',
-			c == '/' && !sc.seeSlash(i),
-			c == '.' && i+1 < len(id) && id[i+1] == '.':
-			return false
-		case c == ':' && sc.colon < 0:
+		return c != 0xC2 || id[i+1] >= 0xA0
+	case c < 0x20 || c == 0x7f || c == '\\':
+		return false
+	case c == '/':
+		return sc.seeSlash(i)
+	case c == ':':
+		if sc.colon < 0 {
 			sc.colon = i
 		}
-		i++
+	case c == '.':
+		return i+1 == len(id) || id[i+1] != '.'
 	}
 	return true
 }
@@ -356,6 +371,13 @@ func load64(s string, i int) uint64 {
 	s = s[i : i+8]
 	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// eq8 sets the high bit of each byte of v that equals c, and only of
+// those.
+func eq8(v uint64, c byte) uint64 {
+	t := v ^ ones*uint64(c)
+	return ^((t&lo7 + lo7) | t) & hi
 }
 
 // eq sets the high bit of each byte of b7 (a word of 7-bit bytes) that

@@ -1,0 +1,44 @@
+# make check runs everything CI runs: formatting, vet, staticcheck, the tests
+# of both modules with the race detector, every fuzz target for FUZZTIME, and
+# every benchmark once.
+
+GO          ?= go
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+FUZZTIME    ?= 10s
+LONGFUZZ    ?= 10m
+BENCHCOUNT  ?= 6
+MODULES     := . examples
+
+.PHONY: check fmt vet staticcheck test fuzz fuzz-smoke bench bench-smoke
+
+check: fmt vet staticcheck test fuzz-smoke bench-smoke
+
+fmt:
+	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+vet:
+	@for m in $(MODULES); do (cd $$m && $(GO) vet ./...) || exit 1; done
+
+staticcheck:
+	@for m in $(MODULES); do (cd $$m && $(GO) run $(STATICCHECK) ./...) || exit 1; done
+
+test:
+	@for m in $(MODULES); do (cd $$m && $(GO) test -race -count=1 ./...) || exit 1; done
+
+# fuzz-smoke runs every fuzz target for FUZZTIME; fuzz runs them for LONGFUZZ.
+fuzz-smoke:
+	@$(MAKE) --no-print-directory fuzz LONGFUZZ=$(FUZZTIME)
+
+fuzz:
+	@targets=$$($(GO) test -list '^Fuzz' ./fuzz | grep '^Fuzz'); \
+	[ -n "$$targets" ] || { echo "no fuzz targets found"; exit 1; }; \
+	for t in $$targets; do \
+		echo "fuzz $$t for $(LONGFUZZ)"; \
+		$(GO) test ./fuzz -run='^$$' -fuzz="^$$t$$" -fuzztime=$(LONGFUZZ) || exit 1; \
+	done
+
+bench-smoke:
+	@for m in $(MODULES); do (cd $$m && $(GO) test -run='^$$' -bench=. -benchtime=1x ./...) || exit 1; done
+
+bench:
+	$(GO) test -run='^$$' -bench=. -benchmem -count=$(BENCHCOUNT) ./...

@@ -1,0 +1,133 @@
+package mcpid_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/mcpid/mcpid"
+)
+
+func ExampleParse() {
+	h, err := mcpid.Parse("cin_4f2a/orders:o1")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(h.ConnectionID(), h.Stream(), h.RecordID(), h.IsSelfContained())
+
+	// The legacy form splits at the first ':'; the record keeps the rest.
+	legacy := mcpid.MustParse("tickets:urn:jira:42")
+	fmt.Printf("%q %q %q\n", legacy.ConnectionID(), legacy.Stream(), legacy.RecordID())
+
+	// Traversal fails before anything reaches a resource server.
+	_, err = mcpid.Parse("cin_4f2a/orders:../../etc/passwd")
+	var e *mcpid.Error
+	if errors.As(err, &e) {
+		fmt.Println(e.Code, e.Segment, e.Offset)
+	}
+	// Output:
+	// cin_4f2a orders o1 true
+	// "" "tickets" "urn:jira:42"
+	// invalid_id record 16
+}
+
+func ExampleEncode() {
+	id, err := mcpid.Encode("cin_4f2a", "orders", "o1")
+	fmt.Println(id, err)
+
+	legacy, _ := mcpid.Encode("", "orders", "o1")
+	fmt.Println(legacy)
+
+	_, err = mcpid.Encode("cin:4f2a", "orders", "o1")
+	var e *mcpid.Error
+	if errors.As(err, &e) {
+		fmt.Println(e.Code, e.Segment, e.Offset)
+	}
+	// Output:
+	// cin_4f2a/orders:o1 <nil>
+	// orders:o1
+	// invalid_id connection 3
+}
+
+func ExampleSelfContainedID() {
+	// What a search tool does to each hit before the model sees it.
+	for _, hit := range []struct{ id, conn string }{
+		{"orders:o1", "cin_4f2a"},            // embedded
+		{"orders:o1", ""},                    // no connection: unchanged
+		{"https://example.com/doc", "cin_a"}, // not a handle: unchanged
+		{"cin_9b7e/orders:o1", "cin_4f2a"},   // already self-contained: unchanged
+	} {
+		id, embedded := mcpid.SelfContainedID(hit.id, hit.conn)
+		fmt.Println(id, embedded)
+	}
+	// Output:
+	// cin_4f2a/orders:o1 true
+	// orders:o1 false
+	// https://example.com/doc false
+	// cin_9b7e/orders:o1 false
+}
+
+func ExampleResolveFetch() {
+	// A self-contained id alone is scoped to its connection.
+	req, _ := mcpid.ResolveFetch("cin_4f2a/orders:o1", "")
+	fmt.Println(req.Scope, req.ConnectionID, req.RecordPath(), req.Query().Encode())
+
+	// A legacy id is scoped by the connection_id argument...
+	req, _ = mcpid.ResolveFetch("orders:o1", "cin_9b7e")
+	fmt.Println(req.Scope, req.ConnectionID, req.EchoID)
+
+	// ...or left to the resource server without it.
+	req, _ = mcpid.ResolveFetch("orders:o1", "")
+	fmt.Println(req.Scope, req.ConnectionID == "")
+
+	// Two different connections are a typed error, before any request.
+	_, err := mcpid.ResolveFetch("cin_4f2a/orders:o1", "cin_9b7e")
+	fmt.Println(errors.Is(err, mcpid.ErrConflictingConnectionID))
+	fmt.Println(err)
+	// Output:
+	// embedded cin_4f2a /v1/streams/orders/records/o1 connection_id=cin_4f2a
+	// explicit cin_9b7e orders:o1
+	// unscoped true
+	// true
+	// mcpid: conflicting_connection_id: id embeds connection "cin_4f2a" but connection_id is "cin_9b7e"; pass the id alone, since it already names its connection, or pass connection_id "cin_4f2a"
+}
+
+func ExampleFetchRequest_RecordPath() {
+	// Every segment is escaped: a record id cannot add a path segment,
+	// a query or a fragment.
+	req, _ := mcpid.ResolveFetch("c/web pages:a?b#c%d", "")
+	fmt.Println(req.RecordPath())
+	// Output:
+	// /v1/streams/web%20pages/records/a%3Fb%23c%25d
+}
+
+func ExampleAmbiguousConnection() {
+	// A server relays the resource server's 409 as a typed tool error.
+	err := mcpid.AmbiguousConnection([]string{"cin_4f2a", "cin_9b7e"})
+	out, _ := json.Marshal(err)
+	fmt.Println(string(out))
+	// Output:
+	// {"type":"adapter_error","code":"ambiguous_connection","message":"mcpid: ambiguous_connection: the record exists in 2 connections; retry with connection_id set to one of the available connections","hint":"retry with connection_id set to one of the available connections","available_connections":["cin_4f2a","cin_9b7e"],"retry_with":"connection_id"}
+}
+
+func ExampleError_MarshalJSON() {
+	_, err := mcpid.ResolveFetch("orders:o1", "cin/../x")
+	out, _ := json.Marshal(err)
+	fmt.Println(string(out))
+	// Output:
+	// {"type":"adapter_error","code":"invalid_connection_id","message":"mcpid: invalid_connection_id: connection_id contains '/' at offset 3 in \"cin/../x\"; pass connection_id exactly as search returned it, or omit it","hint":"pass connection_id exactly as search returned it, or omit it","field":"connection_id","offset":3,"connection_id":"cin/../x"}
+}
+
+func ExampleHandle_UnmarshalText() {
+	var req struct {
+		ID mcpid.Handle `json:"id"`
+	}
+	err := json.Unmarshal([]byte(`{"id":"cin_4f2a/orders:o1"}`), &req)
+	fmt.Println(req.ID.Stream(), err)
+
+	err = json.Unmarshal([]byte(`{"id":"orders"}`), &req)
+	fmt.Println(errors.Is(err, mcpid.ErrInvalidID))
+	// Output:
+	// orders <nil>
+	// true
+}

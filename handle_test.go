@@ -1,0 +1,291 @@
+package mcpid
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpid/mcpid/internal/idcases"
+)
+
+func TestParse(t *testing.T) {
+	for _, tc := range idcases.Cases() {
+		t.Run(tc.Name, func(t *testing.T) {
+			h, err := Parse(tc.ID)
+			if !tc.OK {
+				require.Error(t, err)
+				assert.Equal(t, Handle{}, h)
+				assertInvalid(t, err, FieldID, tc.Segment, tc.Offset, tc.ID)
+				return
+			}
+			require.NoError(t, err)
+			assert.True(t, h.IsValid())
+			assert.Equal(t, tc.Conn, h.ConnectionID())
+			assert.Equal(t, tc.Stream, h.Stream())
+			assert.Equal(t, tc.Record, h.RecordID())
+			assert.Equal(t, tc.Conn != "", h.IsSelfContained())
+			assert.Equal(t, tc.ID, h.String())
+
+			// The other direction: the parts encode to the same bytes.
+			id, err := Encode(h.ConnectionID(), h.Stream(), h.RecordID())
+			require.NoError(t, err)
+			assert.Equal(t, tc.ID, id)
+		})
+	}
+}
+
+// assertInvalid checks an error by its type, code and location.
+func assertInvalid(t *testing.T, err error, field, segment string, offset int, input string) {
+	t.Helper()
+	var e *Error
+	require.ErrorAs(t, err, &e)
+	code := CodeInvalidID
+	want := ErrInvalidID
+	if field == FieldConnectionID {
+		code, want = CodeInvalidConnectionID, ErrInvalidConnectionID
+	}
+	require.ErrorIs(t, err, want)
+	assert.Equal(t, code, e.Code)
+	assert.Equal(t, field, e.Field)
+	assert.Equal(t, segment, e.Segment)
+	assert.Equal(t, offset, e.Offset)
+	assert.Equal(t, input, e.Input)
+	if offset >= 0 {
+		assert.Less(t, offset, len(input), "offset must fall inside the input")
+	}
+}
+
+// TestParseAgreesWithDiagnose checks that the fast path's verdict and the
+// diagnosis agree on every row: parseFast accepts exactly the ids that
+// diagnose finds no fault in.
+func TestParseAgreesWithDiagnose(t *testing.T) {
+	for _, tc := range idcases.Cases() {
+		_, fastOK := parseFast(tc.ID)
+		assert.Equal(t, tc.OK, fastOK, "parseFast(%q)", tc.ID)
+		if !tc.OK {
+			assert.NotEqual(t, faultUnknown, diagnose(tc.ID).fault, "diagnose(%q)", tc.ID)
+		}
+	}
+}
+
+func TestEncode(t *testing.T) {
+	tests := []struct {
+		name                 string
+		conn, stream, record string
+		want                 string
+		segment              string // fault, when want is ""
+		offset               int
+	}{
+		{name: "legacy", stream: "orders", record: "o1", want: "orders:o1"},
+		{name: "self-contained", conn: "cin_4f2a", stream: "orders", record: "o1", want: "cin_4f2a/orders:o1"},
+		{name: "record with colons", conn: "c", stream: "s", record: "a:b:", want: "c/s:a:b:"},
+		{name: "non-ASCII", conn: "ç", stream: "ü", record: "日本", want: "ç/ü:日本"},
+		{name: "empty stream", conn: "c", record: "r", segment: SegmentStream, offset: -1},
+		{name: "empty record", stream: "s", segment: SegmentRecord, offset: -1},
+		{name: "colon in connection", conn: "a:b", stream: "s", record: "r", segment: SegmentConnection, offset: 1},
+		{name: "colon in stream", stream: "s:t", record: "r", segment: SegmentStream, offset: 1},
+		{name: "slash in connection", conn: "a/b", stream: "s", record: "r", segment: SegmentConnection, offset: 1},
+		{name: "slash in stream", stream: "s/t", record: "r", segment: SegmentStream, offset: 1},
+		{name: "slash in record", stream: "s", record: "a/b", segment: SegmentRecord, offset: 1},
+		{name: "dotdot in record", stream: "s", record: "../x", segment: SegmentRecord, offset: 0},
+		{name: "dot connection", conn: ".", stream: "s", record: "r", segment: SegmentConnection, offset: 0},
+		{name: "dot stream", stream: ".", record: "r", segment: SegmentStream, offset: 0},
+		{name: "dot record", stream: "s", record: ".", segment: SegmentRecord, offset: 0},
+		{name: "backslash", stream: "s", record: `a\b`, segment: SegmentRecord, offset: 1},
+		{name: "control", conn: "c\x1f", stream: "s", record: "r", segment: SegmentConnection, offset: 1},
+		{name: "invalid UTF-8", stream: "s", record: "ab\xff", segment: SegmentRecord, offset: 2},
+		{name: "connection checked first", conn: "a:b", stream: "", record: "", segment: SegmentConnection, offset: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Encode(tt.conn, tt.stream, tt.record)
+			if tt.want == "" {
+				require.Error(t, err)
+				assert.Empty(t, got)
+				part := map[string]string{SegmentConnection: tt.conn, SegmentStream: tt.stream, SegmentRecord: tt.record}[tt.segment]
+				assertInvalid(t, err, FieldID, tt.segment, tt.offset, part)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+			h, err := Parse(got)
+			require.NoError(t, err)
+			assert.Equal(t, [3]string{tt.conn, tt.stream, tt.record}, [3]string{h.ConnectionID(), h.Stream(), h.RecordID()})
+		})
+	}
+}
+
+// TestEncodeAgreesWithParse encodes the parts of every table row and
+// checks that Encode fails exactly when Parse would not give them back.
+func TestEncodeAgreesWithParse(t *testing.T) {
+	for _, tc := range idcases.Cases() {
+		if !tc.OK {
+			continue
+		}
+		id, err := Encode(tc.Conn, tc.Stream, tc.Record)
+		require.NoError(t, err, tc.Name)
+		assert.Equal(t, tc.ID, id, tc.Name)
+	}
+}
+
+func TestZeroHandle(t *testing.T) {
+	var h Handle
+	assert.False(t, h.IsValid())
+	assert.False(t, h.IsSelfContained())
+	assert.Empty(t, h.ConnectionID())
+	assert.Empty(t, h.Stream())
+	assert.Empty(t, h.RecordID())
+	assert.Empty(t, h.String())
+	b, err := h.AppendText([]byte("x"))
+	require.NoError(t, err)
+	assert.Equal(t, "x", string(b))
+	text, err := h.MarshalText()
+	require.NoError(t, err)
+	assert.Empty(t, text)
+}
+
+func TestHandleComparable(t *testing.T) {
+	a := MustParse("c/s:r")
+	b := MustParse(strings.Clone("c/s:r"))
+	assert.True(t, a == b)
+	assert.False(t, a == MustParse("s:r"))
+	m := map[Handle]int{a: 1}
+	assert.Equal(t, 1, m[b])
+}
+
+func TestMustParsePanics(t *testing.T) {
+	assert.PanicsWithError(t, (&Error{Code: CodeInvalidID, Field: FieldID, Segment: SegmentStream, Offset: 0, Input: "orders", fault: faultNoColon}).Error(), func() {
+		MustParse("orders")
+	})
+}
+
+func TestText(t *testing.T) {
+	for _, id := range []string{"orders:o1", "cin_4f2a/orders:o1", "c/s:é ü"} {
+		h := MustParse(id)
+		text, err := h.MarshalText()
+		require.NoError(t, err)
+		assert.Equal(t, id, string(text))
+
+		var back Handle
+		require.NoError(t, back.UnmarshalText(text))
+		assert.Equal(t, h, back)
+
+		js, err := json.Marshal(struct{ ID Handle }{h})
+		require.NoError(t, err)
+		var decoded struct{ ID Handle }
+		require.NoError(t, json.Unmarshal(js, &decoded))
+		assert.Equal(t, h, decoded.ID)
+	}
+
+	t.Run("empty text is the zero Handle", func(t *testing.T) {
+		h := MustParse("s:r")
+		require.NoError(t, h.UnmarshalText(nil))
+		assert.Equal(t, Handle{}, h)
+	})
+	t.Run("bad text is an error and the zero Handle", func(t *testing.T) {
+		h := MustParse("s:r")
+		err := h.UnmarshalText([]byte("c/s:../x"))
+		assertInvalid(t, err, FieldID, SegmentRecord, 4, "c/s:../x")
+		assert.Equal(t, Handle{}, h)
+	})
+}
+
+func TestSelfContainedID(t *testing.T) {
+	tests := []struct {
+		name, base, conn string
+		want             string
+		embedded         bool
+	}{
+		{"legacy gets its connection", "orders:o1", "cin_4f2a", "cin_4f2a/orders:o1", true},
+		{"record with colons", "s:a:b", "c", "c/s:a:b", true},
+		{"non-ASCII connection", "s:r", "cïn", "cïn/s:r", true},
+		{"no connection", "orders:o1", "", "orders:o1", false},
+		{"already self-contained", "c1/s:r", "c2", "c1/s:r", false},
+		{"same connection already embedded", "c1/s:r", "c1", "c1/s:r", false},
+		{"URL", "https://example.com/a", "c", "https://example.com/a", false},
+		{"not a handle", "plain-id", "c", "plain-id", false},
+		{"empty base", "", "c", "", false},
+		{"traversal base", "s:../x", "c", "s:../x", false},
+		{"connection with colon", "s:r", "a:b", "s:r", false},
+		{"connection with slash", "s:r", "a/b", "s:r", false},
+		{"connection with dotdot", "s:r", "..", "s:r", false},
+		{"dot connection", "s:r", ".", "s:r", false},
+		{"connection with control", "s:r", "c\n", "s:r", false},
+		{"connection with invalid UTF-8", "s:r", "c\xff", "s:r", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, embedded := SelfContainedID(tt.base, tt.conn)
+			assert.Equal(t, tt.want, got)
+			assert.Equal(t, tt.embedded, embedded)
+			if embedded {
+				req, err := ResolveFetch(got, "")
+				require.NoError(t, err)
+				assert.Equal(t, tt.conn, req.ConnectionID)
+				assert.Equal(t, ScopeEmbedded, req.Scope)
+			}
+		})
+	}
+}
+
+func TestErrorMessage(t *testing.T) {
+	// The message is for people and agents; tests pin its parts, not its
+	// wording: the code, the location, the input quoted, and no raw
+	// control character whatever the input held.
+	_, err := Parse("c/s:r\nx")
+	require.Error(t, err)
+	msg := err.Error()
+	assert.True(t, strings.HasPrefix(msg, "mcpid: invalid_id: "), msg)
+	assert.Contains(t, msg, `"c/s:r\nx"`)
+	assert.Contains(t, msg, "record")
+	assert.Contains(t, msg, "offset 5")
+	assert.Contains(t, msg, "U+000A")
+	for _, r := range msg {
+		assert.False(t, r < 0x20 || r == 0x7f, "control %U in %q", r, msg)
+	}
+	assert.True(t, utf8.ValidString(msg))
+}
+
+func TestNoAllocs(t *testing.T) {
+	ids := []string{"orders:o1", "cin_4f2a/orders:o1", "cin_4f2a7c91/salesforce_opportunities:0065g00000XyZabAAF", "c/s:é"}
+	for _, id := range ids {
+		h := MustParse(id)
+		buf := make([]byte, 0, 128)
+		for name, f := range map[string]func(){
+			"Parse":        func() { h, _ = Parse(id) },
+			"accessors":    func() { _, _, _, _, _ = h.ConnectionID(), h.Stream(), h.RecordID(), h.String(), h.IsSelfContained() },
+			"AppendText":   func() { buf, _ = h.AppendText(buf[:0]) },
+			"ResolveFetch": func() { _, _ = ResolveFetch(id, h.ConnectionID()) },
+			"ResolveFetch explicit": func() {
+				_, _ = ResolveFetch(id, "cin_x:y")
+			},
+		} {
+			if name == "ResolveFetch explicit" && h.IsSelfContained() {
+				continue
+			}
+			if allocs := testing.AllocsPerRun(100, f); allocs != 0 {
+				t.Errorf("%s(%q): %v allocs, want 0", name, id, allocs)
+			}
+		}
+	}
+	if allocs := testing.AllocsPerRun(100, func() { _, _ = Encode("c", "s", "r") }); allocs != 1 {
+		t.Errorf("Encode: %v allocs, want 1", allocs)
+	}
+}
+
+func TestErrorsAreComparableByCode(t *testing.T) {
+	_, err := Parse("")
+	assert.True(t, errors.Is(err, ErrInvalidID))
+	assert.False(t, errors.Is(err, ErrInvalidConnectionID))
+	assert.False(t, errors.Is(err, ErrConflictingConnectionID))
+	assert.False(t, errors.Is(err, ErrAmbiguousConnection))
+	if diff := cmp.Diff("mcpid: invalid_id", ErrInvalidID.Error()); diff != "" {
+		t.Errorf("sentinel text (-want +got):\n%s", diff)
+	}
+}

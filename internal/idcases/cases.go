@@ -1,0 +1,157 @@
+// Package idcases holds the one table of fetch-handle ids, with a verdict
+// for each, that drives the parser, codec and resolution tests and seeds
+// the fuzz targets. It is data for tests only.
+package idcases
+
+import "fmt"
+
+// Case is one id and what parsing it must give.
+type Case struct {
+	Name string
+	ID   string
+	// Valid ids: the parts.
+	OK                   bool
+	Conn, Stream, Record string
+	// Invalid ids: where the fault is.
+	Segment string // "connection", "stream", "record" or ""
+	Offset  int    // byte offset into ID, -1 for the empty id
+}
+
+func ok(name, id, conn, stream, record string) Case {
+	return Case{Name: name, ID: id, OK: true, Conn: conn, Stream: stream, Record: record}
+}
+
+func bad(name, id, segment string, offset int) Case {
+	return Case{Name: name, ID: id, Segment: segment, Offset: offset}
+}
+
+// Cases returns the table: hand-written rows for the grammar's edges and
+// the bad inputs, then every printable ASCII character in every segment
+// of both forms.
+func Cases() []Case {
+	cases := []Case{
+		// The two forms.
+		ok("legacy", "orders:o1", "", "orders", "o1"),
+		ok("self-contained", "cin_4f2a/orders:o1", "cin_4f2a", "orders", "o1"),
+		ok("record keeps later colons", "s:urn:x:y", "", "s", "urn:x:y"),
+		ok("record of colons", "c/s::", "c", "s", ":"),
+		ok("record starting with colon", "s::r", "", "s", ":r"),
+		ok("one byte each", "c/s:r", "c", "s", "r"),
+		ok("dots that do not touch", "a.b/c.d:e.f.g", "a.b", "c.d", "e.f.g"),
+		ok("dot at segment edges", "a./.b:.c.", "a.", ".b", ".c."),
+		ok("three-byte segments of dots apart", "._./._.:._.", "._.", "._.", "._."),
+		ok("whitespace", " / : ", " ", " ", " "),
+		ok("url-ish record", "c/web:a%2Fb?x=1#frag", "c", "web", "a%2Fb?x=1#frag"),
+		ok("quotes", `c/s:"it's"`, "c", "s", `"it's"`),
+		ok("non-ASCII", "café/données:été", "café", "données", "été"),
+		ok("replacement character is legal", "s:\uFFFD", "", "s", "\uFFFD"),
+		ok("lookalike division slash", "cin\u2215a/orders:o1", "cin\u2215a", "orders", "o1"),
+		ok("lookalike fullwidth solidus", "s:o\uFF0F1", "", "s", "o\uFF0F1"),
+		ok("lookalike fullwidth colon", "s\uFF1Ax:r", "", "s\uFF1Ax", "r"),
+		ok("bidi override", "c/s:\u202Eevil", "c", "s", "\u202Eevil"),
+		ok("just past C1", "s:\u00A0", "", "s", "\u00A0"),
+		ok("long", "cin_4f2a7c91b3e04d6f/salesforce_opportunities:0065g00000XyZabAAF", "cin_4f2a7c91b3e04d6f", "salesforce_opportunities", "0065g00000XyZabAAF"),
+		ok("non-ASCII across words", "0123456\u00e9/abcdefgh:ijklmno\u00e9\u00e9", "0123456\u00e9", "abcdefgh", "ijklmno\u00e9\u00e9"),
+		ok("four-byte rune", "s:\U0001F600", "", "s", "\U0001F600"),
+
+		// Structure.
+		bad("empty id", "", "", -1),
+		bad("empty connection", "/s:r", "connection", 0),
+		bad("empty stream", "c/:r", "stream", 2),
+		bad("empty legacy stream", ":r", "stream", 0),
+		bad("empty record", "c/s:", "record", 3),
+		bad("empty legacy record", "s:", "record", 1),
+		bad("nothing after slash", "c/", "stream", 1),
+		bad("only a slash", "/", "connection", 0),
+		bad("only a colon", ":", "stream", 0),
+		bad("no colon", "orders", "stream", 0),
+		bad("no colon after connection", "c/s", "stream", 2),
+		bad("second slash in stream", "c/x/s:r", "stream", 3),
+		bad("second slash in record", "c/s:r/x", "record", 5),
+		bad("trailing slash makes a connection with a colon", "s:r/", "connection", 1),
+		bad("colon in connection", "a:b/s:r", "connection", 1),
+		bad("second slash before colon", "a/b/c", "stream", 3),
+
+		// Traversal.
+		bad("dotdot in connection", "a..b/s:r", "connection", 1),
+		bad("dotdot in stream", "c/a..b:r", "stream", 3),
+		bad("dotdot in record", "c/s:a..b", "record", 5),
+		bad("record is dotdot", "c/s:..", "record", 4),
+		bad("record ends in dotdot", "c/s:a..", "record", 5),
+		bad("dot connection", "./s:r", "connection", 0),
+		bad("dot stream", "c/.:r", "stream", 2),
+		bad("dot legacy stream", ".:r", "stream", 0),
+		bad("dot record", "c/s:.", "record", 4),
+		bad("traversal in record", "cin_a/orders:../../etc/passwd", "record", 13),
+		bad("traversal as connection", "../cin_a/orders:o1", "connection", 0),
+		bad("backslash in connection", `c\d/s:r`, "connection", 1),
+		bad("dotdot before backslash", `s:..\x`, "record", 2),
+		bad("backslash traversal", `s:x\..\y`, "record", 3),
+		bad("dotdot across a word boundary", "0123456/s:9abcdef..", "record", 17),
+		bad("dotdot over the first word edge", "0123456..:r", "stream", 7),
+		bad("dotdot over the word edge", "c/s:012.....", "record", 7),
+
+		// Control characters and encoding.
+		bad("NUL", "c/s:r\x00", "record", 5),
+		bad("TAB", "c/s\t:r", "stream", 3),
+		bad("LF", "c\n/s:r", "connection", 1),
+		bad("CR", "s:r\r", "record", 3),
+		bad("DEL", "s\x7f:r", "stream", 1),
+		bad("C1 NEL", "s:r\u0085", "record", 3),
+		bad("C1 last", "s:\u009Fx", "record", 2),
+		bad("C1 first", "\u0080/s:r", "connection", 0),
+		bad("invalid byte", "s:r\xff", "record", 3),
+		bad("truncated sequence", "c\xc3/s:r", "connection", 1),
+		bad("encoded surrogate", "s:\xed\xa0\x80", "record", 2),
+		bad("overlong slash", "s:\xc0\xafx", "record", 2),
+		bad("control in a long id", "cin_4f2a7c91/orders:0065g00000\x01XyZ", "record", 30),
+		bad("first fault wins", "a\x00b/c..d:e", "connection", 1),
+		bad("connection checked before stream", "a..b/c\x00:d", "connection", 1),
+	}
+	return append(cases, asciiCases()...)
+}
+
+// asciiCases puts every printable ASCII character inside each segment of
+// both forms, with the verdict the grammar gives.
+func asciiCases() []Case {
+	var cases []Case
+	for c := byte(0x20); c < 0x7f; c++ {
+		ch := string([]byte{c})
+		name := func(where string) string { return fmt.Sprintf("%q in %s", ch, where) }
+		switch c {
+		case '/':
+			cases = append(cases,
+				bad(name("connection"), "a/b/s:r", "stream", 3),
+				bad(name("stream"), "c/a/b:r", "stream", 3),
+				bad(name("record"), "c/s:a/b", "record", 5),
+				ok(name("legacy stream"), "a/b:r", "a", "b", "r"), // the '/' makes it self-contained
+				bad(name("legacy record"), "s:a/b", "connection", 1),
+			)
+		case ':':
+			cases = append(cases,
+				bad(name("connection"), "a:b/s:r", "connection", 1),
+				ok(name("stream"), "c/a:b:r", "c", "a", "b:r"),
+				ok(name("record"), "c/s:a:b", "c", "s", "a:b"),
+				ok(name("legacy stream"), "a:b:r", "", "a", "b:r"),
+				ok(name("legacy record"), "s:a:b", "", "s", "a:b"),
+			)
+		case '\\':
+			cases = append(cases,
+				bad(name("connection"), `a\b/s:r`, "connection", 1),
+				bad(name("stream"), `c/a\b:r`, "stream", 3),
+				bad(name("record"), `c/s:a\b`, "record", 5),
+				bad(name("legacy stream"), `a\b:r`, "stream", 1),
+				bad(name("legacy record"), `s:a\b`, "record", 3),
+			)
+		default:
+			cases = append(cases,
+				ok(name("connection"), "a"+ch+"b/s:r", "a"+ch+"b", "s", "r"),
+				ok(name("stream"), "c/a"+ch+"b:r", "c", "a"+ch+"b", "r"),
+				ok(name("record"), "c/s:a"+ch+"b", "c", "s", "a"+ch+"b"),
+				ok(name("legacy stream"), "a"+ch+"b:r", "", "a"+ch+"b", "r"),
+				ok(name("legacy record"), "s:a"+ch+"b", "", "s", "a"+ch+"b"),
+			)
+		}
+	}
+	return cases
+}
