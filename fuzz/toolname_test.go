@@ -1,0 +1,276 @@
+package fuzz
+
+import (
+	"errors"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/mcpid/mcpid/toolname"
+)
+
+// toolnamePairs is the shared table of (server, tool) pairs that seeds
+// FuzzJoinSplit: the cases of the toolname unit tables, and keys that
+// Split must reject.
+var toolnamePairs = []struct{ server, tool string }{
+	{"github", "create_issue"},
+	{"kube:prod", "ns::get"},
+	{"weird%3A:name", "t"},
+	{"100%", "x"},
+	{":::", "t"},
+	{"%%", "t"},
+	{"s", ":t"},
+	{"s", "::::"},
+	{"s", "%3A%25%"},
+	{"", "tool"},
+	{"server", ""},
+	{"", ""},
+	{"café:ü", "日本::語"},
+	{"\xff:\xfe", "\x80"},
+	{"%3a", "t"},
+	// Keys that Split rejects, as the first input.
+	{"kube:prod::get", ""},
+	{"kube%3aprod::get", ""},
+	{"a%2::t", ""},
+	{"%41::t", ""},
+	{"%ZZ::t", ""},
+	{"abc%::t", ""},
+	{"no-separator", "a:b"},
+}
+
+// referenceSplit is Split written as the specification reads: the server
+// part is a run of bytes other than '%' and ':', and the escapes %25 and
+// %3A, up to the first "::"; it is unescaped by replacing %3A and then
+// %25.
+var referenceKey = regexp.MustCompile(`(?s)^((?:[^%:]|%25|%3A)*)::(.*)$`)
+
+func referenceSplit(key string) (server, tool string, ok bool) {
+	m := referenceKey.FindStringSubmatch(key)
+	if m == nil {
+		return "", "", false
+	}
+	server = strings.ReplaceAll(m[1], "%3A", ":")
+	server = strings.ReplaceAll(server, "%25", "%")
+	return server, m[2], true
+}
+
+func FuzzJoinSplit(f *testing.F) {
+	for _, p := range toolnamePairs {
+		f.Add(p.server, p.tool)
+	}
+	f.Fuzz(func(t *testing.T, server, tool string) {
+		// Join, then Split: the pair comes back.
+		key := toolname.Join(server, tool)
+		s, tl, err := toolname.Split(key)
+		if err != nil || s != server || tl != tool {
+			t.Fatalf("Split(Join(%q, %q)) = %q, %q, %v", server, tool, s, tl, err)
+		}
+		// Split, then Join: every accepted key comes back byte for byte,
+		// and Split agrees with the reference.
+		for _, k := range []string{server, tool, server + "::" + tool, key} {
+			checkSplit(t, k)
+		}
+	})
+}
+
+func checkSplit(t *testing.T, key string) {
+	t.Helper()
+	server, tool, err := toolname.Split(key)
+	refServer, refTool, refOK := referenceSplit(key)
+	if (err == nil) != refOK {
+		t.Fatalf("Split(%q): err = %v, reference accepts: %v", key, err, refOK)
+	}
+	if err != nil {
+		var e *toolname.Error
+		if !errors.As(err, &e) || !errors.Is(err, toolname.ErrInvalidRoutingKey) {
+			t.Fatalf("Split(%q): error %v (%T) is not an invalid_routing_key *toolname.Error", key, err, err)
+		}
+		if e.Input != key || e.Index != -1 || e.Offset < -1 || e.Offset >= len(key) {
+			t.Fatalf("Split(%q): bad error fields %+v", key, e)
+		}
+		if e.Offset >= 0 && key[e.Offset] != ':' && key[e.Offset] != '%' {
+			t.Fatalf("Split(%q): offset %d points at %q", key, e.Offset, key[e.Offset])
+		}
+		if server != "" || tool != "" {
+			t.Fatalf("Split(%q) returned %q, %q with an error", key, server, tool)
+		}
+		return
+	}
+	if server != refServer || tool != refTool {
+		t.Fatalf("Split(%q) = %q, %q; reference %q, %q", key, server, tool, refServer, refTool)
+	}
+	if got := toolname.Join(server, tool); got != key {
+		t.Fatalf("Join(Split(%q)) = %q", key, got)
+	}
+}
+
+// toolnameProfiles restates every profile's rule as a regular expression.
+var toolnameProfiles = []struct {
+	name    string
+	profile toolname.Profile
+	re      *regexp.Regexp
+	maxLen  int
+}{
+	{"OpenAI", toolname.OpenAI, regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`), 64},
+	{"Anthropic", toolname.Anthropic, regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`), 128},
+	{"Gemini", toolname.Gemini, regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.:-]{0,62}$`), 63},
+	{"MCP", toolname.MCP, regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`), 128},
+	{"Portable", toolname.Portable, regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]{0,62}$`), 63},
+	{"zero", toolname.Profile{}, regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]{0,62}$`), 63},
+}
+
+// toolnameKeySets is the shared table of key sets that seeds FuzzAssign.
+var toolnameKeySets = [][]toolname.Key{
+	{{Server: "github", Tool: "create_issue"}, {Server: "github", Tool: "search"}, {Server: "gitlab", Tool: "search"}},
+	{{Server: "a.b", Tool: "search"}, {Server: "a_b", Tool: "search"}, {Server: "a-b", Tool: "search"}},
+	{{Server: "x", Tool: "café"}, {Server: "y", Tool: "cafe"}, {Server: "z", Tool: "cafe_euszb6ueho"}},
+	{{Server: "x", Tool: "ｆｏｏ"}, {Server: "x", Tool: "日本"}, {Server: "y", Tool: "日本"}, {Server: "x", Tool: "\u0301"}},
+	{{Server: "kube:prod", Tool: "ns::get"}, {Server: "1password", Tool: "get"}, {Server: "2fa", Tool: "get"}},
+	{{Server: "docs", Tool: strings.Repeat("very_long_tool_name_", 10)}, {Server: strings.Repeat("s", 200), Tool: "get"}, {Server: "b", Tool: "get"}},
+	{{Server: "a__b", Tool: "x"}, {Server: "c", Tool: "x"}, {Server: "a", Tool: "b__x"}, {Server: "d", Tool: "b__x"}},
+	{{Server: "a", Tool: "get.user"}, {Server: "b", Tool: "get_user"}, {Server: "a", Tool: "get.user"}},
+	{{Server: "", Tool: "t"}},
+	{{Server: "s", Tool: "\xff"}},
+}
+
+// encodeKeys writes keys in the form decodeKeys reads.
+func encodeKeys(keys []toolname.Key) string {
+	var b strings.Builder
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(k.Server)
+		b.WriteByte('\t')
+		b.WriteString(k.Tool)
+	}
+	return b.String()
+}
+
+// decodeKeys reads up to 8 keys, one per line, server and tool divided by
+// the first tab; a line without a tab is both server and tool.
+func decodeKeys(data string) []toolname.Key {
+	var keys []toolname.Key
+	for line := range strings.SplitSeq(data, "\n") {
+		if len(keys) == 8 {
+			break
+		}
+		server, tool, ok := strings.Cut(line, "\t")
+		if !ok {
+			tool = server
+		}
+		keys = append(keys, toolname.Key{Server: server, Tool: tool})
+	}
+	return keys
+}
+
+func badKeyField(s string) bool {
+	return s == "" || !utf8.ValidString(s)
+}
+
+func FuzzAssign(f *testing.F) {
+	for i, keys := range toolnameKeySets {
+		f.Add(encodeKeys(keys), uint8(i))
+	}
+	f.Fuzz(func(t *testing.T, data string, rot uint8) {
+		keys := decodeKeys(data)
+		firstBad := slices.IndexFunc(keys, func(k toolname.Key) bool {
+			return badKeyField(k.Server) || badKeyField(k.Tool)
+		})
+		rotated := slices.Clone(keys)
+		if len(rotated) > 0 {
+			r := int(rot) % len(rotated)
+			rotated = append(rotated[r:], rotated[:r]...)
+		}
+		reversed := slices.Clone(keys)
+		slices.Reverse(reversed)
+
+		for _, pr := range toolnameProfiles {
+			names, err := toolname.Assign(pr.profile, keys)
+			if err != nil {
+				var e *toolname.Error
+				if !errors.As(err, &e) || !errors.Is(err, toolname.ErrInvalidKey) {
+					t.Fatalf("%s: error %v (%T) is not an invalid_key *toolname.Error", pr.name, err, err)
+				}
+				if e.Index != firstBad {
+					t.Fatalf("%s: error names key %d, first bad key is %d", pr.name, e.Index, firstBad)
+				}
+				k := keys[e.Index]
+				field := k.Server
+				if e.Field == "tool" {
+					field = k.Tool
+				}
+				if e.Input != field || !badKeyField(field) {
+					t.Fatalf("%s: error %+v does not describe key %q", pr.name, e, k)
+				}
+				continue
+			}
+			if firstBad >= 0 {
+				t.Fatalf("%s: Assign accepted bad key %q", pr.name, keys[firstBad])
+			}
+			checkAssigned(t, pr.name, pr.re, pr.maxLen, pr.profile, keys, names)
+			for _, other := range [][]toolname.Key{rotated, reversed} {
+				got, err := toolname.Assign(pr.profile, other)
+				if err != nil {
+					t.Fatalf("%s: reordered keys: %v", pr.name, err)
+				}
+				for _, k := range keys {
+					a, _ := names.Name(k)
+					b, _ := got.Name(k)
+					if a != b {
+						t.Fatalf("%s: %q is named %q, and %q with the keys reordered", pr.name, k, a, b)
+					}
+				}
+				if !slices.Equal(names.Fallbacks(), got.Fallbacks()) {
+					t.Fatalf("%s: fallbacks differ with the keys reordered", pr.name)
+				}
+			}
+		}
+	})
+}
+
+func checkAssigned(t *testing.T, profile string, re *regexp.Regexp, maxLen int, p toolname.Profile, keys []toolname.Key, names *toolname.Names) {
+	t.Helper()
+	distinct := map[toolname.Key]bool{}
+	for _, k := range keys {
+		distinct[k] = true
+	}
+	if names.Len() != len(distinct) {
+		t.Fatalf("%s: Len = %d, want %d", profile, names.Len(), len(distinct))
+	}
+	owner := map[string]toolname.Key{}
+	for k := range distinct {
+		name, ok := names.Name(k)
+		if !ok {
+			t.Fatalf("%s: %q has no name", profile, k)
+		}
+		if !re.MatchString(name) || len(name) > maxLen || !p.Valid(name) {
+			t.Fatalf("%s: %q is named %q, which is not valid", profile, k, name)
+		}
+		if other, dup := owner[name]; dup {
+			t.Fatalf("%s: %q and %q are both named %q", profile, other, k, name)
+		}
+		owner[name] = k
+		if got, ok := names.Resolve(name); !ok || got != k {
+			t.Fatalf("%s: Resolve(%q) = %q, %v; want %q", profile, name, got, ok, k)
+		}
+	}
+	reported := map[toolname.Key]bool{}
+	fallbacks := names.Fallbacks()
+	for i, fb := range fallbacks {
+		if i > 0 && fallbacks[i-1].Name >= fb.Name {
+			t.Fatalf("%s: fallbacks out of order at %d", profile, i)
+		}
+		if name, _ := names.Name(fb.Key); name != fb.Name || fb.Reason == 0 {
+			t.Fatalf("%s: fallback %+v disagrees with Name %q", profile, fb, name)
+		}
+		reported[fb.Key] = true
+	}
+	for k := range distinct {
+		if name, _ := names.Name(k); !reported[k] && name != k.Tool {
+			t.Fatalf("%s: %q is named %q without a fallback", profile, k, name)
+		}
+	}
+}

@@ -1,0 +1,154 @@
+// Package toolname names the tools of many MCP servers behind one client or
+// gateway. It has two forms for the same tool, each with one job, and never
+// converts one into the other:
+//
+//   - The routing key, built by [Join] and taken apart by [Split], is
+//     lossless: it carries the server and the tool exactly, for any pair of
+//     strings. It is for the gateway's own tables, logs and wire formats,
+//     not for the model.
+//   - The model-facing name, handed out by [Assign], is what the model sees
+//     and calls. It is bounded and valid for the provider's tool-name rule
+//     ([Profile]), and it is mapped back to its server and tool by looking
+//     it up in the [Names] table, never by parsing it.
+//
+// # Routing keys
+//
+// A routing key is the escaped server, then "::", then the tool as it is:
+//
+//	routing-key = escaped-server "::" tool
+//
+// Escaping the server writes every '%' as %25 and then every ':' as %3A, so
+// an escaped server holds no ':' at all. The first "::" in a key is
+// therefore always the separator, whatever the tool name holds: tool names
+// are never escaped and may contain "::", start with ':', or be anything
+// else. [Split] splits at the first "::" and unescapes %3A and %25; it
+// accepts only the canonical upper-case escapes, and rejects a raw ':' or
+// any other use of '%' in the server part, so that it accepts exactly the
+// keys [Join] writes. The two are exact inverses, for empty strings and
+// invalid UTF-8 too: Split(Join(s, t)) is (s, t), and Join of what Split
+// returns is the key byte for byte.
+//
+// '%' is escaped first because it is the escape character: a server
+// literally named "weird%3A:name" becomes "weird%253A%3Aname", which Split
+// reads back as the same name rather than as "weird::name". Servers
+// without '%' and ':', the common case, appear in the key unchanged
+// ("github::create_issue").
+//
+// Splitting at the last "::" instead would misroute. The tool "ns::get" on
+// the server "kube:prod" has the key
+//
+//	kube%3Aprod::ns::get
+//
+// Split at the first "::" gives the server "kube:prod" and the tool
+// "ns::get", as intended. Split at the last one, the same key would name
+// the tool "get" on a server "kube%3Aprod::ns", or, once unescaped,
+// "kube:prod::ns": a call meant for one tool would go to another tool, on
+// whatever server answers to that name. Only the server side of the
+// separator is escaped, so only the first "::" is unambiguous.
+//
+// # Model-facing names
+//
+// Providers restrict tool names far more than MCP servers do, and differ
+// from each other. A [Profile] holds one provider's rule: the characters a
+// name may use, whether it must start with a letter or '_', and MaxLen, its
+// greatest length. Every name is non-empty and ASCII.
+//
+//	Profile    characters           first character    MaxLen
+//	OpenAI     A-Z a-z 0-9 _ -      any                64
+//	Anthropic  A-Z a-z 0-9 _ -      any                128
+//	Gemini     A-Z a-z 0-9 _ . : -  letter or _        63
+//	MCP        A-Z a-z 0-9 _ . -    any                128
+//	Portable   A-Z a-z 0-9 _ -      letter or _        63
+//
+// Where the rules come from:
+//
+//   - OpenAI: the API reference for function tools says a name may use
+//     a-z, A-Z, 0-9, underscores and dashes, at most 64 characters; the API
+//     rejects others against the pattern ^[a-zA-Z0-9_-]{1,64}$.
+//   - Anthropic: the Messages API validates tool names against
+//     ^[a-zA-Z0-9_-]{1,128}$. Some hosts built on it enforce 64; use OpenAI,
+//     Portable, or a lower MaxLen for those.
+//   - Gemini: the function declaration reference asks for a first character
+//     that is a letter or an underscore, then letters, digits, underscores,
+//     dots, colons and dashes. Its documents have given the limit as both 63
+//     and 64 characters; the profile takes the stricter 63.
+//   - MCP: the specification (revision 2025-11-25, "Tool names")
+//     recommends 1 to 128 characters from A-Z, a-z, 0-9, '_', '-' and '.'.
+//   - Portable is the intersection of all of these, and the default: the
+//     zero Profile means Portable.
+//
+// # Assigning names
+//
+// [Assign] takes the whole set of keys, because whether a name is free
+// depends on the others. The set is sorted and duplicates are merged
+// first, so the result does not depend on the order of the keys. Each key
+// then gets its name as follows.
+//
+//  1. A tool name is unique when exactly one key in the set carries it. A
+//     unique tool name that is valid under the profile is the name, as it
+//     is. This is the common case, and the names the model sees are the
+//     names the servers chose.
+//  2. Otherwise the candidate is the tool name when it is unique, and
+//     "server__tool" when several servers offer a tool of that name
+//     ([Qualified]).
+//  3. The candidate is folded into the profile's alphabet ([Folded]): text
+//     outside ASCII is decomposed (Unicode NFKD, from golang.org/x/text)
+//     and its combining marks dropped, which turns "café" into "cafe" and
+//     the fullwidth "ｆｏｏ" into "foo"; then every character the profile
+//     still does not allow, ASCII punctuation included, becomes one '_'.
+//     Letters without a decomposition, such as 'ß' or '日', become '_'.
+//     Under a profile that requires it, a '_' is put in front of a
+//     candidate that does not start with a letter or '_'.
+//  4. Some candidates then get a hash suffix: a '_' and 10 characters from
+//     a-z and 2-7 (the first 50 bits of SHA-256 over the raw server and
+//     tool, each preceded by its length, in lower-case base32). A candidate
+//     longer than MaxLen is cut so that it and its suffix fit in MaxLen
+//     exactly ([Shortened]). A candidate that equals a name kept in step 1
+//     gets the suffix ([Rehashed]), and so do candidates that equal each
+//     other, except that when exactly one of them needed no folding, that
+//     one keeps its name. When folding leaves no ASCII letter or digit of
+//     the tool name (the tool "日本" folds to "__"), the hash stands in for
+//     the tool name, so that such tools stay distinguishable and keep their
+//     names when others like them come and go: the name is '_' and the
+//     hash, or "server__" and the hash when qualified ([Rehashed] too).
+//     Should a hashed name still be taken, which takes a 50-bit hash
+//     collision or a tool named like a hashed name, the hash input is
+//     salted with a counter until the name is free, keys taking their turn
+//     in sorted order.
+//
+// The hash is taken over the raw server and tool, not the folded text, so
+// keys that fold alike stay apart. If the servers "a.b", "a_b" and "a-b"
+// all offer "search", then under OpenAI, which allows '-' but not '.',
+// they are named "a_b__search_rofblegcqs", "a_b__search" and
+// "a-b__search"; under MCP, which allows both, "a.b__search", "a_b__search"
+// and "a-b__search".
+//
+// The result is injective (no two keys share a name), every name is valid
+// under the profile and at most MaxLen long, and it is deterministic: no
+// map order, no random seed, nothing taken from the process. The scheme is
+// part of the package's compatibility promise: the same set of keys gets
+// the same names from every process and every release, so names can be
+// cached, logged and shown in transcripts. The one outside dependency is
+// folding, which follows the Unicode tables of golang.org/x/text
+// (decompositions) and of the standard library (combining marks).
+// Unicode's stability policy fixes the decomposition of assigned
+// characters, but a character that the tables in use do not know (and so
+// replace by '_') may fold differently once a later Unicode version assigns
+// it. Names of keys that are plain ASCII never depend on Unicode data.
+//
+// # Fallbacks
+//
+// Every key whose name is not its bare tool name is reported, so that a
+// gateway can explain a renamed tool: [Names.Fallbacks] lists the key, its
+// name and a [Reason], a set of the flags [Qualified], [Folded],
+// [Shortened] and [Rehashed], and [WithLogger] logs the same list to a
+// [log/slog.Logger] while Assign runs.
+//
+// # Errors
+//
+// Every error is an [*Error]; test its Code with [errors.Is] and the
+// sentinels [ErrInvalidRoutingKey], [ErrInvalidKey] and
+// [ErrInvalidProfile]. [Split] rejects what [Join] cannot produce. [Assign]
+// rejects a key whose server or tool is empty or not valid UTF-8: both are
+// part of a tool's identity, and neither can be named faithfully.
+package toolname

@@ -1,0 +1,95 @@
+package toolname_test
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/mcpid/mcpid/toolname"
+)
+
+func ExampleJoin() {
+	fmt.Println(toolname.Join("github", "create_issue"))
+	fmt.Println(toolname.Join("kube:prod", "ns::get"))
+	fmt.Println(toolname.Join("weird%3A:name", "t"))
+	// Output:
+	// github::create_issue
+	// kube%3Aprod::ns::get
+	// weird%253A%3Aname::t
+}
+
+func ExampleSplit() {
+	server, tool, err := toolname.Split("kube%3Aprod::ns::get")
+	fmt.Printf("%q %q %v\n", server, tool, err)
+
+	// A key with a raw ':' in its server part is not one that Join writes.
+	_, _, err = toolname.Split("kube:prod::ns::get")
+	fmt.Println(errors.Is(err, toolname.ErrInvalidRoutingKey))
+	fmt.Println(err)
+	// Output:
+	// "kube:prod" "ns::get" <nil>
+	// true
+	// toolname: invalid_routing_key: "kube:prod::ns::get" has a raw ':' at byte 4 of its server part; Join escapes ':' in a server as %3A
+}
+
+func ExampleAssign() {
+	keys := []toolname.Key{
+		{Server: "github", Tool: "create_issue"},
+		{Server: "github", Tool: "search"},
+		{Server: "gitlab", Tool: "search"},
+		{Server: "docs", Tool: "admin.tools.list"},
+		{Server: "docs", Tool: "café"},
+	}
+	names, err := toolname.Assign(toolname.OpenAI, keys)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, k := range keys {
+		name, _ := names.Name(k)
+		fmt.Printf("%-28s %s\n", toolname.Join(k.Server, k.Tool), name)
+	}
+	for _, f := range names.Fallbacks() {
+		fmt.Printf("%s: %s\n", f.Name, f.Reason)
+	}
+	// Output:
+	// github::create_issue         create_issue
+	// github::search               github__search
+	// gitlab::search               gitlab__search
+	// docs::admin.tools.list       admin_tools_list
+	// docs::café                   cafe
+	// admin_tools_list: folded
+	// cafe: folded
+	// github__search: qualified
+	// gitlab__search: qualified
+}
+
+func ExampleNames_Resolve() {
+	names, err := toolname.Assign(toolname.Portable, []toolname.Key{
+		{Server: "kube:prod", Tool: "get"},
+		{Server: "kube:staging", Tool: "get"},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// The model calls a tool by the name it was given; the gateway looks
+	// the name up and routes the call.
+	for _, called := range []string{"kube_prod__get", "kube_staging__get", "kube_test__get"} {
+		k, ok := names.Resolve(called)
+		fmt.Println(called, "->", k.Server, k.Tool, ok)
+	}
+	// Output:
+	// kube_prod__get -> kube:prod get true
+	// kube_staging__get -> kube:staging get true
+	// kube_test__get ->   false
+}
+
+func ExampleProfile_Valid() {
+	for _, name := range []string{"create_issue", "admin.tools.list", "2fa"} {
+		fmt.Println(name, toolname.OpenAI.Valid(name), toolname.Gemini.Valid(name), toolname.MCP.Valid(name))
+	}
+	// Output:
+	// create_issue true true true
+	// admin.tools.list false true true
+	// 2fa true false true
+}

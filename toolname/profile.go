@@ -1,0 +1,125 @@
+package toolname
+
+// A Profile is the tool-name rule of one model provider: which ASCII
+// characters a name may use, whether its first character must be a letter
+// or '_', and how long it may be. Names are never empty.
+//
+// The character rule is fixed by the profile variable a Profile is copied
+// from ([OpenAI], [Anthropic], [Gemini], [MCP], [Portable]); only MaxLen can
+// be changed, for a host that enforces a stricter limit than its provider:
+//
+//	p := toolname.Anthropic
+//	p.MaxLen = 64
+//
+// The zero Profile means [Portable], both for [Profile.Valid] and for
+// [Assign]; a Profile whose only field set is MaxLen uses Portable's
+// character rule with that limit.
+type Profile struct {
+	// MaxLen is the greatest length of a name, in bytes (every valid name
+	// is ASCII, so also in characters). Zero or a negative value means the
+	// limit of the profile's character rule: 64 for OpenAI, 128 for
+	// Anthropic and MCP, 63 for Gemini and Portable and for the zero
+	// Profile. Assign rejects a positive MaxLen below 11, which cannot hold
+	// a hash suffix.
+	MaxLen int
+
+	rule *rule
+}
+
+// rule is a profile's character rule, as a byte table.
+type rule struct {
+	allowed [256]bool // ASCII bytes allowed anywhere in a name
+	lead    bool      // the first byte must be a letter or '_'
+	maxLen  int       // the provider's documented limit
+}
+
+func newRule(punct string, lead bool, maxLen int) *rule {
+	r := &rule{lead: lead, maxLen: maxLen}
+	for c := 'a'; c <= 'z'; c++ {
+		r.allowed[c] = true
+		r.allowed[c-'a'+'A'] = true
+	}
+	for c := '0'; c <= '9'; c++ {
+		r.allowed[c] = true
+	}
+	for i := 0; i < len(punct); i++ {
+		r.allowed[punct[i]] = true
+	}
+	return r
+}
+
+var (
+	openAIRule    = newRule("_-", false, 64)
+	anthropicRule = newRule("_-", false, 128)
+	geminiRule    = newRule("_.:-", true, 63)
+	mcpRule       = newRule("_.-", false, 128)
+	portableRule  = newRule("_-", true, 63)
+)
+
+// The provider profiles. The package documentation gives the source of
+// each rule.
+var (
+	// OpenAI accepts 1 to 64 characters from A-Z, a-z, 0-9, '_' and '-'.
+	OpenAI = Profile{MaxLen: 64, rule: openAIRule}
+
+	// Anthropic accepts 1 to 128 characters from A-Z, a-z, 0-9, '_' and '-'.
+	Anthropic = Profile{MaxLen: 128, rule: anthropicRule}
+
+	// Gemini accepts 1 to 63 characters from A-Z, a-z, 0-9, '_', '.', ':'
+	// and '-', the first of them a letter or '_'.
+	Gemini = Profile{MaxLen: 63, rule: geminiRule}
+
+	// MCP accepts 1 to 128 characters from A-Z, a-z, 0-9, '_', '.' and '-',
+	// the tool-name format recommended by the Model Context Protocol
+	// specification.
+	MCP = Profile{MaxLen: 128, rule: mcpRule}
+
+	// Portable accepts 1 to 63 characters from A-Z, a-z, 0-9, '_' and '-',
+	// the first of them a letter or '_'. A name valid for Portable is valid
+	// for every other profile. The zero Profile means Portable.
+	Portable = Profile{MaxLen: 63, rule: portableRule}
+)
+
+// effective returns the character rule and length limit that p stands for:
+// the zero rule means Portable's, and a MaxLen of zero or less means the
+// rule's own limit.
+func (p Profile) effective() (*rule, int) {
+	r := p.rule
+	if r == nil {
+		r = portableRule
+	}
+	maxLen := p.MaxLen
+	if maxLen <= 0 {
+		maxLen = r.maxLen
+	}
+	return r, maxLen
+}
+
+// Valid reports whether name is a valid tool name under p: non-empty, at
+// most MaxLen bytes, made only of the profile's characters, and starting
+// with a letter or '_' where the profile requires it. It does not allocate.
+func (p Profile) Valid(name string) bool {
+	r, maxLen := p.effective()
+	return r.valid(name, maxLen)
+}
+
+func (r *rule) valid(name string, maxLen int) bool {
+	if name == "" || len(name) > maxLen {
+		return false
+	}
+	if r.lead && !isLead(name[0]) {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if !r.allowed[name[i]] {
+			return false
+		}
+	}
+	return true
+}
+
+// isLead reports whether c may start a name under a profile that requires a
+// letter or '_' first.
+func isLead(c byte) bool {
+	return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
