@@ -386,23 +386,6 @@ func eq(b7 uint64, c byte) uint64 {
 	return ^((b7 ^ ones*uint64(c)) + lo7)
 }
 
-// byteAt returns the high bit of byte k of a word, or 0 when k is outside
-// the word.
-func byteAt(k int) uint64 {
-	if uint(k) >= 8 {
-		return 0
-	}
-	return 0x80 << (8 * k)
-}
-
-// below returns the high bits of the bytes of a word before byte k.
-func below(k int) uint64 {
-	if k >= 8 {
-		return hi
-	}
-	return hi & (1<<(8*k) - 1)
-}
-
 // checkPart checks one part given to Encode. Within a part, a '/' is not a
 // second separator but a forbidden character.
 func checkPart(part, segment string, colonOK bool) failure {
