@@ -268,6 +268,13 @@ func parseFast(id string) (Handle, bool) {
 		i = min(i, n-8)
 		v := load64(id, i)
 		b7 := v & lo7
+		// Most words are plain: ASCII from ' ' to '~' without '.', '/', ':'
+		// or '\'. One test, with no carry crossing a byte, tells.
+		unusual := v | ^(b7 + ones*(0x80-0x20)) | (b7 + ones*0x01) |
+			(b7+ones*(0x80-'.'))&^(b7+ones*(0x80-'0')) | eq(b7, ':') | eq(b7, '\\')
+		if unusual&hi == 0 {
+			continue
+		}
 		ascii := ^v & hi // the high bit of each ASCII byte
 		if ascii != hi {
 			if !sc.utf8Checked {
