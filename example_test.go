@@ -131,3 +131,23 @@ func ExampleHandle_UnmarshalText() {
 	// orders <nil>
 	// true
 }
+
+func ExampleMustParse() {
+	// For tests and hard-coded ids only: it panics on a malformed id.
+	h := mcpid.MustParse("cin_4f2a/orders:o1")
+	fmt.Println(h == mcpid.MustParse("cin_4f2a/orders:o1"), h.String())
+	// Output:
+	// true cin_4f2a/orders:o1
+}
+
+func ExampleHandle_AppendText() {
+	buf := make([]byte, 0, 64)
+	for _, id := range []string{"orders:o1", "cin_4f2a/orders:o2"} {
+		buf, _ = mcpid.MustParse(id).AppendText(buf)
+		buf = append(buf, '\n')
+	}
+	fmt.Print(string(buf))
+	// Output:
+	// orders:o1
+	// cin_4f2a/orders:o2
+}

@@ -86,7 +86,10 @@ func Encode(connectionID, stream, recordID string) (string, error) {
 // it returns baseID unchanged and false: an empty connectionID (a hit with no
 // connection), a baseID that already holds a '/' (self-contained ids, URLs,
 // paths), a baseID that is not a handle at all, and a connectionID that
-// cannot be embedded (one with ':', '/', "..", controls, ...).
+// cannot be embedded (one with ':', '/', "..", controls, ...). URLs with
+// a path or "//" pass through for their '/'; an opaque id that happens to
+// follow the legacy grammar, such as urn:isbn:123 or mailto:a@b.example,
+// is a handle like any other and gets its connection.
 //
 // Whenever embedded is true, [ResolveFetch](id, "") succeeds and is scoped
 // to connectionID: SelfContainedID never mints a handle that fetch would

@@ -193,9 +193,13 @@ func TestHandleComparable(t *testing.T) {
 }
 
 func TestMustParsePanics(t *testing.T) {
-	assert.PanicsWithError(t, (&Error{Code: CodeInvalidID, Field: FieldID, Segment: SegmentStream, Offset: 0, Input: "orders", fault: faultNoColon}).Error(), func() {
-		MustParse("orders")
-	})
+	defer func() {
+		err, ok := recover().(error)
+		require.True(t, ok, "MustParse must panic with an error")
+		assertInvalid(t, err, FieldID, SegmentStream, 0, "orders")
+	}()
+	MustParse("orders")
+	t.Fatal("MustParse accepted a malformed id")
 }
 
 func TestText(t *testing.T) {
@@ -242,6 +246,7 @@ func TestSelfContainedID(t *testing.T) {
 		{"already self-contained", "c1/s:r", "c2", "c1/s:r", false},
 		{"same connection already embedded", "c1/s:r", "c1", "c1/s:r", false},
 		{"URL", "https://example.com/a", "c", "https://example.com/a", false},
+		{"scheme-only URI fits the grammar", "urn:isbn:123", "c", "c/urn:isbn:123", true},
 		{"not a handle", "plain-id", "c", "plain-id", false},
 		{"empty base", "", "c", "", false},
 		{"traversal base", "s:../x", "c", "s:../x", false},

@@ -112,6 +112,11 @@ func TestResolveFetchTable(t *testing.T) {
 		}
 		require.NoError(t, err, tc.Name)
 		assert.Equal(t, tc.Conn, req.ConnectionID, tc.Name)
+		wantScope := ScopeUnscoped
+		if tc.Conn != "" {
+			wantScope = ScopeEmbedded
+		}
+		assert.Equal(t, wantScope, req.Scope, tc.Name)
 		assertRecordPath(t, req.RecordPath(), tc.Stream, tc.Record)
 	}
 }

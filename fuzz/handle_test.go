@@ -151,20 +151,36 @@ func FuzzResolveFetch(f *testing.F) {
 	f.Add("s:r", "..")
 	f.Fuzz(func(t *testing.T, id, conn string) {
 		req, err := mcpid.ResolveFetch(id, conn)
+
+		// What the contract's table says, from the reference parser.
+		embedded, _, _, idOK := refParse(id)
+		var wantCode mcpid.Code
+		switch {
+		case !idOK:
+			wantCode = mcpid.CodeInvalidID
+		case conn != "" && !refName(conn, true):
+			wantCode = mcpid.CodeInvalidConnectionID
+		case embedded != "" && conn != "" && conn != embedded:
+			wantCode = mcpid.CodeConflictingConnectionID
+		}
 		if err != nil {
 			var e *mcpid.Error
-			if !errors.As(err, &e) {
-				t.Fatalf("ResolveFetch(%q, %q) error %#v is not an *Error", id, conn, err)
+			if !errors.As(err, &e) || e.Code != wantCode {
+				t.Fatalf("ResolveFetch(%q, %q) error %v, want code %q", id, conn, err, wantCode)
 			}
 			if req != (mcpid.FetchRequest{}) {
 				t.Fatalf("ResolveFetch(%q, %q) failed but returned %#v", id, conn, req)
 			}
 			return
 		}
-		embedded := req.Handle.ConnectionID()
+		if wantCode != "" {
+			t.Fatalf("ResolveFetch(%q, %q) succeeded, want %q", id, conn, wantCode)
+		}
+		// The forwarded connection is the embedded or the explicit one,
+		// and nothing else.
 		switch {
 		case embedded != "":
-			if req.ConnectionID != embedded || req.Scope != mcpid.ScopeEmbedded || (conn != "" && conn != embedded) {
+			if req.ConnectionID != embedded || req.Scope != mcpid.ScopeEmbedded {
 				t.Fatalf("ResolveFetch(%q, %q) = %#v", id, conn, req)
 			}
 		case conn != "":
@@ -179,7 +195,7 @@ func FuzzResolveFetch(f *testing.F) {
 		if req.EchoID != id || req.Handle.String() != id {
 			t.Fatalf("ResolveFetch(%q, %q) echoes %q", id, conn, req.EchoID)
 		}
-		if c := req.ConnectionID; c != "" && (c == "." || strings.Contains(c, "..") || strings.ContainsAny(c, "/\\")) {
+		if c := req.ConnectionID; c != "" && !refName(c, true) {
 			t.Fatalf("ResolveFetch(%q, %q) forwards connection %q", id, conn, c)
 		}
 		if q := req.Query(); q.Get("connection_id") != req.ConnectionID || len(q) > 1 {
