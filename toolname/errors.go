@@ -1,6 +1,7 @@
 package toolname
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 )
@@ -28,9 +29,9 @@ const (
 // Sentinel errors, one per [Code], for use with [errors.Is]. An [*Error]
 // matches the sentinel with the same Code whatever its other fields hold.
 var (
-	ErrInvalidRoutingKey = &Error{Code: CodeInvalidRoutingKey, Index: -1, Offset: -1}
-	ErrInvalidKey        = &Error{Code: CodeInvalidKey, Index: -1, Offset: -1}
-	ErrInvalidProfile    = &Error{Code: CodeInvalidProfile, Index: -1, Offset: -1}
+	ErrInvalidRoutingKey = errors.New("toolname: " + string(CodeInvalidRoutingKey))
+	ErrInvalidKey        = errors.New("toolname: " + string(CodeInvalidKey))
+	ErrInvalidProfile    = errors.New("toolname: " + string(CodeInvalidProfile))
 )
 
 // Error is the only error type the package returns. Every error from [Split]
@@ -94,11 +95,21 @@ func (e *Error) Error() string {
 	return prefix + fmt.Sprintf("input %q (field %q, index %d, offset %d)", e.Input, e.Field, e.Index, e.Offset)
 }
 
-// Is reports whether target is an *Error with the same Code, so that
+// Is reports whether target is the sentinel for e's Code, so that
 // errors.Is(err, ErrInvalidKey) holds for every invalid-key error.
 func (e *Error) Is(target error) bool {
-	t, ok := target.(*Error)
-	return ok && e != nil && t != nil && t.Code == e.Code
+	if e == nil || target == nil {
+		return false
+	}
+	switch e.Code {
+	case CodeInvalidRoutingKey:
+		return target == ErrInvalidRoutingKey
+	case CodeInvalidKey:
+		return target == ErrInvalidKey
+	case CodeInvalidProfile:
+		return target == ErrInvalidProfile
+	}
+	return false
 }
 
 func routingKeyError(key string, offset int) *Error {

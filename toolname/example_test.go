@@ -3,6 +3,8 @@ package toolname_test
 import (
 	"errors"
 	"fmt"
+	"log/slog"
+	"os"
 
 	"github.com/mcpid/mcpid/toolname"
 )
@@ -92,4 +94,27 @@ func ExampleProfile_Valid() {
 	// create_issue true true true
 	// admin.tools.list false true true
 	// 2fa true false true
+}
+
+func ExampleWithLogger() {
+	// Log every name that is not its bare tool name, for the operator.
+	logger := slog.New(slog.NewTextHandler(os.Stdout, &slog.HandlerOptions{
+		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey {
+				return slog.Attr{} // keep the output stable
+			}
+			return a
+		},
+	}))
+	keys := []toolname.Key{
+		{Server: "github", Tool: "search"},
+		{Server: "gitlab", Tool: "search"},
+		{Server: "jira", Tool: "create_issue"},
+	}
+	if _, err := toolname.Assign(toolname.OpenAI, keys, toolname.WithLogger(logger)); err != nil {
+		panic(err)
+	}
+	// Output:
+	// level=INFO msg="toolname: fallback name" server=github tool=search name=github__search reason=qualified
+	// level=INFO msg="toolname: fallback name" server=gitlab tool=search name=gitlab__search reason=qualified
 }
