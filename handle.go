@@ -271,17 +271,22 @@ func parseFast(id string) (Handle, bool) {
 		i = min(i, n-8)
 		v := load64(id, i)
 		b7 := v & lo7
-		// Most words are plain: ASCII from ' ' to '~' without '.', '/', ':'
-		// or '\'. One test, with no carry crossing a byte, tells.
-		unusual := v | ^(b7 + ones*(0x80-0x20)) | (b7 + ones*0x01) |
-			(b7+ones*(0x80-'.'))&^(b7+ones*(0x80-'0')) | eq(b7, ':') | eq(b7, '\\')
-		if unusual&hi == 0 {
+		// The high bit of each byte of these words answers one question
+		// about that byte (for ASCII bytes; v's own high bit marks the
+		// others). No carry crosses a byte.
+		bad := ^(b7 + ones*(0x80-0x20)) | (b7 + ones*0x01) | eq(b7, '\\') // control, DEL, '\\'
+		dotSlash := (b7 + ones*(0x80-'.')) &^ (b7 + ones*(0x80-'0'))      // '.' or '/'
+		colon := eq(b7, ':')
+		// Most words are plain: none of these, and all ASCII.
+		if (v|bad|dotSlash|colon)&hi == 0 {
 			continue
 		}
 		ascii := ^v & hi // the high bit of each ASCII byte
 		if ascii != hi {
+			// Every byte before this word is ASCII unless utf8Checked, so
+			// a rune starts at i.
 			if !sc.utf8Checked {
-				if !utf8.ValidString(id) {
+				if !utf8.ValidString(id[i:]) {
 					return Handle{}, false
 				}
 				sc.utf8Checked = true
@@ -292,21 +297,22 @@ func parseFast(id string) (Handle, bool) {
 				}
 			}
 		}
-		// Controls, DEL and '\' are never legal.
-		if (^(b7+ones*(0x80-0x20))|eq(b7, 0x7f)|eq(b7, '\\'))&ascii != 0 {
+		if bad&ascii != 0 {
 			return Handle{}, false
 		}
-		// Every '/' must be the first one.
-		for sl := eq(b7, '/') & ascii; sl != 0; sl &= sl - 1 {
+		// '/' is odd and '.' even: bit 0 of each byte, moved to bit 7,
+		// tells them apart. Every '/' must be the first one.
+		odd := b7 << 7
+		for sl := dotSlash & odd & ascii; sl != 0; sl &= sl - 1 {
 			if !sc.seeSlash(i + bits.TrailingZeros64(sl)>>3) {
 				return Handle{}, false
 			}
 		}
-		if co := eq(b7, ':') & ascii; co != 0 && sc.colon < 0 {
+		if co := colon & ascii; co != 0 && sc.colon < 0 {
 			sc.colon = i + bits.TrailingZeros64(co)>>3
 		}
 		// No two dots in a row, within the word or from its last byte on.
-		if d := eq(b7, '.') & ascii; d != 0 && (d&(d>>8) != 0 || (d>>63 != 0 && i+8 < n && id[i+8] == '.')) {
+		if d := dotSlash &^ odd & ascii; d != 0 && (d&(d>>8) != 0 || (d>>63 != 0 && i+8 < n && id[i+8] == '.')) {
 			return Handle{}, false
 		}
 	}
