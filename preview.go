@@ -1,6 +1,7 @@
 package mcpid
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"unicode"
@@ -393,15 +394,17 @@ func measureLine(n int, h *Hit, room int) (idLine, bool) {
 // when id is not valid UTF-8 or does not fit in room bytes, reading no
 // more than about room bytes of it.
 func measureID(id string, room int) (n int, bare, ok bool) {
-	if len(id) > room {
+	if len(id) > room || !utf8.ValidString(id) {
 		return 0, false, false
 	}
-	n = quotedLen(id, room, &idEscapes)
-	if n > room || !utf8.ValidString(id) {
-		return 0, false, false
-	}
+	// A bare id takes len(id) bytes and its literal two more: count up to
+	// room+2, so that a bare id that just fills the room fits.
+	n = quotedLen(id, min(room, math.MaxInt-2)+2, &idEscapes)
 	if n == len(id)+2 && id != "" && strings.IndexByte(id, ' ') < 0 {
 		return len(id), true, true
+	}
+	if n > room {
+		return 0, false, false
 	}
 	return n, false, true
 }

@@ -730,3 +730,37 @@ func BenchmarkPreview(b *testing.B) {
 		b.SetBytes(int64(len(buf)))
 	})
 }
+
+// TestPreviewTightBudget checks that a preview fits in its own length:
+// with Budget set to the length of a text, the renderer gives the same
+// text, ids included. An id that fits is never left out for want of
+// slack, whether it is shown bare or quoted, with or without a
+// connection_id.
+func TestPreviewTightBudget(t *testing.T) {
+	tests := []struct {
+		name string
+		hits []Hit
+		opts PreviewOptions
+	}{
+		{"bare id, partial page", []Hit{{ID: "docs:" + strings.Repeat("x", 30)}}, PreviewOptions{Total: 2}},
+		{"bare id, all shown", []Hit{{ID: "docs:" + strings.Repeat("x", 30)}}, PreviewOptions{}},
+		{"bare id, has more", []Hit{{ID: "docs:" + strings.Repeat("x", 30)}}, PreviewOptions{HasMore: true}},
+		{"quoted id", []Hit{{ID: "docs:Q3 report.pdf"}}, PreviewOptions{Total: 3}},
+		{"bare connection id", []Hit{{ID: "orders:o1", ConnectionID: "cin_" + strings.Repeat("9", 20)}}, PreviewOptions{Total: 2}},
+		{"quoted connection id", []Hit{{ID: "orders:o1", ConnectionID: "team eu"}}, PreviewOptions{Total: 2}},
+		{"two hits", []Hit{{ID: "a:1"}, {ID: "b:" + strings.Repeat("y", 40)}}, PreviewOptions{Total: 5}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			full := RenderPreview(tt.hits, tt.opts)
+			require.NotEmpty(t, ExtractIDs(full))
+			tight := tt.opts
+			tight.Budget = len(full)
+			if diff := cmp.Diff(full, RenderPreview(tt.hits, tight)); diff != "" {
+				t.Errorf("budget %d (-want +got):\n%s", len(full), diff)
+			}
+			tight.Budget--
+			assert.LessOrEqual(t, len(RenderPreview(tt.hits, tight)), tight.Budget)
+		})
+	}
+}
