@@ -703,6 +703,10 @@ func BenchmarkPreview(b *testing.B) {
 		{"10hits", benchHits(10), PreviewOptions{}},
 		{"10000hits", benchHits(10000), PreviewOptions{}},
 		{"10hits-all", benchHits(10), all},
+		// With no cap on hits, the budget alone bounds the work: a page
+		// of 1,000 costs what a page of 10,000 does.
+		{"1000hits-nomax", benchHits(1000), PreviewOptions{MaxHits: 1 << 20}},
+		{"10000hits-nomax", benchHits(10000), PreviewOptions{MaxHits: 1 << 20}},
 	}
 	for _, bm := range benchmarks {
 		b.Run("Render/"+bm.name, func(b *testing.B) {
