@@ -90,7 +90,7 @@
 //	2. id=T-17 connection_id=cin_9b1c stream="tickets" connector_key="zendesk" display_name="Support" title="Refund for o1" snippet="The customer writes:\n\"2. id=evil\""
 //	3. id=https://wiki.example.com/p/7 connection_id=eu:wiki stream="pages" connector_key="confluence" display_name="Wiki" title="Refund runbook"
 //	To fetch, pass an id exactly as shown; pass connection_id only where its line shows one.
-//	9 hits not shown; see structuredContent.results.
+//	9 hits not shown; none of them in structuredContent.results.
 //
 // Lines are separated by '\n' alone, with no line break after the last one;
 // the text holds no other control character, and no U+2028 or U+2029. The
@@ -111,9 +111,14 @@
 //     shown, and connection_id only where the line shows one. When a shown
 //     id is quoted, it adds that a quoted id is a JSON string whose decoded
 //     value is the id.
-//   - When some hits are not shown, how many, with a pointer to
-//     structuredContent.results, where a server puts every hit: "9 hits not
-//     shown", or "More than 9 hits not shown" when HasMore.
+//   - When some hits are not shown, how many ("9 hits not shown", or "More
+//     than 9 hits not shown" when HasMore), and how many of them are in
+//     structuredContent.results, where a server puts every hit it passed
+//     in: "see structuredContent.results" when all of them are, "3 of
+//     them in structuredContent.results" when only some are, and "none of
+//     them in structuredContent.results" when every hit passed in is
+//     shown. Hits counted by Total or HasMore but not passed in are never
+//     in the structured results of this call.
 //
 // connection_id is shown only for a hit with a ConnectionID whose id does not
 // embed a connection, that is whose id is not a self-contained handle by
@@ -184,8 +189,8 @@
 // For example, a search that returns 200 hits from two connections, each
 // with a 500-character snippet, and passes the first 100 with Total 200,
 // gets a preview of 1800 bytes with the default budget: 5 complete ids,
-// each with its labels, its title and a snippet cut to about 185 bytes, and
-// the line "195 hits not shown; see structuredContent.results.".
+// each with its labels, its title and a snippet cut to about 182 bytes, and
+// the line "195 hits not shown; 95 of them in structuredContent.results.".
 //
 // Only the first MaxHits hits are looked at, and no more than the budget
 // allows; the others are counted from len(hits) and Total, so the cost of a

@@ -69,7 +69,6 @@ const (
 const (
 	fetchHint       = "To fetch, pass an id exactly as shown; pass connection_id only where its line shows one."
 	fetchHintQuoted = "To fetch, pass an id exactly as shown (a quoted id is a JSON string: pass its decoded value); pass connection_id only where its line shows one."
-	resultsPointer  = " not shown; see structuredContent.results."
 	ellipsis        = "…"
 	idKey           = ". id="
 	connectionKey   = " connection_id="
@@ -169,6 +168,7 @@ type preview struct {
 	window  []Hit // the hits looked at: a prefix of the input
 	budget  int
 	total   int // hits in the whole result, at least len(hits)
+	passed  int // len(hits): the hits a server puts in its structured results
 	hasMore bool
 	caps    [nKinds]int // the cap of each kind of field; -1 hides it
 
@@ -225,6 +225,7 @@ func newPreview(hits []Hit, opts PreviewOptions) preview {
 		maxHits = 0
 	}
 	p.window = hits[:min(len(hits), maxHits, p.budget/minLine)]
+	p.passed = len(hits)
 	p.total = max(len(hits), opts.Total)
 	for k, c := range [nKinds]int{opts.LabelMax, opts.TitleMax, opts.SnippetMax} {
 		switch {
@@ -523,23 +524,35 @@ func (p *preview) appendHeader(b []byte, shown int) []byte {
 }
 
 // appendFooter appends the last line, which counts the hits not shown
-// and points to the structured results. It is written only when
-// hasFooter.
+// and says how many of them are in the structured results: those passed
+// in but left out are, those beyond the hits passed in are not. It is
+// written only when hasFooter.
 func (p *preview) appendFooter(b []byte, shown int) []byte {
 	rest := p.total - shown
+	inResults := p.passed - shown
 	switch {
 	case p.hasMore && rest == 0:
-		return append(b, "More hits exist; see structuredContent.results."...)
-	case p.hasMore:
-		b = append(b, "More than "...)
+		b = append(b, "More hits exist"...)
+	default:
+		if p.hasMore {
+			b = append(b, "More than "...)
+		}
+		b = strconv.AppendInt(b, int64(rest), 10)
+		if rest == 1 && !p.hasMore {
+			b = append(b, " hit not shown"...)
+		} else {
+			b = append(b, " hits not shown"...)
+		}
 	}
-	b = strconv.AppendInt(b, int64(rest), 10)
-	if rest == 1 && !p.hasMore {
-		b = append(b, " hit"...)
-	} else {
-		b = append(b, " hits"...)
+	switch {
+	case inResults == rest && !p.hasMore:
+		return append(b, "; see structuredContent.results."...)
+	case inResults == 0:
+		return append(b, "; none of them in structuredContent.results."...)
 	}
-	return append(b, resultsPointer...)
+	b = append(b, "; "...)
+	b = strconv.AppendInt(b, int64(inResults), 10)
+	return append(b, " of them in structuredContent.results."...)
 }
 
 // digits returns the number of decimal digits of n > 0.

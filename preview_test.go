@@ -84,24 +84,24 @@ To fetch, pass an id exactly as shown; pass connection_id only where its line sh
 1. id=cin_4f2a/orders:o1 stream="orders" connector_key="postgres" display_name="Prod DB" title="Order o1"
 2. id=cin_9b1c/tickets:T-17 stream="tickets" connector_key="zendesk" display_name="Support" title="Refund for o1" snippet="Customer asks about order o1."
 To fetch, pass an id exactly as shown; pass connection_id only where its line shows one.
-More than 38 hits not shown; see structuredContent.results.`},
+More than 38 hits not shown; none of them in structuredContent.results.`},
 		{"partial page without more", "multi-source", PreviewOptions{Total: 40}, `Showing 2 of 40 hits.
 1. id=cin_4f2a/orders:o1 stream="orders" connector_key="postgres" display_name="Prod DB" title="Order o1"
 2. id=cin_9b1c/tickets:T-17 stream="tickets" connector_key="zendesk" display_name="Support" title="Refund for o1" snippet="Customer asks about order o1."
 To fetch, pass an id exactly as shown; pass connection_id only where its line shows one.
-38 hits not shown; see structuredContent.results.`},
+38 hits not shown; none of them in structuredContent.results.`},
 		{"more exist, all passed in shown", "no-connection", PreviewOptions{HasMore: true}, `Showing 1 of more than 1 hits.
 1. id=orders:o1 stream="orders" snippet="A hit without a connection: fetch decides."
 To fetch, pass an id exactly as shown; pass connection_id only where its line shows one.
-More hits exist; see structuredContent.results.`},
+More hits exist; none of them in structuredContent.results.`},
 		{"omitted by MaxHits", "multi-source", PreviewOptions{MaxHits: 1}, `Showing 1 of 2 hits.
 1. id=cin_4f2a/orders:o1 stream="orders" connector_key="postgres" display_name="Prod DB" title="Order o1"
 To fetch, pass an id exactly as shown; pass connection_id only where its line shows one.
 1 hit not shown; see structuredContent.results.`},
 		{"omitted by budget", "multi-source", PreviewOptions{Budget: 200, Total: 5}, `Showing 1 of 5 hits.
-1. id=cin_4f2a/orders:o1 stream="orders"
+1. id=cin_4f2a/orders:o1
 To fetch, pass an id exactly as shown; pass connection_id only where its line shows one.
-4 hits not shown; see structuredContent.results.`},
+4 hits not shown; 1 of them in structuredContent.results.`},
 		{"free text shrinks before hits go", "multi-source", PreviewOptions{Budget: 320}, `Showing 2 of 2 hits.
 1. id=cin_4f2a/orders:o1 stream="orders" connector_key="postgres" display_name="Prod DB" title="Order o1"
 2. id=cin_9b1c/tickets:T-17 stream="tickets" connector_key="zendesk" display_name="Support"
@@ -120,7 +120,7 @@ To fetch, pass an id exactly as shown; pass connection_id only where its line sh
 2 hits not shown; see structuredContent.results.`},
 		{"no hits", "none", PreviewOptions{}, `No hits.`},
 		{"no hits passed in, more exist", "none", PreviewOptions{Total: 7, HasMore: true}, `Showing 0 of more than 7 hits.
-More than 7 hits not shown; see structuredContent.results.`},
+More than 7 hits not shown; none of them in structuredContent.results.`},
 		{"MaxHits negative: counts only", "multi-source", PreviewOptions{MaxHits: -1}, `Showing 0 of 2 hits.
 2 hits not shown; see structuredContent.results.`},
 		{"negative caps hide fields", "single-source", PreviewOptions{LabelMax: -1, SnippetMax: -1}, `Showing 2 of 2 hits.
@@ -428,7 +428,7 @@ func TestPreviewTokenBudget(t *testing.T) {
 	assert.GreaterOrEqual(t, len(ids), 3)
 	assert.Equal(t, budgetFixtureBytes, len(out), "update the package documentation:\n%s", out)
 	assert.Equal(t, budgetFixtureIDs, len(ids))
-	assert.Contains(t, out, "\n195 hits not shown; see structuredContent.results.")
+	assert.Contains(t, out, "\n195 hits not shown; 95 of them in structuredContent.results.")
 	for _, id := range ids {
 		assert.Contains(t, out, "id="+id+" ", "ids are complete")
 	}

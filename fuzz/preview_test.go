@@ -90,7 +90,7 @@ func repeat(s string, n int) string {
 var (
 	previewHeader = regexp.MustCompile(`^Showing (\d+) of (more than )?(\d+) hits?\.$`)
 	previewLine   = regexp.MustCompile(`^(\d+)\. id=`)
-	previewFooter = regexp.MustCompile(`^(?:(\d+) hits? not shown|More than (\d+) hits not shown|More hits exist); see structuredContent\.results\.$`)
+	previewFooter = regexp.MustCompile(`^(?:(\d+) hits? not shown|More than (\d+) hits not shown|More hits exist); (?:see|none of them in|\d+ of them in) structuredContent\.results\.$`)
 )
 
 const (
@@ -256,7 +256,17 @@ func checkFuzzPreview(t *testing.T, out string, hits []mcpid.Hit, opts mcpid.Pre
 	default:
 		t.Fatalf("a count when every hit is shown: %q", lines[i])
 	}
-	if !previewFooter.MatchString(lines[i]) || !strings.HasPrefix(lines[i], want+";") {
+	// Of the hits not shown, those passed in are in the structured
+	// results; those counted only by Total or HasMore are not.
+	switch inResults := len(hits) - len(shown); {
+	case inResults == rest && !opts.HasMore:
+		want += "; see structuredContent.results."
+	case inResults == 0:
+		want += "; none of them in structuredContent.results."
+	default:
+		want += "; " + strconv.Itoa(inResults) + " of them in structuredContent.results."
+	}
+	if !previewFooter.MatchString(lines[i]) || lines[i] != want {
 		t.Fatalf("footer %q, want %q", lines[i], want)
 	}
 
