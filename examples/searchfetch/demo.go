@@ -45,7 +45,7 @@ func runDemo(ctx context.Context, srv *mcp.Server, fx *fixture, base string, w i
 	d.printf("mcpid searchfetch demo: the go-sdk client, in process, against %s at %s\n", where, base)
 
 	d.printf("\n1. The model searches.\n")
-	res, err := d.call("search", searchInput{Query: demoQuery})
+	res, err := d.call(ctx, "search", searchInput{Query: demoQuery})
 	if err != nil {
 		return err
 	}
@@ -70,7 +70,7 @@ func runDemo(ctx context.Context, srv *mcp.Server, fx *fixture, base string, w i
 	first := ids[0]
 	d.printf("\n2. The model kept only the text. ExtractIDs(text)[0] = %s\n", first)
 	d.printf("   It fetches with that id alone.\n")
-	if _, err := d.call("fetch", fetchInput{ID: first}); err != nil {
+	if _, err := d.call(ctx, "fetch", fetchInput{ID: first}); err != nil {
 		return err
 	}
 
@@ -83,7 +83,7 @@ func runDemo(ctx context.Context, srv *mcp.Server, fx *fixture, base string, w i
 		return err
 	}
 	d.printf("\n3. An agent from before self-contained ids passes the legacy id %s alone.\n", legacy)
-	res, err = d.call("fetch", fetchInput{ID: legacy})
+	res, err = d.call(ctx, "fetch", fetchInput{ID: legacy})
 	if err != nil {
 		return err
 	}
@@ -97,7 +97,7 @@ func runDemo(ctx context.Context, srv *mcp.Server, fx *fixture, base string, w i
 			pick = env.Available[i]
 		}
 		d.printf("   It retries with connection_id %s, one of the available_connections.\n", pick)
-		if _, err := d.call("fetch", fetchInput{ID: legacy, ConnectionID: pick}); err != nil {
+		if _, err := d.call(ctx, "fetch", fetchInput{ID: legacy, ConnectionID: pick}); err != nil {
 			return err
 		}
 	}
@@ -110,7 +110,7 @@ func runDemo(ctx context.Context, srv *mcp.Server, fx *fixture, base string, w i
 		}
 	}
 	d.printf("\n4. The model passes a connection_id that contradicts the id.\n")
-	if _, err := d.call("fetch", fetchInput{ID: first, ConnectionID: other}); err != nil {
+	if _, err := d.call(ctx, "fetch", fetchInput{ID: first, ConnectionID: other}); err != nil {
 		return err
 	}
 	return nil
@@ -144,16 +144,16 @@ func (d *demo) printJSON(v any) {
 	d.printf("     %s\n", b)
 }
 
-// call calls a tool and prints the arguments, the answer and, with a
-// fixture, the requests that reached the resource server.
-func (d *demo) call(name string, args any) (*mcp.CallToolResult, error) {
+// call calls a tool under ctx and prints the arguments, the answer and,
+// with a fixture, the requests that reached the resource server.
+func (d *demo) call(ctx context.Context, name string, args any) (*mcp.CallToolResult, error) {
 	a, _ := json.Marshal(args)
 	d.printf("   → %s %s\n", name, a)
 	seen := 0
 	if d.fx != nil {
 		seen = len(d.fx.requests())
 	}
-	res, err := d.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	res, err := d.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

@@ -12,9 +12,22 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// testTimeout bounds every request to a resource server in tests, so
-// that the timeout cases are fast.
-const testTimeout = 300 * time.Millisecond
+// Timeouts of the resource client in tests. Only the cases that make the
+// resource server stall use the short one: every other request must
+// succeed or fail on its merits, however loaded the machine, so it gets a
+// timeout far beyond any scheduling delay.
+const (
+	// testTimeout bounds each request to the resource server in
+	// newHarness, newHarnessFor and connectTo.
+	testTimeout = 10 * time.Second
+	// stallTimeout bounds each request in newStallHarness, whose resource
+	// server is expected to stall: short, so those cases are fast.
+	stallTimeout = 300 * time.Millisecond
+	// callTimeout bounds each tool call; it exceeds testTimeout, so that a
+	// resource server that stalls under the long timeout still shows as
+	// the tool's resource_unavailable error and not as a cancelled call.
+	callTimeout = 3 * testTimeout
+)
 
 // harness is the server under test: an SDK client session over in-memory
 // transports to newServer, whose resource server is served over real HTTP
@@ -33,20 +46,43 @@ func newHarness(t *testing.T) *harness {
 	return h
 }
 
-// newHarnessFor serves rs as the resource server and connects a client.
+// newHarnessFor serves rs as the resource server and connects a client,
+// whose requests to rs each give up after testTimeout.
 func newHarnessFor(t *testing.T, rs http.Handler) *harness {
+	t.Helper()
+	return newHarnessTimeout(t, rs, testTimeout)
+}
+
+// newStallHarness is newHarnessFor for a resource server that stalls: its
+// requests give up after stallTimeout.
+func newStallHarness(t *testing.T, rs http.Handler) *harness {
+	t.Helper()
+	return newHarnessTimeout(t, rs, stallTimeout)
+}
+
+// newHarnessTimeout serves rs as the resource server and connects a client,
+// whose requests to rs each give up after timeout.
+func newHarnessTimeout(t *testing.T, rs http.Handler, timeout time.Duration) *harness {
 	t.Helper()
 	hs := httptest.NewServer(rs)
 	t.Cleanup(hs.Close)
-	return connectTo(t, hs.URL)
+	return connectTimeout(t, hs.URL, timeout)
 }
 
-// connectTo connects a client to a server over the resource server at url.
+// connectTo connects a client to a server over the resource server at url,
+// with testTimeout.
 func connectTo(t *testing.T, url string) *harness {
 	t.Helper()
-	rc, err := newResourceClient(url, testTimeout)
+	return connectTimeout(t, url, testTimeout)
+}
+
+// connectTimeout connects a client to a server over the resource server at
+// url, whose requests each give up after timeout.
+func connectTimeout(t *testing.T, url string, timeout time.Duration) *harness {
+	t.Helper()
+	rc, err := newResourceClient(url, timeout)
 	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	t.Cleanup(cancel)
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := newServer(rc).Connect(ctx, st, nil)
@@ -61,7 +97,7 @@ func connectTo(t *testing.T, url string) *harness {
 // call calls a tool with a deadline; a protocol error fails the test.
 func (h *harness) call(t *testing.T, name string, args any) *mcp.CallToolResult {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
 	res, err := h.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 	require.NoError(t, err)

@@ -6,10 +6,12 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -92,6 +94,16 @@ func TestStdioRawJSONRPC(t *testing.T) {
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
+	// Reap the child however the test ends: a failed require stops the
+	// test before the Wait below, and cancel alone would kill the child
+	// without waiting for it.
+	waited := false
+	t.Cleanup(func() {
+		if !waited {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
 	lines := bufio.NewScanner(stdout)
 
 	send := func(msg string) {
@@ -138,7 +150,10 @@ func TestStdioRawJSONRPC(t *testing.T) {
 	assert.Equal(t, "invalid_id", res["structuredContent"].(map[string]any)["code"])
 
 	require.NoError(t, stdin.Close())
-	require.NoError(t, cmd.Wait(), "the server exits cleanly when stdin closes")
+	err = cmd.Wait()
+	waited = true
+	require.NoError(t, err, "the server exits cleanly when stdin closes")
+	assert.Equal(t, 0, cmd.ProcessState.ExitCode())
 }
 
 // TestHTTPMode: the streamable HTTP handler serves the same tools.
@@ -151,7 +166,7 @@ func TestHTTPMode(t *testing.T) {
 	msrv := httptest.NewServer(httpHandler(newServer(rc)))
 	defer msrv.Close()
 
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "http-test", Version: "v0"}, nil).
 		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: msrv.URL + "/mcp", MaxRetries: -1, DisableStandaloneSSE: true}, nil)
@@ -163,6 +178,33 @@ func TestHTTPMode(t *testing.T) {
 	assert.Equal(t, "ambiguous_connection", env.Code)
 	assert.Equal(t, []string{"cin_4f2a", "cin_9b7e"}, env.Available)
 	assert.Len(t, fx.reads(), 1)
+}
+
+// TestDemoHonoursContext: the demo's tool calls run under runDemo's ctx,
+// so cancelling it ends a call that waits on a stalled resource server at
+// once, rather than when the resource client gives up after testTimeout.
+func TestDemoHonoursContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var hits atomic.Int32
+	rs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		cancel() // the demo is now inside its first tool call
+		stall(w, r)
+	}))
+	defer rs.Close()
+	rc, err := newResourceClient(rs.URL, testTimeout)
+	require.NoError(t, err)
+
+	var out bytes.Buffer
+	start := time.Now()
+	err = runDemo(ctx, newServer(rc), nil, rs.URL, &out)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.True(t, strings.HasPrefix(err.Error(), "search: "), err.Error())
+	assert.Less(t, time.Since(start), testTimeout, "ended by ctx, not by the resource client's timeout")
+	assert.EqualValues(t, 1, hits.Load())
+	assert.Contains(t, out.String(), "→ search {\"query\":\"espresso\"}\n")
+	assert.NotContains(t, out.String(), "←", "no answer was printed")
 }
 
 // TestCheckLoopback: -http listens on loopback addresses only.

@@ -151,14 +151,20 @@ func (c *resourceClient) record(ctx context.Context, req mcpid.FetchRequest) (rs
 		return doc, err
 	}
 	// The resource server is the authority on scope, but a document from a
-	// connection other than the one asked for would put the wrong data
-	// under the id the model passed.
-	if req.ConnectionID != "" && doc.ConnectionID != req.ConnectionID {
-		return rsDocument{}, &resourceError{
-			Code:   codeInvalidResponse,
-			Status: status,
-			Detail: fmt.Sprintf("asked for connection %q, got a document from %q", req.ConnectionID, doc.ConnectionID),
-		}
+	// connection, stream or record other than the one asked for would put
+	// the wrong data under the id the model passed. Keys are compared byte
+	// for byte, like the ids that carry them.
+	var mismatch string
+	switch {
+	case req.ConnectionID != "" && doc.ConnectionID != req.ConnectionID:
+		mismatch = fmt.Sprintf("asked for connection %q, got a document from %q", req.ConnectionID, doc.ConnectionID)
+	case doc.Stream != req.Handle.Stream():
+		mismatch = fmt.Sprintf("asked for stream %q, got a document from %q", req.Handle.Stream(), doc.Stream)
+	case doc.RecordID != req.Handle.RecordID():
+		mismatch = fmt.Sprintf("asked for record %q, got the document of %q", req.Handle.RecordID(), doc.RecordID)
+	}
+	if mismatch != "" {
+		return rsDocument{}, &resourceError{Code: codeInvalidResponse, Status: status, Detail: mismatch}
 	}
 	return doc, nil
 }

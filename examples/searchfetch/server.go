@@ -10,9 +10,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// searchInput is the argument object of the search tool.
+// searchInput is the argument object of the search tool. Query is
+// optional (omitempty keeps it out of the schema's required list), so that
+// search {} lists everything, as the description says.
 type searchInput struct {
-	Query string `json:"query" jsonschema:"what to look for across every connected source; empty lists everything"`
+	Query string `json:"query,omitempty" jsonschema:"what to look for across every connected source; empty or absent lists everything"`
 }
 
 // searchResult is one hit in the search tool's structuredContent. ID is

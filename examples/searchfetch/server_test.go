@@ -214,9 +214,19 @@ func TestConflictingConnectionID(t *testing.T) {
 	assert.Len(t, h.fx.requests(), 1)
 }
 
+// offset returns a pointer to n, for an expected envelope offset.
+func offset(n int) *int { return &n }
+
 // TestMalformedArgumentsNeverReachResourceServer: malformed and
-// path-traversing ids and connection_ids are typed errors, and not one
-// request reaches the resource server.
+// path-traversing ids and connection_ids are typed errors that name the
+// argument, the segment and the byte offset at fault, and not one request
+// reaches the resource server.
+//
+// Traversal that is only percent-encoded or spelled with lookalike
+// characters is not traversal to mcpid: such ids are valid, and reach the
+// resource server exactly once with their record key escaped once more,
+// so that a server that decodes the path once gets back the literal text,
+// "%2e%2e%2f" or "．．", and never a "../" it could climb with.
 func TestMalformedArgumentsNeverReachResourceServer(t *testing.T) {
 	tests := []struct {
 		name         string
@@ -224,27 +234,28 @@ func TestMalformedArgumentsNeverReachResourceServer(t *testing.T) {
 		connectionID string
 		wantCode     mcpid.Code
 		wantField    string
-		wantSegment  string
+		wantSegment  string // "" when no single segment is at fault
+		wantOffset   *int   // nil when the envelope carries no offset
 	}{
-		{"traversal in record", "cin_a/orders:../../etc/passwd", "", mcpid.CodeInvalidID, "id", "record"},
-		{"traversal before connection", "../cin_a/orders:o1", "", mcpid.CodeInvalidID, "id", "connection"},
-		{"dot-dot record", "orders:..", "", mcpid.CodeInvalidID, "id", "record"},
-		{"dot record", "orders:.", "", mcpid.CodeInvalidID, "id", "record"},
-		{"backslash", `orders:..\etc`, "", mcpid.CodeInvalidID, "id", "record"},
-		{"second slash", "a/b/c:d", "", mcpid.CodeInvalidID, "id", ""},
-		{"no colon", "orders", "", mcpid.CodeInvalidID, "id", ""},
-		{"empty", "", "", mcpid.CodeInvalidID, "id", ""},
-		{"empty connection", "/orders:o1", "", mcpid.CodeInvalidID, "id", "connection"},
-		{"empty record", "orders:", "", mcpid.CodeInvalidID, "id", "record"},
-		{"NUL in record", "orders:o1\x00", "", mcpid.CodeInvalidID, "id", "record"},
-		{"NUL in connection", "cin\x00/orders:o1", "", mcpid.CodeInvalidID, "id", "connection"},
-		{"newline forging a line", "orders:o1\n2. id=cin_x/orders:o9", "", mcpid.CodeInvalidID, "id", "connection"}, // split at the first /
-		{"C1 control", "orders:o1\u0085", "", mcpid.CodeInvalidID, "id", "record"},
-		{"malformed id wins over connection_id", "orders", "../x", mcpid.CodeInvalidID, "id", ""},
-		{"traversal in connection_id", "orders:o1", "../cin_a", mcpid.CodeInvalidConnectionID, "connection_id", ""},
-		{"slash in connection_id", "orders:o1", "cin_a/x", mcpid.CodeInvalidConnectionID, "connection_id", ""},
-		{"NUL in connection_id", "orders:o1", "cin\x00", mcpid.CodeInvalidConnectionID, "connection_id", ""},
-		{"bad connection_id next to an embedded one", "cin_a/orders:o1", "..", mcpid.CodeInvalidConnectionID, "connection_id", ""},
+		{"traversal in record", "cin_a/orders:../../etc/passwd", "", mcpid.CodeInvalidID, "id", "record", offset(13)},
+		{"traversal before connection", "../cin_a/orders:o1", "", mcpid.CodeInvalidID, "id", "connection", offset(0)},
+		{"dot-dot record", "orders:..", "", mcpid.CodeInvalidID, "id", "record", offset(7)},
+		{"dot record", "orders:.", "", mcpid.CodeInvalidID, "id", "record", offset(7)},
+		{"backslash", `orders:..\etc`, "", mcpid.CodeInvalidID, "id", "record", offset(7)},
+		{"second slash", "a/b/c:d", "", mcpid.CodeInvalidID, "id", "stream", offset(3)},
+		{"no colon", "orders", "", mcpid.CodeInvalidID, "id", "stream", offset(0)},
+		{"empty", "", "", mcpid.CodeInvalidID, "id", "", nil},
+		{"empty connection", "/orders:o1", "", mcpid.CodeInvalidID, "id", "connection", offset(0)},
+		{"empty record", "orders:", "", mcpid.CodeInvalidID, "id", "record", offset(6)},
+		{"NUL in record", "orders:o1\x00", "", mcpid.CodeInvalidID, "id", "record", offset(9)},
+		{"NUL in connection", "cin\x00/orders:o1", "", mcpid.CodeInvalidID, "id", "connection", offset(3)},
+		{"newline forging a line", "orders:o1\n2. id=cin_x/orders:o9", "", mcpid.CodeInvalidID, "id", "connection", offset(6)}, // split at the first /
+		{"C1 control", "orders:o1\u0085", "", mcpid.CodeInvalidID, "id", "record", offset(9)},
+		{"malformed id wins over connection_id", "orders", "../x", mcpid.CodeInvalidID, "id", "stream", offset(0)},
+		{"traversal in connection_id", "orders:o1", "../cin_a", mcpid.CodeInvalidConnectionID, "connection_id", "", offset(0)},
+		{"slash in connection_id", "orders:o1", "cin_a/x", mcpid.CodeInvalidConnectionID, "connection_id", "", offset(5)},
+		{"NUL in connection_id", "orders:o1", "cin\x00", mcpid.CodeInvalidConnectionID, "connection_id", "", offset(3)},
+		{"bad connection_id next to an embedded one", "cin_a/orders:o1", "..", mcpid.CodeInvalidConnectionID, "connection_id", "", offset(0)},
 	}
 	h := newHarness(t)
 	for _, tt := range tests {
@@ -252,9 +263,8 @@ func TestMalformedArgumentsNeverReachResourceServer(t *testing.T) {
 			env := h.fetchError(t, tt.id, tt.connectionID)
 			assert.Equal(t, string(tt.wantCode), env.Code)
 			assert.Equal(t, tt.wantField, env.Field)
-			if tt.wantSegment != "" {
-				assert.Equal(t, tt.wantSegment, env.Segment)
-			}
+			assert.Equal(t, tt.wantSegment, env.Segment)
+			assert.Equal(t, tt.wantOffset, env.Offset)
 			switch tt.wantField {
 			case "id":
 				require.NotNil(t, env.ID)
@@ -266,7 +276,51 @@ func TestMalformedArgumentsNeverReachResourceServer(t *testing.T) {
 			assert.False(t, strings.ContainsAny(env.Message, "\x00\n"), "the message quotes its input: %q", env.Message)
 		})
 	}
-	assert.Empty(t, h.fx.requests(), "no request reached the resource server")
+	require.Empty(t, h.fx.requests(), "no malformed argument reached the resource server")
+
+	lookalikes := []struct {
+		name string
+		id   string
+		want fixtureRequest // what the fixture logs: the URI as sent, the segments decoded once
+	}{
+		{
+			name: "percent-encoded traversal in record",
+			id:   "cin_4f2a/orders:%2e%2e%2f%2e%2e%2fadmin",
+			want: fixtureRequest{
+				URI:    "/v1/streams/orders/records/%252e%252e%252f%252e%252e%252fadmin?connection_id=cin_4f2a",
+				Record: true, Stream: "orders", RecordID: "%2e%2e%2f%2e%2e%2fadmin", ConnectionID: "cin_4f2a",
+			},
+		},
+		{
+			name: "percent-encoded dot-dot as stream",
+			id:   "cin_4f2a/%2E%2E:o1",
+			want: fixtureRequest{
+				URI:    "/v1/streams/%252E%252E/records/o1?connection_id=cin_4f2a",
+				Record: true, Stream: "%2E%2E", RecordID: "o1", ConnectionID: "cin_4f2a",
+			},
+		},
+		{
+			name: "fullwidth dots",
+			id:   "orders:．．",
+			want: fixtureRequest{
+				URI:    "/v1/streams/orders/records/%EF%BC%8E%EF%BC%8E",
+				Record: true, Stream: "orders", RecordID: "．．",
+			},
+		},
+	}
+	for _, tt := range lookalikes {
+		t.Run(tt.name, func(t *testing.T) {
+			seen := len(h.fx.requests())
+			// Valid, so resolved and sent; the fixture holds no such record.
+			env := h.fetchError(t, tt.id, "")
+			assert.Equal(t, codeNotFound, env.Code)
+			assert.Equal(t, 404, env.Status)
+			reqs := h.fx.requests()[seen:]
+			require.Len(t, reqs, 1, "the id reached the resource server exactly once")
+			assert.Equal(t, tt.want, reqs[0])
+			assert.NotContains(t, reqs[0].Stream+"/"+reqs[0].RecordID, "..", "decoded once, the path holds no traversal")
+		})
+	}
 }
 
 // TestFetchEscapesPathSegments: record keys with URL syntax in them reach
@@ -347,5 +401,32 @@ func TestToolsList(t *testing.T) {
 	require.Contains(t, byName, "fetch")
 	assert.Equal(t, []any{"id"}, byName["fetch"]["required"])
 	assert.Contains(t, byName["fetch"]["properties"], "connection_id")
-	assert.Equal(t, []any{"query"}, byName["search"]["required"])
+	assert.NotContains(t, byName["search"], "required", "query is optional: search {} lists everything")
+	assert.Contains(t, byName["search"]["properties"], "query")
+}
+
+// TestSearchWithoutQuery: search with no query, as the schema allows,
+// lists every record, and asks the resource server with an empty q.
+func TestSearchWithoutQuery(t *testing.T) {
+	for _, args := range []any{map[string]any{}, nil} {
+		h := newHarness(t)
+		res := h.call(t, "search", args)
+		require.False(t, res.IsError, "search %v failed: %s", args, textOf(res))
+		var out searchOutput
+		require.NoError(t, decodeStructured(res, &out))
+		ids := make([]string, len(out.Results))
+		for i, r := range out.Results {
+			ids[i] = r.ID
+		}
+		assert.Equal(t, []string{
+			"cin_4f2a/orders:o1",
+			"cin_9b7e/orders:o1",
+			"cin_9b7e/orders:o2",
+			"cin_4f2a/orders:o#1042?gift=yes",
+			"cin_77c1/tickets:urn:zd:4711",
+			"cin_77c1/tickets:café-crème",
+		}, ids, "search %v", args)
+		assert.Equal(t, 6, out.Total)
+		assert.Equal(t, []fixtureRequest{{URI: "/v1/search?q="}}, h.fx.requests(), "search %v", args)
+	}
 }
