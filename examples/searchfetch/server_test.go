@@ -11,6 +11,17 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// allFixtureIDs are the ids an empty search returns from the fixture, in
+// its order, each self-contained.
+var allFixtureIDs = []string{
+	"cin_4f2a/orders:o1",
+	"cin_9b7e/orders:o1",
+	"cin_9b7e/orders:o2",
+	"cin_4f2a/orders:o#1042?gift=yes",
+	"cin_77c1/tickets:urn:zd:4711",
+	"cin_77c1/tickets:café-crème",
+}
+
 // TestSearchMultiSource: every result id is connection/stream:record in
 // the text and in structuredContent, results keep their connection_id, and
 // the text shows no separate connection_id for them.
@@ -33,14 +44,7 @@ func TestSearchMultiSource(t *testing.T) {
 		{
 			name:  "everything",
 			query: "",
-			wantIDs: []string{
-				"cin_4f2a/orders:o1",
-				"cin_9b7e/orders:o1",
-				"cin_9b7e/orders:o2",
-				"cin_4f2a/orders:o#1042?gift=yes",
-				"cin_77c1/tickets:urn:zd:4711",
-				"cin_77c1/tickets:café-crème",
-			},
+			wantIDs: allFixtureIDs,
 		},
 	}
 	for _, tt := range tests {
@@ -418,14 +422,7 @@ func TestSearchWithoutQuery(t *testing.T) {
 		for i, r := range out.Results {
 			ids[i] = r.ID
 		}
-		assert.Equal(t, []string{
-			"cin_4f2a/orders:o1",
-			"cin_9b7e/orders:o1",
-			"cin_9b7e/orders:o2",
-			"cin_4f2a/orders:o#1042?gift=yes",
-			"cin_77c1/tickets:urn:zd:4711",
-			"cin_77c1/tickets:café-crème",
-		}, ids, "search %v", args)
+		assert.Equal(t, allFixtureIDs, ids, "search %v", args)
 		assert.Equal(t, 6, out.Total)
 		assert.Equal(t, []fixtureRequest{{URI: "/v1/search?q="}}, h.fx.requests(), "search %v", args)
 	}
