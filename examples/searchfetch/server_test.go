@@ -42,8 +42,8 @@ func TestSearchMultiSource(t *testing.T) {
 			},
 		},
 		{
-			name:  "everything",
-			query: "",
+			name:    "everything",
+			query:   "",
 			wantIDs: allFixtureIDs,
 		},
 	}
