@@ -193,31 +193,40 @@ func codeFor(field string) Code {
 	return CodeInvalidID
 }
 
-// parse is Parse without the error value. A fast check decides whether id
-// is valid; only a malformed id pays for diagnose, which finds the first
-// fault segment by segment.
+// parse is Parse without the error value. Ids of eight bytes or more go
+// through a fast check first, and only a malformed one pays for
+// parseSlow, which finds the first fault segment by segment; shorter ids
+// gain nothing from the word-at-a-time scan and go to parseSlow directly.
 func parse(id string) (Handle, failure) {
+	if len(id) < 8 {
+		return parseSlow(id)
+	}
 	if h, ok := parseFast(id); ok {
 		return h, failure{}
 	}
-	return Handle{}, diagnose(id)
+	if _, f := parseSlow(id); f.fault != faultNone {
+		return Handle{}, f
+	}
+	// Unreachable while parseFast and parseSlow agree, which the tests
+	// and fuzz targets check; fail closed all the same.
+	return Handle{}, failure{faultUnknown, "", -1}
 }
 
-// diagnose locates the first fault of a malformed id: segments are checked
+// parseSlow checks id segment by segment, as the grammar reads: segments
 // in order, and within a segment the first offending byte wins. An empty
 // segment is reported at the separator beside it, a missing ':' at the
 // start of the segment that lacks it.
-func diagnose(id string) failure {
+func parseSlow(id string) (Handle, failure) {
 	if id == "" {
-		return failure{faultEmpty, "", -1}
+		return Handle{}, failure{faultEmpty, "", -1}
 	}
 	start := 0
 	if slash := strings.IndexByte(id, '/'); slash >= 0 {
 		if slash == 0 {
-			return failure{faultEmptySegment, SegmentConnection, 0}
+			return Handle{}, failure{faultEmptySegment, SegmentConnection, 0}
 		}
 		if off, f := checkName(id[:slash], false); f != faultNone {
-			return failure{f, SegmentConnection, off}
+			return Handle{}, failure{f, SegmentConnection, off}
 		}
 		start = slash + 1
 	}
@@ -225,31 +234,30 @@ func diagnose(id string) failure {
 	colon := strings.IndexByte(rest, ':')
 	if colon < 0 {
 		if rest == "" {
-			return failure{faultEmptySegment, SegmentStream, start - 1}
+			return Handle{}, failure{faultEmptySegment, SegmentStream, start - 1}
 		}
 		if off, f := checkName(rest, false); f != faultNone {
-			return failure{f, SegmentStream, start + off}
+			return Handle{}, failure{f, SegmentStream, start + off}
 		}
-		return failure{faultNoColon, SegmentStream, start}
+		return Handle{}, failure{faultNoColon, SegmentStream, start}
 	}
 	if colon == 0 {
-		return failure{faultEmptySegment, SegmentStream, start}
+		return Handle{}, failure{faultEmptySegment, SegmentStream, start}
 	}
 	if off, f := checkName(rest[:colon], false); f != faultNone {
-		return failure{f, SegmentStream, start + off}
+		return Handle{}, failure{f, SegmentStream, start + off}
 	}
 	if colon == len(rest)-1 {
-		return failure{faultEmptySegment, SegmentRecord, start + colon}
+		return Handle{}, failure{faultEmptySegment, SegmentRecord, start + colon}
 	}
 	if off, f := checkName(rest[colon+1:], true); f != faultNone {
-		return failure{f, SegmentRecord, start + colon + 1 + off}
+		return Handle{}, failure{f, SegmentRecord, start + colon + 1 + off}
 	}
-	// Unreachable while parseFast and diagnose agree, which the fuzz
-	// targets check; fail closed all the same.
-	return failure{faultUnknown, "", -1}
+	return Handle{id: id, stream: start, colon: start + colon}, failure{}
 }
 
-// parseFast reports whether id is a valid handle and returns it. It looks
+// parseFast reports whether id, at least eight bytes long, is a valid
+// handle and returns it. It looks
 // at eight bytes at a time: a few arithmetic operations check a word and
 // find its separators. Bytes outside ASCII need no decoding: once the
 // whole id is known to be valid UTF-8 (checked only when such a byte
@@ -257,16 +265,8 @@ func diagnose(id string) failure {
 // 0xC2 followed by 0x80 to 0x9F, appears. The last word may overlap the
 // one before it; every check is idempotent.
 func parseFast(id string) (Handle, bool) {
-	n := len(id)
+	n := len(id) // at least 8
 	sc := fastScan{slash: -1, colon: -1}
-	if n < 8 {
-		for i := 0; i < n; i++ {
-			if !sc.byte(id, i) {
-				return Handle{}, false
-			}
-		}
-		return sc.handle(id)
-	}
 	for i := 0; i < n; i += 8 {
 		i = min(i, n-8)
 		v := load64(id, i)
@@ -333,32 +333,6 @@ func (sc *fastScan) seeSlash(i int) bool {
 		sc.slash = i
 	}
 	return sc.slash == i
-}
-
-// byte checks the byte at i with the rules of parseFast's word checks.
-func (sc *fastScan) byte(id string, i int) bool {
-	c := id[i]
-	switch {
-	case c >= utf8.RuneSelf:
-		if !sc.utf8Checked {
-			if !utf8.ValidString(id) {
-				return false
-			}
-			sc.utf8Checked = true
-		}
-		return c != 0xC2 || id[i+1] >= 0xA0
-	case c < 0x20 || c == 0x7f || c == '\\':
-		return false
-	case c == '/':
-		return sc.seeSlash(i)
-	case c == ':':
-		if sc.colon < 0 {
-			sc.colon = i
-		}
-	case c == '.':
-		return i+1 == len(id) || id[i+1] != '.'
-	}
-	return true
 }
 
 // handle checks the shape the separators give id: the first ':' comes

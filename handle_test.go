@@ -61,24 +61,28 @@ func assertInvalid(t *testing.T, err error, field, segment string, offset int, i
 	}
 }
 
-// TestParseAgreesWithDiagnose checks that the word-at-a-time fast path
-// and the segment-by-segment diagnosis, two implementations of the same
+// TestParseFastAgreesWithSlow checks that the word-at-a-time fast path
+// and the segment-by-segment parser, two implementations of the same
 // rules, agree on every row with every segment padded by 0 to 16 bytes,
 // so that each rule meets each position in a word: parseFast accepts
-// exactly the ids in which diagnose finds no fault. (Padding may change a
-// verdict, as it turns a "." segment into a longer name; the agreement
-// must hold all the same.)
-func TestParseAgreesWithDiagnose(t *testing.T) {
+// exactly the ids parseSlow accepts, with the same Handle. (Padding may
+// change a verdict, as it turns a "." segment into a longer name; the
+// agreement must hold all the same.) Ids under eight bytes are parseSlow's
+// alone.
+func TestParseFastAgreesWithSlow(t *testing.T) {
 	const pad = "abcdefghijklmnop"
 	for _, tc := range idcases.Cases() {
 		for n := 0; n <= len(pad); n++ {
 			id := padSegments(tc.ID, pad[:n])
-			_, fastOK := parseFast(id)
-			if f := diagnose(id); fastOK != (f.fault == faultUnknown) {
-				t.Fatalf("%s: parseFast(%q) = %v, diagnose = %+v", tc.Name, id, fastOK, f)
+			slowH, f := parseSlow(id)
+			if n == 0 && (f.fault == faultNone) != tc.OK {
+				t.Fatalf("%s: parseSlow(%q) = %+v, want valid = %v", tc.Name, id, f, tc.OK)
 			}
-			if n == 0 && fastOK != tc.OK {
-				t.Fatalf("%s: parseFast(%q) = %v, want %v", tc.Name, id, fastOK, tc.OK)
+			if len(id) < 8 {
+				continue
+			}
+			if fastH, fastOK := parseFast(id); fastOK != (f.fault == faultNone) || fastH != slowH {
+				t.Fatalf("%s: parseFast(%q) = %v, %v; parseSlow = %v, %+v", tc.Name, id, fastH, fastOK, slowH, f)
 			}
 		}
 	}
