@@ -23,6 +23,14 @@ const (
 	// CodeAmbiguousConnection: the resource server holds the record in more
 	// than one connection and needs connection_id to choose.
 	CodeAmbiguousConnection Code = "ambiguous_connection"
+	// CodeNotFound: the resource server has no such record.
+	CodeNotFound Code = "not_found"
+	// CodeResourceUnavailable: the resource server failed (5xx), timed
+	// out or could not be reached.
+	CodeResourceUnavailable Code = "resource_unavailable"
+	// CodeInvalidResourceResponse: the resource server answered with a
+	// body the server cannot use.
+	CodeInvalidResourceResponse Code = "invalid_resource_response"
 )
 
 // Sentinels for [errors.Is]. Each matches every [*Error] with the same [Code]:
@@ -33,7 +41,18 @@ var (
 	ErrInvalidConnectionID     = errors.New("mcpid: " + string(CodeInvalidConnectionID))
 	ErrConflictingConnectionID = errors.New("mcpid: " + string(CodeConflictingConnectionID))
 	ErrAmbiguousConnection     = errors.New("mcpid: " + string(CodeAmbiguousConnection))
+	ErrNotFound                = errors.New("mcpid: " + string(CodeNotFound))
+	ErrResourceUnavailable     = errors.New("mcpid: " + string(CodeResourceUnavailable))
+	ErrInvalidResourceResponse = errors.New("mcpid: " + string(CodeInvalidResourceResponse))
 )
+
+// NewError returns an error with a server's own code, message and hint, in
+// the same envelope as the package's errors. Its message says only what
+// it was given.
+func NewError(code Code, message, hint string) *Error {
+	// Placeholder until the envelope carries a server's message and hint.
+	return &Error{Code: code, Offset: -1, Input: message + "; " + hint}
+}
 
 // The values of [Error.Field] and [Error.Segment].
 const (
@@ -196,6 +215,12 @@ func sentinel(c Code) error {
 		return ErrConflictingConnectionID
 	case CodeAmbiguousConnection:
 		return ErrAmbiguousConnection
+	case CodeNotFound:
+		return ErrNotFound
+	case CodeResourceUnavailable:
+		return ErrResourceUnavailable
+	case CodeInvalidResourceResponse:
+		return ErrInvalidResourceResponse
 	}
 	return nil
 }

@@ -136,6 +136,19 @@ func (h Handle) RecordID() string {
 	return h.id[h.colon+1:]
 }
 
+// IsOpaque reports whether h has the opaque form connection/:opaque.
+func (h Handle) IsOpaque() bool { return h.id != "" && h.stream == h.colon }
+
+// BaseID returns the id without its connection: stream:record for a plain
+// handle, the opaque base id for an opaque one, "" for the zero Handle. It
+// does not allocate.
+func (h Handle) BaseID() string {
+	if h.IsOpaque() {
+		return h.id[h.colon+1:]
+	}
+	return h.id[h.stream:]
+}
+
 // String returns the id h was parsed from, byte for byte, or "" for the
 // zero Handle.
 func (h Handle) String() string { return h.id }

@@ -30,7 +30,21 @@ type Hit struct {
 	Title string
 	// Snippet is an excerpt of the record.
 	Snippet string
+	// URL is where a person can open the record.
+	URL string
 }
+
+// Format selects the shape of a preview.
+type Format uint8
+
+// The formats of a preview.
+const (
+	// FormatText is numbered prose lines, one a hit (the zero value).
+	FormatText Format = iota
+	// FormatJSON is the JSON object OpenAI's search/fetch contract
+	// requires: {"results":[{"id":…,"title":…,"url":…},…]}.
+	FormatJSON
+)
 
 // PreviewOptions configures [RenderPreview] and [AppendPreview]. The zero
 // value means the defaults. A negative Budget or MaxHits means none: no
@@ -54,6 +68,9 @@ type PreviewOptions struct {
 	TitleMax int
 	// SnippetMax caps the snippet the same way; 0 means 200.
 	SnippetMax int
+	// Format is the shape of the text: FormatText (the zero value) or
+	// FormatJSON.
+	Format Format
 }
 
 // The defaults of PreviewOptions.
