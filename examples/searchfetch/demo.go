@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -14,24 +15,38 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// demoQuery is what the demo searches for; in the fixture it matches
-// records in all three connections.
-const demoQuery = "espresso"
+// The demo's searches. In the fixture the first matches records in three
+// connections, two of which share orders:o1; the second matches the two
+// records that only opaque handles can carry: a wiki page whose id is its
+// URL and a file whose key holds '/'.
+const (
+	demoQuery       = "espresso"
+	demoOpaqueQuery = "descaling"
+)
 
-// runDemo connects the SDK's own client to srv over in-memory transports
-// and walks the journey a model takes, printing what each side sees. fx,
-// when not nil, is the fixture behind srv, whose request log shows what
-// reached the resource server.
-func runDemo(ctx context.Context, srv *mcp.Server, fx *fixture, base string, w io.Writer) error {
+// connectClient connects the go-sdk client to s in process, over a pair
+// of pipes that carry the same newline-delimited JSON-RPC as -stdio. The
+// session ends when the returned client session is closed.
+func connectClient(ctx context.Context, s mcpServer) (*mcp.ClientSession, error) {
+	serverIn, clientOut := io.Pipe()
+	clientIn, serverOut := io.Pipe()
+	go func() {
+		err := s.serveStream(ctx, serverIn, serverOut)
+		_ = serverOut.CloseWithError(err) // the client then sees the end
+		_ = serverIn.CloseWithError(err)
+	}()
+	client := mcp.NewClient(&mcp.Implementation{Name: "searchfetch-demo", Version: "v0.1.0"}, nil)
+	return client.Connect(ctx, &mcp.IOTransport{Reader: clientIn, Writer: clientOut}, nil)
+}
+
+// runDemo connects the go-sdk client to s in process and walks the journey
+// a model takes, printing what each side sees. fx, when not nil, is the
+// fixture behind s, whose request log shows what reached the resource
+// server.
+func runDemo(ctx context.Context, s mcpServer, c config, fx *fixture, base string, w io.Writer) error {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(ctx, st, nil)
-	if err != nil {
-		return err
-	}
-	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "searchfetch-demo", Version: "v0.1.0"}, nil).Connect(ctx, ct, nil)
+	cs, err := connectClient(ctx, s)
 	if err != nil {
 		return err
 	}
@@ -42,78 +57,78 @@ func runDemo(ctx context.Context, srv *mcp.Server, fx *fixture, base string, w i
 	if fx != nil {
 		where = "the fixture resource server"
 	}
-	d.printf("mcpid searchfetch demo: the go-sdk client, in process, against %s at %s\n", where, base)
+	mode := ""
+	if c.chatgpt {
+		mode = " in ChatGPT mode"
+	}
+	d.printf("mcpid searchfetch demo: tools served by %s%s, called by the go-sdk client in process, against %s at %s\n",
+		c.sdk, mode, where, base)
 
 	d.printf("\n1. The model searches.\n")
-	res, err := d.call(ctx, "search", searchInput{Query: demoQuery})
-	if err != nil {
+	ids, err := d.search(ctx, demoQuery)
+	if err != nil || len(ids) == 0 {
 		return err
-	}
-	text := textOf(res)
-	if res.IsError {
-		return fmt.Errorf("search failed: %s", text)
-	}
-	var found searchOutput
-	if err := decodeStructured(res, &found); err != nil {
-		return err
-	}
-	if len(found.Results) > 0 {
-		d.printf("   ← structuredContent.results[0], what a client reads:\n")
-		d.printJSON(found.Results[0])
-	}
-
-	ids := mcpid.ExtractIDs(text)
-	if len(ids) == 0 {
-		d.printf("\nThe search text shows no id; nothing to fetch.\n")
-		return nil
 	}
 	first := ids[0]
 	d.printf("\n2. The model kept only the text. ExtractIDs(text)[0] = %s\n", first)
 	d.printf("   It fetches with that id alone.\n")
-	if _, err := d.call(ctx, "fetch", fetchInput{ID: first}); err != nil {
+	if _, err := d.call(ctx, "fetch", map[string]any{"id": first}); err != nil {
 		return err
 	}
 
-	h, err := mcpid.Parse(first)
-	if err != nil || !h.IsSelfContained() {
-		return nil // the rest of the journey is about self-contained ids
-	}
-	legacy, err := mcpid.Encode("", h.Stream(), h.RecordID())
+	d.printf("\n3. Ids that are URLs, or keys with '/', are opaque handles: connection/:id.\n")
+	opaque, err := d.search(ctx, demoOpaqueQuery)
 	if err != nil {
 		return err
 	}
-	d.printf("\n3. An agent from before self-contained ids passes the legacy id %s alone.\n", legacy)
-	res, err = d.call(ctx, "fetch", fetchInput{ID: legacy})
-	if err != nil {
-		return err
-	}
-	var env struct {
-		Code      string   `json:"code"`
-		Available []string `json:"available_connections"`
-	}
-	if res.IsError && decodeStructured(res, &env) == nil && env.Code == string(mcpid.CodeAmbiguousConnection) && len(env.Available) > 0 {
-		pick := env.Available[0]
-		if i := slices.IndexFunc(env.Available, func(c string) bool { return c != h.ConnectionID() }); i >= 0 {
-			pick = env.Available[i]
+	for _, id := range opaque {
+		d.printf("   The model fetches %s alone; the resource server looks the id up within its connection.\n", id)
+		if _, err := d.call(ctx, "fetch", map[string]any{"id": id}); err != nil {
+			return err
 		}
-		d.printf("   It retries with connection_id %s, one of the available_connections.\n", pick)
-		if _, err := d.call(ctx, "fetch", fetchInput{ID: legacy, ConnectionID: pick}); err != nil {
+	}
+
+	if c.chatgpt {
+		d.printf("\nIn ChatGPT mode fetch takes exactly {id}: every id above is all it needs.\n")
+		return nil
+	}
+	h, err := mcpid.Parse(first)
+	if err != nil || !h.IsSelfContained() || h.IsOpaque() {
+		return nil // the rest of the journey is about plain self-contained ids
+	}
+	return d.legacyAndConflict(ctx, h)
+}
+
+// legacyAndConflict shows an agent from before self-contained ids passing
+// h's legacy id, its retry with connection_id, and a connection_id that
+// contradicts h.
+func (d *demo) legacyAndConflict(ctx context.Context, h mcpid.Handle) error {
+	legacy := h.BaseID()
+	d.printf("\n4. An agent from before self-contained ids passes the legacy id %s alone.\n", legacy)
+	res, err := d.call(ctx, "fetch", map[string]any{"id": legacy})
+	if err != nil {
+		return err
+	}
+	var e mcpid.Error
+	if res.IsError && json.Unmarshal([]byte(textOf(res)), &e) == nil &&
+		errors.Is(&e, mcpid.ErrAmbiguousConnection) && len(e.Available) > 0 {
+		pick := e.Available[0]
+		if i := slices.IndexFunc(e.Available, func(c string) bool { return c != h.ConnectionID() }); i >= 0 {
+			pick = e.Available[i]
+		}
+		d.printf("   It decodes the error with mcpid.Error and retries with connection_id %s, one of the available_connections.\n", pick)
+		if _, err := d.call(ctx, "fetch", map[string]any{"id": legacy, "connection_id": pick}); err != nil {
 			return err
 		}
 	}
 
 	other := "cin_other"
-	for _, r := range found.Results {
-		if r.ConnectionID != "" && r.ConnectionID != h.ConnectionID() {
-			other = r.ConnectionID
-			break
-		}
+	if h.ConnectionID() == other {
+		other = "cin_another"
 	}
-	d.printf("\n4. The model passes a connection_id that contradicts the id.\n")
-	if _, err := d.call(ctx, "fetch", fetchInput{ID: first, ConnectionID: other}); err != nil {
-		return err
-	}
-	return nil
+	d.printf("\n5. The model passes a connection_id that contradicts the id.\n")
+	_, err = d.call(ctx, "fetch", map[string]any{"id": h.String(), "connection_id": other})
+	return err
 }
 
 // demo prints a transcript of tool calls.
@@ -128,25 +143,25 @@ func (d *demo) printf(format string, args ...any) {
 	fmt.Fprintf(d.w, format, args...)
 }
 
-// printJSON writes v as indented JSON, indented under the current step.
-func (d *demo) printJSON(v any) {
-	var b []byte
-	if raw, ok := v.(string); ok {
-		var buf bytes.Buffer
-		if json.Indent(&buf, []byte(raw), "     ", "  ") == nil {
-			b = buf.Bytes()
-		} else {
-			b = []byte(raw)
-		}
-	} else {
-		b, _ = json.MarshalIndent(v, "     ", "  ")
+// search calls search and returns the ids its text shows.
+func (d *demo) search(ctx context.Context, query string) ([]string, error) {
+	res, err := d.call(ctx, "search", map[string]any{"query": query})
+	if err != nil {
+		return nil, err
 	}
-	d.printf("     %s\n", b)
+	if res.IsError {
+		return nil, fmt.Errorf("search failed: %s", textOf(res))
+	}
+	ids := mcpid.ExtractIDs(textOf(res))
+	if len(ids) == 0 {
+		d.printf("\nThe search text shows no id; nothing to fetch.\n")
+	}
+	return ids, nil
 }
 
 // call calls a tool under ctx and prints the arguments, the answer and,
 // with a fixture, the requests that reached the resource server.
-func (d *demo) call(ctx context.Context, name string, args any) (*mcp.CallToolResult, error) {
+func (d *demo) call(ctx context.Context, name string, args map[string]any) (*mcp.CallToolResult, error) {
 	a, _ := json.Marshal(args)
 	d.printf("   → %s %s\n", name, a)
 	seen := 0
@@ -157,18 +172,19 @@ func (d *demo) call(ctx context.Context, name string, args any) (*mcp.CallToolRe
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	text := textOf(res)
 	switch {
 	case res.IsError:
 		d.printf("   ← isError, content[0].text = structuredContent:\n")
-		d.printJSON(textOf(res))
-	case name == "search":
+		d.printJSON(text)
+	case name == "search" && !json.Valid([]byte(text)):
 		d.printf("   ← content[0].text, what the model reads:\n")
-		for _, line := range strings.Split(strings.TrimRight(textOf(res), "\n"), "\n") {
+		for _, line := range strings.Split(text, "\n") {
 			d.printf("     │ %s\n", line)
 		}
 	default:
 		d.printf("   ← content[0].text:\n")
-		d.printJSON(textOf(res))
+		d.printJSON(text)
 	}
 	if d.fx != nil {
 		reqs := d.fx.requests()[seen:]
@@ -176,10 +192,21 @@ func (d *demo) call(ctx context.Context, name string, args any) (*mcp.CallToolRe
 			d.printf("   resource server saw: nothing\n")
 		}
 		for _, r := range reqs {
-			d.printf("   resource server saw: GET %s\n", r.URI)
+			d.printf("   resource server saw: GET %s\n", r)
 		}
 	}
 	return res, nil
+}
+
+// printJSON writes a JSON text indented under the current step, or the
+// text as it is when it is not JSON.
+func (d *demo) printJSON(text string) {
+	var buf bytes.Buffer
+	if json.Indent(&buf, []byte(text), "     ", "  ") != nil {
+		d.printf("     %s\n", text)
+		return
+	}
+	d.printf("     %s\n", buf.Bytes())
 }
 
 // textOf returns the text of the first content item of res, or "".
@@ -191,17 +218,4 @@ func textOf(res *mcp.CallToolResult) string {
 		return t.Text
 	}
 	return ""
-}
-
-// decodeStructured decodes the structuredContent of res into v. On a
-// client the SDK holds it as decoded JSON, so it is encoded again first.
-func decodeStructured(res *mcp.CallToolResult, v any) error {
-	if res.StructuredContent == nil {
-		return fmt.Errorf("no structuredContent")
-	}
-	b, err := json.Marshal(res.StructuredContent)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(b, v)
 }

@@ -47,18 +47,15 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/netip"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	switch {
 	case errors.Is(err, flag.ErrHelp):
@@ -73,111 +70,106 @@ func main() {
 // errUsage marks an error that the flag package has already reported.
 var errUsage = errors.New("usage")
 
+// config is what the command line chose.
+type config struct {
+	sdk      string // "gosdk" or "mcpgo"
+	chatgpt  bool
+	stdio    bool
+	httpAddr string
+	rsURL    string
+	timeout  time.Duration
+}
+
+// parseFlags parses args into a config, reporting problems on stderr.
+func parseFlags(args []string, stderr io.Writer) (config, error) {
+	var c config
+	fs := flag.NewFlagSet("searchfetch", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.sdk, "sdk", "gosdk", "the MCP SDK that serves the tools: `gosdk` or mcpgo")
+	fs.BoolVar(&c.chatgpt, "chatgpt", false, "ChatGPT mode: search takes {query}, fetch takes {id}, both answer JSON text")
+	fs.BoolVar(&c.stdio, "stdio", false, "serve MCP over stdin and stdout")
+	fs.StringVar(&c.httpAddr, "http", "", "serve MCP streamable HTTP at http://`ADDR`/mcp (a loopback address)")
+	fs.StringVar(&c.rsURL, "rs", "", "base `URL` of an external resource server (default: an in-process fixture on 127.0.0.1)")
+	fs.DurationVar(&c.timeout, "timeout", 10*time.Second, "bound on each request to the resource server")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return c, err
+		}
+		return c, errUsage
+	}
+	var problem string
+	switch {
+	case fs.NArg() > 0:
+		problem = fmt.Sprintf("unexpected arguments: %q", fs.Args())
+	case c.stdio && c.httpAddr != "":
+		problem = "-stdio and -http are exclusive"
+	case c.sdk != "gosdk" && c.sdk != "mcpgo":
+		problem = fmt.Sprintf("-sdk %q: want gosdk or mcpgo", c.sdk)
+	}
+	if problem != "" {
+		fmt.Fprintln(stderr, problem)
+		fs.Usage()
+		return c, errUsage
+	}
+	if c.httpAddr != "" {
+		if err := checkLoopback(c.httpAddr); err != nil {
+			return c, err
+		}
+	}
+	return c, nil
+}
+
 // run parses args and runs the chosen mode until it ends or ctx is done.
 // The demo transcript goes to stdout; diagnostics go to stderr, which in
 // -stdio mode is the only place they may go.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("searchfetch", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	rsURL := fs.String("rs", "", "base `URL` of an external resource server (default: an in-process fixture on 127.0.0.1)")
-	stdio := fs.Bool("stdio", false, "serve MCP over stdin and stdout")
-	httpAddr := fs.String("http", "", "serve MCP streamable HTTP at http://`ADDR`/mcp (a loopback address)")
-	timeout := fs.Duration("timeout", 10*time.Second, "bound on each request to the resource server")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return errUsage
+func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Writer) error {
+	c, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "unexpected arguments: %q\n", fs.Args())
-		fs.Usage()
-		return errUsage
-	}
-	if *stdio && *httpAddr != "" {
-		fmt.Fprintln(stderr, "-stdio and -http are exclusive")
-		fs.Usage()
-		return errUsage
-	}
-	if *httpAddr != "" {
-		if err := checkLoopback(*httpAddr); err != nil {
-			return err
-		}
-	}
-
 	var fx *fixture
-	base := *rsURL
+	base := c.rsURL
 	if base == "" {
-		var stopFixture func()
-		var err error
-		fx, base, stopFixture, err = startFixture()
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			return fmt.Errorf("starting the fixture resource server: %w", err)
 		}
+		var stopFixture func()
+		fx, base, stopFixture = startFixture(ln)
 		defer stopFixture()
 	}
-	rs, err := newResourceClient(base, *timeout)
+	rc, err := newResourceClient(base, c.timeout)
 	if err != nil {
 		return err
 	}
-	srv := newServer(rs)
+	s := newMCPServer(c.sdk, rc, c.chatgpt)
 
 	switch {
-	case *stdio:
-		fmt.Fprintf(stderr, "searchfetch: MCP on stdio; resource server %s\n", base)
-		err := srv.Run(ctx, &mcp.StdioTransport{})
-		if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
-			return nil
+	case c.stdio:
+		fmt.Fprintf(stderr, "searchfetch: MCP on stdio with %s; resource server %s\n", c.sdk, base)
+		return s.serveStream(ctx, stdin, stdout)
+	case c.httpAddr != "":
+		ln, err := net.Listen("tcp", c.httpAddr)
+		if err != nil {
+			return err
 		}
-		return err
-	case *httpAddr != "":
-		return serveHTTP(ctx, srv, *httpAddr, base, stderr)
+		fmt.Fprintf(stderr, "searchfetch: serving with %s; resource server %s\n", c.sdk, base)
+		return serveHTTP(ctx, newHTTPServer(s.handler(defaultLimits), defaultLimits), ln, stderr)
 	}
-	return runDemo(ctx, srv, fx, base, stdout)
+	return runDemo(ctx, s, c, fx, base, stdout)
 }
 
-// checkLoopback returns an error unless addr is host:port with a loopback
-// host: an IP literal such as 127.0.0.1 or ::1, or localhost.
-func checkLoopback(addr string) error {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("-http %q: %w", addr, err)
-	}
-	if host == "localhost" {
-		return nil
-	}
-	if ip, err := netip.ParseAddr(host); err == nil && ip.IsLoopback() {
-		return nil
-	}
-	return fmt.Errorf("-http %q: refusing to listen on a non-loopback address; this example has no authentication", addr)
+// mcpServer is the MCP server of one SDK, with the search and fetch tools.
+type mcpServer interface {
+	// serveStream serves one MCP session over newline-delimited JSON-RPC
+	// on in and out, as over stdio, until in ends or ctx is done.
+	serveStream(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error
+	// handler returns the streamable HTTP handler, at /mcp, within lim.
+	handler(lim limits) http.Handler
 }
 
-// httpHandler serves srv as MCP streamable HTTP at /mcp.
-func httpHandler(srv *mcp.Server) http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
-	return mux
-}
-
-// serveHTTP serves srv as MCP streamable HTTP on addr until ctx is done.
-func serveHTTP(ctx context.Context, srv *mcp.Server, addr, base string, stderr io.Writer) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
-	hs := &http.Server{Handler: httpHandler(srv), ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(stderr, "searchfetch: MCP streamable HTTP on http://%s/mcp; resource server %s\n", ln.Addr(), base)
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := hs.Shutdown(shutdown); err != nil {
-		return hs.Close()
-	}
-	return nil
+// newMCPServer returns the server of the named SDK, whose tools call the
+// resource server through rc; in ChatGPT mode when chatgpt is set.
+func newMCPServer(sdk string, rc *resourceClient, chatgpt bool) mcpServer {
+	return gosdkServer{srv: newServer(rc)}
 }

@@ -17,17 +17,24 @@ import (
 
 // The resource server's HTTP API, as this example assumes it:
 //
-//	GET /v1/search?q=...                             200 {"hits":[rsHit...],"total":n}
-//	GET /v1/streams/{stream}/records/{record_id}     200 rsDocument
-//	    [?connection_id=...]                         404 not found
-//	                                                 409 {"code":"ambiguous_connection",
-//	                                                      "available_connections":[...]}
+//	GET /v1/search?q=...                                  200 rsSearchResult
+//	GET /v1/streams/{stream}/records/{record_id}          200 rsDocument
+//	    [?connection_id=...]
+//	GET /v1/records?connection_id=...&id=...              200 rsDocument
 //
-// Unscoped record reads (no connection_id) are answered with 409 when the
-// record exists in more than one connection the caller can read.
+// A record read answers 404 when there is no such record, and an unscoped
+// one (no connection_id) answers 409 with an rsConflict body when the record
+// exists in more than one connection the caller can read.
+//
+// The first record read serves plain handles, stream:record, whose two
+// segments the handle grammar makes safe to escape into a path. The second
+// serves opaque handles, connection/:base: their base id may be a URL or a
+// key with '/' or "..", so it travels only as a query value, and the
+// resource server looks it up within the connection, never as a path.
 
 // rsHit is one search hit as the resource server returns it. ID is the
-// legacy stream:record id; the connection travels beside it.
+// hit's id within its connection (a legacy stream:record, a URL, a key);
+// the connection travels beside it.
 type rsHit struct {
 	ID           string `json:"id"`
 	ConnectionID string `json:"connection_id"`
@@ -46,11 +53,12 @@ type rsSearchResult struct {
 	HasMore bool    `json:"has_more"`
 }
 
-// rsDocument is one record as the resource server returns it.
+// rsDocument is one record as the resource server returns it. ID is the
+// record's id within its connection, as its search hit carries it.
 type rsDocument struct {
 	ConnectionID string            `json:"connection_id"`
+	ID           string            `json:"id"`
 	Stream       string            `json:"stream"`
-	RecordID     string            `json:"record_id"`
 	Title        string            `json:"title"`
 	Text         string            `json:"text"`
 	URL          string            `json:"url"`
@@ -65,6 +73,15 @@ type rsConflict struct {
 
 // maxBody bounds how much of a resource-server answer is read.
 const maxBody = 1 << 20
+
+// maxIdlePerHost is how many idle connections the resource client keeps
+// open to the resource server. net/http's default, 2, is far below the
+// number of tool calls a loaded server has in flight: every connection
+// beyond it is closed after its answer and dialled again for the next
+// call, which fills the machine with sockets in TIME_WAIT until it runs
+// out of ephemeral ports. 64 covers the concurrency of a busy server; more
+// calls than that still work, on extra connections.
+const maxIdlePerHost = 64
 
 // resourceClient calls the resource server. Every request is bounded by
 // the http.Client's Timeout, so a stalled server cannot hang a tool call.
@@ -89,9 +106,12 @@ func newResourceClient(base string, timeout time.Duration) (*resourceClient, err
 	if timeout <= 0 {
 		return nil, fmt.Errorf("resource server timeout %v: must be positive", timeout)
 	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = maxIdlePerHost
+	tr.MaxIdleConns = max(tr.MaxIdleConns, maxIdlePerHost)
 	return &resourceClient{
 		base: strings.TrimRight(base, "/"),
-		http: &http.Client{Timeout: timeout},
+		http: &http.Client{Timeout: timeout, Transport: tr},
 	}, nil
 }
 
@@ -102,76 +122,78 @@ func (c *resourceClient) search(ctx context.Context, query string) (rsSearchResu
 	if err != nil {
 		return res, err
 	}
-	if status != http.StatusOK {
-		return res, statusError(status, body)
+	switch {
+	case status >= 500:
+		return res, statusError(status)
+	case status != http.StatusOK:
+		// Search has no record to miss: any other status is unusable.
+		return res, invalidResponse("the resource server answered with the unexpected status " + strconv.Itoa(status))
 	}
-	if err := decode(status, body, &res); err != nil {
-		return res, err
+	if err := decode(body, &res); err != nil {
+		return rsSearchResult{}, err
 	}
 	return res, nil
 }
 
 // record reads the record that req names. req must come from a successful
-// [mcpid.ResolveFetch]: its path is escaped segment by segment, and the
-// connection, when there is one, travels as the connection_id query.
+// [mcpid.ResolveFetch]. A plain handle is read at its
+// [mcpid.FetchRequest.RecordPath], with the connection, when there is one,
+// as the connection_id query; an opaque handle, which always has a
+// connection, is looked up by its base id within that connection.
 //
-// A 409 ambiguous_connection answer becomes the [*mcpid.Error] that
-// [mcpid.AmbiguousConnection] builds; every other failure is a
-// [*resourceError].
+// A 409 ambiguous_connection answer becomes [mcpid.AmbiguousConnection];
+// every failure is an [*mcpid.Error] with a resource-server code.
 func (c *resourceClient) record(ctx context.Context, req mcpid.FetchRequest) (rsDocument, error) {
-	var doc rsDocument
-	path := req.RecordPath()
-	if path == "" {
-		// Unreachable with a resolved request; fail closed all the same.
-		return doc, &resourceError{Code: codeInvalidResponse, Detail: "no record path to read"}
+	path, query := req.RecordPath(), req.Query()
+	if req.Handle.IsOpaque() {
+		path = "/v1/records"
+		query.Set("id", req.Handle.BaseID())
 	}
-	status, body, err := c.get(ctx, path, req.Query())
+	if path == "" || req.Handle.IsOpaque() && req.ConnectionID == "" {
+		// Unreachable with a resolved request; fail closed all the same.
+		return rsDocument{}, mcpid.NewError(mcpid.CodeInvalidID, "the request names no record", "pass the id exactly as search returned it")
+	}
+	status, body, err := c.get(ctx, path, query)
 	if err != nil {
-		return doc, err
+		return rsDocument{}, err
 	}
 	switch status {
 	case http.StatusOK:
 	case http.StatusConflict:
-		var conflict rsConflict
-		if err := decode(status, body, &conflict); err != nil {
-			return doc, err
-		}
-		if conflict.Code != string(mcpid.CodeAmbiguousConnection) || len(conflict.AvailableConnections) == 0 {
-			return doc, &resourceError{
-				Code:   codeInvalidResponse,
-				Status: status,
-				Detail: "409 without an ambiguous_connection body listing connections",
-			}
-		}
-		return doc, mcpid.AmbiguousConnection(conflict.AvailableConnections)
+		return rsDocument{}, conflictError(body)
 	default:
-		return doc, statusError(status, body)
+		return rsDocument{}, statusError(status)
 	}
-	if err := decode(status, body, &doc); err != nil {
-		return doc, err
+	var doc rsDocument
+	if err := decode(body, &doc); err != nil {
+		return rsDocument{}, err
 	}
 	// The resource server is the authority on scope, but a document from a
-	// connection, stream or record other than the one asked for would put
-	// the wrong data under the id the model passed. Keys are compared byte
-	// for byte, like the ids that carry them.
-	var mismatch string
-	switch {
-	case req.ConnectionID != "" && doc.ConnectionID != req.ConnectionID:
-		mismatch = fmt.Sprintf("asked for connection %q, got a document from %q", req.ConnectionID, doc.ConnectionID)
-	case doc.Stream != req.Handle.Stream():
-		mismatch = fmt.Sprintf("asked for stream %q, got a document from %q", req.Handle.Stream(), doc.Stream)
-	case doc.RecordID != req.Handle.RecordID():
-		mismatch = fmt.Sprintf("asked for record %q, got the document of %q", req.Handle.RecordID(), doc.RecordID)
-	}
-	if mismatch != "" {
-		return rsDocument{}, &resourceError{Code: codeInvalidResponse, Status: status, Detail: mismatch}
+	// connection or record other than the one asked for would put the wrong
+	// data under the id the model passed. Ids are compared byte for byte.
+	if req.ConnectionID != "" && doc.ConnectionID != req.ConnectionID || doc.ID != req.Handle.BaseID() {
+		return rsDocument{}, invalidResponse("the resource server answered with another record than the one asked for")
 	}
 	return doc, nil
 }
 
+// conflictError turns the body of a 409 answer into the
+// [mcpid.AmbiguousConnection] error it stands for, or an
+// invalid_resource_response error when it is not one.
+func conflictError(body []byte) error {
+	var conflict rsConflict
+	if err := decode(body, &conflict); err != nil {
+		return err
+	}
+	if conflict.Code != string(mcpid.CodeAmbiguousConnection) || len(conflict.AvailableConnections) == 0 {
+		return invalidResponse("the resource server answered 409 without listing the connections to choose from")
+	}
+	return mcpid.AmbiguousConnection(conflict.AvailableConnections)
+}
+
 // get sends GET base+path?query and returns the status and at most maxBody
 // bytes of the body. A transport failure or a timeout is a
-// resource_unavailable [*resourceError].
+// resource_unavailable error.
 func (c *resourceClient) get(ctx context.Context, path string, query url.Values) (int, []byte, error) {
 	target := c.base + path
 	if len(query) > 0 {
@@ -179,32 +201,26 @@ func (c *resourceClient) get(ctx context.Context, path string, query url.Values)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
-		return 0, nil, &resourceError{Code: codeInvalidResponse, Detail: "cannot build the request: " + err.Error()}
+		return 0, nil, invalidResponse("the request to the resource server could not be built")
 	}
 	req.Header.Set("Accept", "application/json")
 	resp, err := c.http.Do(req)
 	if err != nil {
-		detail := "the resource server could not be reached"
 		if isTimeout(err) {
-			detail = "the resource server did not answer within " + c.http.Timeout.String()
+			return 0, nil, unavailable("the resource server did not answer within " + c.http.Timeout.String())
 		}
-		return 0, nil, &resourceError{Code: codeUnavailable, Detail: detail, err: err}
+		return 0, nil, unavailable("the resource server could not be reached")
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
 	if err != nil {
-		detail := "the answer was cut off"
 		if isTimeout(err) {
-			detail = "the resource server did not finish its answer within " + c.http.Timeout.String()
+			return 0, nil, unavailable("the resource server did not finish its answer within " + c.http.Timeout.String())
 		}
-		return 0, nil, &resourceError{Code: codeUnavailable, Status: resp.StatusCode, Detail: detail, err: err}
+		return 0, nil, unavailable("the resource server's answer was cut off")
 	}
 	if len(body) > maxBody {
-		return 0, nil, &resourceError{
-			Code:   codeInvalidResponse,
-			Status: resp.StatusCode,
-			Detail: "the answer is larger than " + strconv.Itoa(maxBody) + " bytes",
-		}
+		return 0, nil, invalidResponse("the resource server's answer is larger than " + strconv.Itoa(maxBody) + " bytes")
 	}
 	return resp.StatusCode, body, nil
 }
@@ -216,88 +232,36 @@ func isTimeout(err error) bool {
 }
 
 // decode unmarshals a JSON body into v, or returns an
-// invalid_resource_response [*resourceError].
-func decode(status int, body []byte, v any) error {
-	if err := json.Unmarshal(body, v); err != nil {
-		return &resourceError{Code: codeInvalidResponse, Status: status, Detail: "the answer is not the expected JSON: " + err.Error(), err: err}
+// invalid_resource_response error. The decoder's own message stays out of
+// the error: it is about this server's types, not about the tool call.
+func decode(body []byte, v any) error {
+	if json.Unmarshal(body, v) != nil {
+		return invalidResponse("the resource server's answer is not the expected JSON")
 	}
 	return nil
 }
 
-// statusError maps an unexpected status to a [*resourceError].
-func statusError(status int, body []byte) error {
-	e := &resourceError{Status: status}
+// statusError maps the status of a record read other than 200 and 409 to
+// an error.
+func statusError(status int) error {
 	switch {
 	case status == http.StatusNotFound:
-		e.Code = codeNotFound
-		e.Detail = "the resource server has no such record"
+		return mcpid.NewError(mcpid.CodeNotFound, "the resource server has no such record",
+			"pass the id exactly as search returned it, or search again")
 	case status >= 500:
-		e.Code = codeUnavailable
-		e.Detail = "the resource server failed with " + strconv.Itoa(status)
-	default:
-		e.Code = codeInvalidResponse
-		e.Detail = "unexpected status " + strconv.Itoa(status)
+		return unavailable("the resource server failed with status " + strconv.Itoa(status))
 	}
-	if len(body) > 0 && len(body) <= 200 && json.Valid(body) {
-		e.Detail += ": " + string(body)
-	}
-	return e
+	return invalidResponse("the resource server answered with the unexpected status " + strconv.Itoa(status))
 }
 
-// The codes of a [*resourceError]: failures of the resource server, as
-// opposed to the [mcpid.Code]s, which are failures of the tool arguments.
-const (
-	// codeNotFound: the record does not exist, or not for this caller.
-	codeNotFound = "not_found"
-	// codeUnavailable: the resource server failed (5xx), timed out or could
-	// not be reached; the same call may work later.
-	codeUnavailable = "resource_unavailable"
-	// codeInvalidResponse: the resource server answered something this
-	// server cannot use (not JSON, an unexpected status, a malformed 409).
-	codeInvalidResponse = "invalid_resource_response"
-	// codeInternal: this server failed; never expected.
-	codeInternal = "internal_error"
-)
-
-// resourceError is a failure of the resource server. Its JSON form is an
-// envelope shaped like [mcpid.Error]'s, so that an agent reads one kind of
-// error object whatever went wrong.
-type resourceError struct {
-	Code   string // one of the code constants above
-	Status int    // the HTTP status, or 0 when there was no answer
-	Detail string // what happened, for people
-	err    error  // the underlying error, if any
+// unavailable returns a resource_unavailable error: the same call may work
+// later.
+func unavailable(message string) error {
+	return mcpid.NewError(mcpid.CodeResourceUnavailable, message, "retry later; the arguments were fine")
 }
 
-// Error returns the message: the code, what happened and the hint.
-func (e *resourceError) Error() string {
-	return "searchfetch: " + e.Code + ": " + e.Detail + "; " + e.hint()
-}
-
-// Unwrap returns the underlying transport or decoding error, if any.
-func (e *resourceError) Unwrap() error { return e.err }
-
-// hint tells the agent what to do next.
-func (e *resourceError) hint() string {
-	switch e.Code {
-	case codeNotFound:
-		return "check that the id was passed exactly as search returned it; otherwise the record is gone, search again"
-	case codeUnavailable:
-		return "retry later; the id and connection_id were fine"
-	}
-	return "report this to the server operator; retrying is unlikely to help"
-}
-
-// MarshalJSON returns the tool-error envelope:
-//
-//	{"type":"adapter_error","code":…,"message":…,"hint":…,"retryable":…,"status":…}
-func (e *resourceError) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Type      string `json:"type"`
-		Code      string `json:"code"`
-		Message   string `json:"message"`
-		Hint      string `json:"hint"`
-		Retryable bool   `json:"retryable"`
-		Status    int    `json:"status,omitempty"`
-	}{"adapter_error", e.Code, e.Error(), e.hint(), e.Code == codeUnavailable, e.Status})
+// invalidResponse returns an invalid_resource_response error: retrying is
+// unlikely to help.
+func invalidResponse(message string) error {
+	return mcpid.NewError(mcpid.CodeInvalidResourceResponse, message, "report this to the server operator")
 }

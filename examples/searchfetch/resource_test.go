@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -13,21 +14,22 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// stallCap is how long stall waits at most for the client to give up;
-// by then the tool call has failed on its own deadline.
-const stallCap = callTimeout
+// stallTimeout is the resource client's timeout in the cases where the
+// resource server stalls: short, so those cases are fast. Every other case
+// uses callTimeout, so that it fails on its merits and never on the clock.
+const stallTimeout = 300 * time.Millisecond
 
-// stall answers nothing until the client gives up, or for stallCap at
+// stall answers nothing until the client gives up, or for callTimeout at
 // most.
 func stall(w http.ResponseWriter, r *http.Request) {
 	select {
 	case <-r.Context().Done():
-	case <-time.After(stallCap):
+	case <-time.After(callTimeout):
 	}
 }
 
-// status answers with a fixed status, content type and body.
-func status(code int, contentType, body string) http.HandlerFunc {
+// answer answers with a fixed status, content type and body.
+func answer(code int, contentType, body string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", contentType)
 		w.WriteHeader(code)
@@ -35,85 +37,69 @@ func status(code int, contentType, body string) http.HandlerFunc {
 	}
 }
 
-// TestResourceServerFaults: whatever the resource server does wrong, both
-// tools answer with a tool error carrying a clear code. A resource server
-// that stalls is given up on after the client timeout.
-//
-// Only the stalling cases run with the short stallTimeout; every other
-// case, the 1 MiB answer among them, runs with the long testTimeout, so
-// that on a loaded machine it fails on its merits and never on the clock.
-// Elapsed time is bounded loosely, for the stalling cases only.
+// newClientFor serves rs on loopback and returns a resource client for it
+// whose requests give up after timeout, and a count of the requests rs
+// received.
+func newClientFor(t *testing.T, rs http.Handler, timeout time.Duration) (*resourceClient, *atomic.Int32) {
+	t.Helper()
+	var hits atomic.Int32
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		rs.ServeHTTP(w, r)
+	}))
+	t.Cleanup(hs.Close)
+	rc, err := newResourceClient(hs.URL, timeout)
+	require.NoError(t, err)
+	return rc, &hits
+}
+
+// mustResolve resolves fetch arguments that the test knows are valid.
+func mustResolve(t *testing.T, id, connectionID string) mcpid.FetchRequest {
+	t.Helper()
+	req, err := mcpid.ResolveFetch(id, connectionID)
+	require.NoError(t, err)
+	return req
+}
+
+// TestResourceServerFaults: whatever the resource server does wrong, a
+// search and a fetch fail with the resource-server code for it, after one
+// request each, and the error says nothing of this server's internals.
 func TestResourceServerFaults(t *testing.T) {
 	tests := []struct {
-		name          string
-		handler       http.HandlerFunc
-		stalls        bool // the client timeout, stallTimeout, must end the call
-		wantCode      string
-		wantStatus    int
-		wantRetryable bool
-		wantDetail    string // in the message, after the code
+		name     string
+		handler  http.HandlerFunc
+		stalls   bool // the client timeout, stallTimeout, must end the call
+		wantCode error
 	}{
-		{"not JSON", status(200, "text/html", "<html>oops</html>"), false, codeInvalidResponse, 200, false,
-			"the answer is not the expected JSON: "},
-		{"truncated JSON", status(200, "application/json", `{"hits":[{"id":`), false, codeInvalidResponse, 200, false,
-			"the answer is not the expected JSON: "},
-		{"wrong JSON type", status(200, "application/json", `[1,2,3]`), false, codeInvalidResponse, 200, false,
-			"the answer is not the expected JSON: "},
-		{"500", status(500, "text/plain", "internal error"), false, codeUnavailable, 500, true,
-			"the resource server failed with 500; "},
-		{"503 with JSON", status(503, "application/json", `{"error":"maintenance"}`), false, codeUnavailable, 503, true,
-			`the resource server failed with 503: {"error":"maintenance"}; `},
-		{"401", status(401, "application/json", `{}`), false, codeInvalidResponse, 401, false,
-			"unexpected status 401: {}; "},
-		{"too large", status(200, "application/json", `{"title":"`+strings.Repeat("x", maxBody)+`"}`), false, codeInvalidResponse, 200, false,
-			"the answer is larger than 1048576 bytes; "},
-		{"stalls past the timeout", stall, true, codeUnavailable, 0, true,
-			"the resource server did not answer within " + stallTimeout.String() + "; "},
-		{"headers then stalls", func(w http.ResponseWriter, r *http.Request) {
+		{"not JSON", answer(200, "text/html", "<html>oops</html>"), false, mcpid.ErrInvalidResourceResponse},
+		{"truncated JSON", answer(200, "application/json", `{"hits":[{"id":`), false, mcpid.ErrInvalidResourceResponse},
+		{"wrong JSON type", answer(200, "application/json", `[1,2,3]`), false, mcpid.ErrInvalidResourceResponse},
+		{"500", answer(500, "text/plain", "internal error at db.go:12"), false, mcpid.ErrResourceUnavailable},
+		{"503", answer(503, "application/json", `{"error":"maintenance"}`), false, mcpid.ErrResourceUnavailable},
+		{"401", answer(401, "application/json", `{}`), false, mcpid.ErrInvalidResourceResponse},
+		{"too large", answer(200, "application/json", `{"title":"`+strings.Repeat("x", maxBody)+`"}`), false, mcpid.ErrInvalidResourceResponse},
+		{"stalls", stall, true, mcpid.ErrResourceUnavailable},
+		{"headers, then stalls", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(200)
 			_, _ = w.Write([]byte(`{"hits":[`))
 			w.(http.Flusher).Flush()
 			stall(w, r)
-		}, true, codeUnavailable, 200, true,
-			"the resource server did not finish its answer within " + stallTimeout.String() + "; "},
+		}, true, mcpid.ErrResourceUnavailable},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var hits atomic.Int32
-			rs := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				hits.Add(1)
-				tt.handler(w, r)
-			})
-			var h *harness
+			timeout := callTimeout
 			if tt.stalls {
-				h = newStallHarness(t, rs)
-			} else {
-				h = newHarnessFor(t, rs)
+				timeout = stallTimeout
 			}
-			for _, call := range []struct {
-				tool string
-				args any
-			}{
-				{"search", searchInput{Query: "x"}},
-				{"fetch", fetchInput{ID: "cin_4f2a/orders:o1"}},
-			} {
-				start := time.Now()
-				env := toolErrorOf(t, h.call(t, call.tool, call.args))
-				elapsed := time.Since(start)
-				assert.Equal(t, tt.wantCode, env.Code, call.tool)
-				assert.Equal(t, tt.wantStatus, env.Status, call.tool)
-				require.NotNil(t, env.Retryable)
-				assert.Equal(t, tt.wantRetryable, *env.Retryable, call.tool)
-				assert.True(t, strings.HasPrefix(env.Message, "searchfetch: "+tt.wantCode+": "+tt.wantDetail),
-					"%s: message %q, want the detail %q", call.tool, env.Message, tt.wantDetail)
-				if tt.stalls {
-					// The client timeout ends the call: never before it, and
-					// well before the stall would end by itself. The upper
-					// bound is loose, for loaded machines.
-					assert.GreaterOrEqual(t, elapsed, stallTimeout, call.tool)
-					assert.Less(t, elapsed, stallTimeout+5*time.Second, "%s: bounded by the client timeout", call.tool)
-				}
+			rc, hits := newClientFor(t, tt.handler, timeout)
+			_, searchErr := rc.search(t.Context(), "x")
+			_, fetchErr := rc.record(t.Context(), mustResolve(t, "cin_4f2a/orders:o1", ""))
+			for _, err := range []error{searchErr, fetchErr} {
+				require.ErrorIs(t, err, tt.wantCode)
+				assert.NotContains(t, err.Error(), "db.go", "no internal detail of the resource server")
+				assert.NotContains(t, err.Error(), "json:", "no internal detail of this server")
 			}
 			assert.EqualValues(t, 2, hits.Load(), "one request per call, no retries")
 		})
@@ -121,150 +107,156 @@ func TestResourceServerFaults(t *testing.T) {
 }
 
 // TestResourceServerUnreachable: a resource server that refuses the
-// connection is resource_unavailable, at once and without a status.
+// connection is resource_unavailable.
 //
 // The address is TCP port 0 on the loopback interface. Port 0 can never be
 // listened on (binding it asks the kernel for some free port instead), so
-// the connection is refused on every run; a port taken from a closed
-// listener could meanwhile be bound by any other process.
+// the connection is refused on every run.
 func TestResourceServerUnreachable(t *testing.T) {
-	h := connectTo(t, "http://127.0.0.1:0")
-	env := h.fetchError(t, "cin_4f2a/orders:o1", "")
-	assert.Equal(t, codeUnavailable, env.Code)
-	assert.Equal(t, "searchfetch: resource_unavailable: the resource server could not be reached; "+
-		"retry later; the id and connection_id were fine", env.Message)
-	assert.Zero(t, env.Status)
-	require.NotNil(t, env.Retryable)
-	assert.True(t, *env.Retryable)
+	rc, err := newResourceClient("http://127.0.0.1:0", callTimeout)
+	require.NoError(t, err)
+	_, err = rc.record(t.Context(), mustResolve(t, "cin_4f2a/orders:o1", ""))
+	require.ErrorIs(t, err, mcpid.ErrResourceUnavailable)
 }
 
-// TestResourceServerBadConflicts: a 409 is relayed as ambiguous_connection
-// only when it is one, with connections to choose from.
-func TestResourceServerBadConflicts(t *testing.T) {
+// TestResourceServerConflicts: a 409 is relayed as ambiguous_connection,
+// with the connections it lists, only when it is one.
+func TestResourceServerConflicts(t *testing.T) {
 	tests := []struct {
-		name     string
-		body     string
-		wantCode string
-		wantList []string
+		name      string
+		body      string
+		wantCode  error
+		wantConns []string
 	}{
-		{"ambiguous", `{"code":"ambiguous_connection","available_connections":["a","b","c"]}`, string(mcpid.CodeAmbiguousConnection), []string{"a", "b", "c"}},
-		{"no connections", `{"code":"ambiguous_connection","available_connections":[]}`, codeInvalidResponse, nil},
-		{"other code", `{"code":"version_conflict"}`, codeInvalidResponse, nil},
-		{"not JSON", `conflict`, codeInvalidResponse, nil},
+		{"ambiguous", `{"code":"ambiguous_connection","available_connections":["a","b","c"]}`, mcpid.ErrAmbiguousConnection, []string{"a", "b", "c"}},
+		{"no connections", `{"code":"ambiguous_connection","available_connections":[]}`, mcpid.ErrInvalidResourceResponse, nil},
+		{"other code", `{"code":"version_conflict"}`, mcpid.ErrInvalidResourceResponse, nil},
+		{"not JSON", `conflict`, mcpid.ErrInvalidResourceResponse, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := newHarnessFor(t, status(409, "application/json", tt.body))
-			env := h.fetchError(t, "orders:o1", "")
-			assert.Equal(t, tt.wantCode, env.Code)
-			assert.Equal(t, tt.wantList, env.Available)
+			rc, _ := newClientFor(t, answer(409, "application/json", tt.body), callTimeout)
+			_, err := rc.record(t.Context(), mustResolve(t, "orders:o1", ""))
+			require.ErrorIs(t, err, tt.wantCode)
+			var e *mcpid.Error
+			require.ErrorAs(t, err, &e)
+			assert.Equal(t, tt.wantConns, e.Available)
 		})
 	}
 }
 
-// TestAmbiguousConnectionCapped: a long list of connections is capped in
-// the envelope, with the rest counted.
-func TestAmbiguousConnectionCapped(t *testing.T) {
-	conns := make([]string, mcpid.MaxAvailableConnections+5)
-	for i := range conns {
-		conns[i] = "cin_" + string(rune('a'+i))
-	}
-	body := `{"code":"ambiguous_connection","available_connections":["` + strings.Join(conns, `","`) + `"]}`
-	h := newHarnessFor(t, status(409, "application/json", body))
-	env := h.fetchError(t, "orders:o1", "")
-	assert.Equal(t, string(mcpid.CodeAmbiguousConnection), env.Code)
-	assert.Equal(t, conns[:mcpid.MaxAvailableConnections], env.Available)
-	assert.Equal(t, 5, env.Omitted)
-}
-
-// TestDocumentMismatch: a document whose connection, stream or record_id
-// is not the one asked for is refused rather than shown under the id, for
-// scoped and unscoped reads alike; the one asked for is accepted.
+// TestDocumentMismatch: a document from another connection, or with
+// another id, than the one asked for is refused rather than shown under
+// the id the model passed; the one asked for is accepted. Ids are compared
+// byte for byte.
 func TestDocumentMismatch(t *testing.T) {
 	tests := []struct {
-		name, id, connectionID     string // the fetch arguments
-		docConn, docStream, docRec string // the document the resource server answers
-		wantDetail                 string // "" when the document is accepted
+		name, id, connectionID string // the fetch arguments
+		docConn, docID         string // the document the resource server answers
+		ok                     bool
 	}{
-		{"match", "cin_4f2a/orders:o1", "", "cin_4f2a", "orders", "o1", ""},
-		{"other connection", "cin_4f2a/orders:o1", "", "cin_9b7e", "orders", "o1",
-			`asked for connection "cin_4f2a", got a document from "cin_9b7e"`},
-		{"other stream", "cin_4f2a/orders:o1", "", "cin_4f2a", "tickets", "o1",
-			`asked for stream "orders", got a document from "tickets"`},
-		{"other record", "cin_4f2a/orders:o1", "", "cin_4f2a", "orders", "o2",
-			`asked for record "o1", got the document of "o2"`},
-		{"record differs in case only", "cin_4f2a/orders:o1", "", "cin_4f2a", "orders", "O1",
-			`asked for record "o1", got the document of "O1"`},
-		{"no stream", "cin_4f2a/orders:o1", "", "cin_4f2a", "", "o1",
-			`asked for stream "orders", got a document from ""`},
-		{"unscoped match", "orders:o1", "", "cin_9b7e", "orders", "o1", ""},
-		{"unscoped, other stream", "orders:o1", "", "cin_9b7e", "tickets", "o1",
-			`asked for stream "orders", got a document from "tickets"`},
-		{"unscoped, other record", "orders:o1", "", "cin_9b7e", "orders", "o2",
-			`asked for record "o1", got the document of "o2"`},
-		{"explicit connection, other record", "orders:o1", "cin_4f2a", "cin_4f2a", "orders", "o2",
-			`asked for record "o1", got the document of "o2"`},
-		{"explicit connection, other connection", "orders:o1", "cin_4f2a", "cin_9b7e", "orders", "o1",
-			`asked for connection "cin_4f2a", got a document from "cin_9b7e"`},
+		{"match", "cin_4f2a/orders:o1", "", "cin_4f2a", "orders:o1", true},
+		{"other connection", "cin_4f2a/orders:o1", "", "cin_9b7e", "orders:o1", false},
+		{"other record", "cin_4f2a/orders:o1", "", "cin_4f2a", "orders:o2", false},
+		{"other stream", "cin_4f2a/orders:o1", "", "cin_4f2a", "tickets:o1", false},
+		{"differs in case only", "cin_4f2a/orders:o1", "", "cin_4f2a", "orders:O1", false},
+		{"with its connection", "cin_4f2a/orders:o1", "", "cin_4f2a", "cin_4f2a/orders:o1", false},
+		{"unscoped, any connection", "orders:o1", "", "cin_9b7e", "orders:o1", true},
+		{"unscoped, other record", "orders:o1", "", "cin_9b7e", "orders:o2", false},
+		{"explicit, other connection", "orders:o1", "cin_4f2a", "cin_9b7e", "orders:o1", false},
+		{"opaque match", opaqueFileID, "", "cin_d21e", "files:reports/q3.pdf", true},
+		{"opaque, other id", opaqueFileID, "", "cin_d21e", "files:reports/q4.pdf", false},
+		{"opaque, other connection", opaqueFileID, "", "cin_9b1c", "files:reports/q3.pdf", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			body, err := json.Marshal(rsDocument{
-				ConnectionID: tt.docConn, Stream: tt.docStream, RecordID: tt.docRec,
-				Title: "t", Text: "x", URL: "u",
-			})
+			body, err := json.Marshal(rsDocument{ConnectionID: tt.docConn, ID: tt.docID, Title: "t", Text: "x"})
 			require.NoError(t, err)
-			var hits atomic.Int32
-			h := newHarnessFor(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				hits.Add(1)
-				status(200, "application/json", string(body))(w, r)
-			}))
-			if tt.wantDetail == "" {
-				doc := h.fetch(t, tt.id, tt.connectionID)
-				assert.Equal(t, tt.id, doc.ID)
+			rc, hits := newClientFor(t, answer(200, "application/json", string(body)), callTimeout)
+			doc, err := rc.record(t.Context(), mustResolve(t, tt.id, tt.connectionID))
+			if tt.ok {
+				require.NoError(t, err)
 				assert.Equal(t, "t", doc.Title)
-				assert.Equal(t, tt.docConn, doc.Metadata["connection_id"])
-				assert.Equal(t, tt.docStream, doc.Metadata["stream"])
-				assert.Equal(t, tt.docRec, doc.Metadata["record_id"])
 			} else {
-				env := h.fetchError(t, tt.id, tt.connectionID)
-				assert.Equal(t, codeInvalidResponse, env.Code)
-				assert.Equal(t, 200, env.Status)
-				require.NotNil(t, env.Retryable)
-				assert.False(t, *env.Retryable)
-				assert.Equal(t, "searchfetch: invalid_resource_response: "+tt.wantDetail+
-					"; report this to the server operator; retrying is unlikely to help", env.Message)
+				require.ErrorIs(t, err, mcpid.ErrInvalidResourceResponse)
+				assert.Zero(t, doc)
 			}
 			assert.EqualValues(t, 1, hits.Load(), "one read")
 		})
 	}
 }
 
-// TestNewResourceClient: the URL and timeout checks.
+// TestFixtureRecordReads: the fixture reads a plain handle at its record
+// path and looks an opaque base id up within its connection, as a query
+// value and never as a path; what it cannot find, or cannot tell apart,
+// it says so.
+func TestFixtureRecordReads(t *testing.T) {
+	tests := []struct {
+		name, id, connectionID string
+		wantURI                string
+		wantTitle              string
+		wantErr                error
+	}{
+		{"plain", "cin_4f2a/orders:o1", "", "/v1/streams/orders/records/o1?connection_id=cin_4f2a",
+			"Order o1: 3 kg espresso beans", nil},
+		{"plain, escaped", "cin_4f2a/orders:o#1042?gift=yes", "", "/v1/streams/orders/records/o%231042%3Fgift=yes?connection_id=cin_4f2a",
+			"Order o#1042: espresso cups, gift wrapped", nil},
+		{"legacy, explicit", "orders:o1", "cin_9b7e", "/v1/streams/orders/records/o1?connection_id=cin_9b7e",
+			"Order o1: espresso grinder", nil},
+		{"legacy, ambiguous", "orders:o1", "", "/v1/streams/orders/records/o1", "", mcpid.ErrAmbiguousConnection},
+		{"URL id", opaqueWikiID, "", "/v1/records?connection_id=cin_9b1c&id=https%3A%2F%2Fwiki.example.com%2Fp%2F7",
+			"Runbook: descaling the shop's machines", nil},
+		{"key with '/'", opaqueFileID, "", "/v1/records?connection_id=cin_d21e&id=files%3Areports%2Fq3.pdf",
+			"Q3 report: descaling kits sold", nil},
+		{"opaque id in another connection", "cin_9b1c/:files:reports/q3.pdf", "", "/v1/records?connection_id=cin_9b1c&id=files%3Areports%2Fq3.pdf",
+			"", mcpid.ErrNotFound},
+		{"opaque id that climbs", "cin_d21e/:files:reports/../q3.pdf", "", "/v1/records?connection_id=cin_d21e&id=files%3Areports%2F..%2Fq3.pdf",
+			"", mcpid.ErrNotFound},
+		{"no such record", "cin_4f2a/orders:o9", "", "/v1/streams/orders/records/o9?connection_id=cin_4f2a", "", mcpid.ErrNotFound},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fx, rc := newTestFixture(t)
+			doc, err := rc.record(t.Context(), mustResolve(t, tt.id, tt.connectionID))
+			if tt.wantErr != nil {
+				require.ErrorIs(t, err, tt.wantErr)
+			} else {
+				require.NoError(t, err)
+				assert.Equal(t, tt.wantTitle, doc.Title)
+			}
+			assert.Equal(t, []string{tt.wantURI}, fx.requests())
+		})
+	}
+}
+
+// TestNewResourceClient: the URL and timeout checks, and a transport that
+// keeps enough idle connections to the resource server.
 func TestNewResourceClient(t *testing.T) {
 	tests := []struct {
 		url     string
 		timeout time.Duration
-		wantErr bool
-		want    string
+		want    string // the base URL, or "" for an error
 	}{
-		{"http://127.0.0.1:9000", time.Second, false, "http://127.0.0.1:9000"},
-		{"http://127.0.0.1:9000/api/", time.Second, false, "http://127.0.0.1:9000/api"},
-		{"https://rs.example", time.Second, false, "https://rs.example"},
-		{"ftp://rs.example", time.Second, true, ""},
-		{"127.0.0.1:9000", time.Second, true, ""},
-		{"http://rs.example/?x=1", time.Second, true, ""},
-		{"http://127.0.0.1:9000", 0, true, ""},
-		{"http://[::1", time.Second, true, ""},
+		{"http://127.0.0.1:9000", time.Second, "http://127.0.0.1:9000"},
+		{"http://127.0.0.1:9000/api/", time.Second, "http://127.0.0.1:9000/api"},
+		{"https://rs.example", time.Second, "https://rs.example"},
+		{"ftp://rs.example", time.Second, ""},
+		{"127.0.0.1:9000", time.Second, ""},
+		{"http://rs.example/?x=1", time.Second, ""},
+		{"http://127.0.0.1:9000", 0, ""},
+		{"http://[::1", time.Second, ""},
 	}
 	for _, tt := range tests {
-		rc, err := newResourceClient(tt.url, tt.timeout)
-		if tt.wantErr {
-			assert.Error(t, err, tt.url)
-			continue
-		}
-		require.NoError(t, err, tt.url)
-		assert.Equal(t, tt.want, rc.base)
-		assert.Equal(t, tt.timeout, rc.http.Timeout)
+		t.Run(tt.url, func(t *testing.T) {
+			rc, err := newResourceClient(tt.url, tt.timeout)
+			if tt.want == "" {
+				require.Error(t, err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, rc.base)
+			assert.Equal(t, tt.timeout, rc.http.Timeout)
+			assert.Equal(t, maxIdlePerHost, rc.http.Transport.(*http.Transport).MaxIdleConnsPerHost)
+		})
 	}
 }

@@ -155,7 +155,6 @@ func (t tools) fetch(ctx context.Context, _ *mcp.CallToolRequest, in fetchInput)
 	}
 	meta["connection_id"] = doc.ConnectionID
 	meta["stream"] = doc.Stream
-	meta["record_id"] = doc.RecordID
 	meta["scope"] = req.Scope.String()
 	out := fetchOutput{ID: req.EchoID, Title: doc.Title, Text: doc.Text, URL: doc.URL, Metadata: meta}
 	text, err := json.Marshal(out)
@@ -172,20 +171,11 @@ func (t tools) fetch(ctx context.Context, _ *mcp.CallToolRequest, in fetchInput)
 // envelope both as the text of content[] and as structuredContent, so that
 // a model reading text and a client reading fields see the same thing.
 func toolError(err error) *mcp.CallToolResult {
-	var (
-		me  *mcpid.Error
-		re  *resourceError
-		env json.Marshaler
-	)
-	switch {
-	case errors.As(err, &me):
-		env = me
-	case errors.As(err, &re):
-		env = re
-	default:
-		env = &resourceError{Code: codeInternal, Detail: err.Error(), err: err}
+	var me *mcpid.Error
+	if !errors.As(err, &me) {
+		me = mcpid.NewError(mcpid.CodeResourceUnavailable, "the server failed", "retry later")
 	}
-	b, merr := env.MarshalJSON()
+	b, merr := me.MarshalJSON()
 	if merr != nil {
 		b = []byte(`{"type":"adapter_error","code":"internal_error","message":"cannot encode the error"}`)
 	}
