@@ -3,6 +3,7 @@ package searchfetch
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/mcpid/mcpid"
 )
@@ -13,10 +14,11 @@ type outcome[T any] struct {
 	err error
 }
 
-// callBackend runs f, a backend call, with ctx bounded by the timeout, and
-// returns its value or an *mcpid.Error fit for the model. f runs on its own
-// goroutine, so that a panic is recovered and a backend that ignores ctx
-// cannot hold the call past the deadline; the goroutine ends when f does.
+// callBackend runs f, a backend call, with ctx bounded by the timeout. f runs
+// on its own goroutine, so that a panic is recovered (as an error) and a
+// backend that ignores ctx cannot hold the call past the deadline; the
+// goroutine ends when f does. Errors that the model sees only as a generic
+// envelope are logged here, with their own message.
 func callBackend[T any](ctx context.Context, t *Tools, tool string, f func(context.Context) (T, error)) (T, error) {
 	if t.opts.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -27,37 +29,31 @@ func callBackend[T any](ctx context.Context, t *Tools, tool string, f func(conte
 	go func() {
 		defer func() {
 			if p := recover(); p != nil {
-				t.opts.Logger.ErrorContext(ctx, "searchfetch: backend panicked", "tool", tool, "panic", p)
-				var zero T
-				done <- outcome[T]{zero, errUnavailable}
+				done <- outcome[T]{err: fmt.Errorf("searchfetch: backend panicked: %v", p)}
 			}
 		}()
 		v, err := f(ctx)
 		done <- outcome[T]{v, err}
 	}()
-	var zero T
+	var o outcome[T]
 	select {
-	case o := <-done:
-		if o.err != nil {
-			return zero, t.modelError(ctx, tool, o.err)
-		}
-		return o.val, nil
+	case o = <-done:
 	case <-ctx.Done():
-		return zero, t.modelError(ctx, tool, ctx.Err())
+		o.err = ctx.Err()
 	}
+	if o.err == nil {
+		return o.val, nil
+	}
+	if me := (*mcpid.Error)(nil); errors.As(o.err, &me) && me == nil {
+		o.err = errNilError // its Error method would panic
+	}
+	if env := envelope(o.err); env == errUnavailable || env == errTimeout {
+		t.opts.Logger.ErrorContext(ctx, "searchfetch: backend failed", "tool", tool, "error", o.err)
+	}
+	var zero T
+	return zero, o.err
 }
 
-// modelError returns the error the model sees for a failed backend call:
-// an *mcpid.Error as it is, a timeout as errTimeout, anything else as
-// errUnavailable. Only the last two are logged; their message stays here.
-func (t *Tools) modelError(ctx context.Context, tool string, err error) error {
-	var me *mcpid.Error
-	if errors.As(err, &me) && me != nil {
-		return me
-	}
-	t.opts.Logger.ErrorContext(ctx, "searchfetch: backend failed", "tool", tool, "error", err)
-	if errors.Is(err, context.DeadlineExceeded) {
-		return errTimeout
-	}
-	return errUnavailable
-}
+// errNilError stands for a nil *mcpid.Error that a backend returned as a
+// non-nil error.
+var errNilError = errors.New("searchfetch: backend returned a nil *mcpid.Error as its error")
