@@ -1,0 +1,72 @@
+// Package gosdk serves mcpid's search and fetch tools on a server of the
+// official MCP Go SDK, github.com/modelcontextprotocol/go-sdk. The tools
+// themselves, their schemas, ids, previews and error envelopes, are
+// [searchfetch]'s; this package only registers them and turns each
+// [searchfetch.Result] into an [mcp.CallToolResult].
+//
+// The tools are added with [mcp.Server.AddTool], the SDK's raw form: the
+// typed [mcp.AddTool] would validate the arguments against the schema with
+// its own error text, and it replaces the result of a handler that returns
+// an error, which would lose the error envelope. Here every failure is a
+// result with IsError set, one text item and structuredContent, both the
+// envelope; the error behind it is recorded with
+// [mcp.CallToolResult.SetError] for the server's middleware.
+package gosdk
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/mcpid/mcpid/searchfetch"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Register adds the search and fetch tools over b to s, configured by opts
+// (nil means the defaults; see [searchfetch.Options]). It replaces tools of
+// the same names. It panics if b is nil.
+func Register(s *mcp.Server, b searchfetch.Backend, opts *searchfetch.Options) {
+	tools := searchfetch.New(b, opts)
+	s.AddTool(tool(tools.SearchTool()), handler(tools.Search))
+	s.AddTool(tool(tools.FetchTool()), handler(tools.Fetch))
+}
+
+// ToolError returns the tool error for err: IsError set, and the JSON
+// envelope as the one text item and as structuredContent, as
+// [searchfetch.ErrorResult] builds it. A server's own tools return it, with
+// a nil error, to fail the way the search and fetch tools do.
+func ToolError(err error) *mcp.CallToolResult {
+	return result(searchfetch.ErrorResult(err))
+}
+
+// tool returns the go-sdk form of t.
+func tool(t searchfetch.Tool) *mcp.Tool {
+	return &mcp.Tool{
+		Name:        t.Name,
+		Description: t.Description,
+		InputSchema: t.InputSchema,
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: t.ReadOnly},
+	}
+}
+
+// handler returns the raw go-sdk handler of a searchfetch tool.
+func handler(call func(context.Context, json.RawMessage) searchfetch.Result) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var args json.RawMessage
+		if req != nil && req.Params != nil {
+			args = req.Params.Arguments
+		}
+		return result(call(ctx, args)), nil
+	}
+}
+
+// result returns the go-sdk form of r.
+func result(r searchfetch.Result) *mcp.CallToolResult {
+	res := &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: r.Text}},
+		StructuredContent: r.StructuredContent,
+	}
+	if r.IsError {
+		res.SetError(r.Err) // keeps Content; sets IsError
+	}
+	return res
+}

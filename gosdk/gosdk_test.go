@@ -1,0 +1,85 @@
+package gosdk_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpid/mcpid/gosdk"
+	"github.com/mcpid/mcpid/internal/adaptertest"
+	"github.com/mcpid/mcpid/searchfetch"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// client is the go-sdk's own client, connected over its in-memory
+// transport.
+type client struct {
+	session *mcp.ClientSession
+}
+
+// connect serves the tools over b on a go-sdk server and connects a go-sdk
+// client to it.
+func connect(t testing.TB, b searchfetch.Backend, opts *searchfetch.Options) adaptertest.Client {
+	t.Helper()
+	server := mcp.NewServer(&mcp.Implementation{Name: "test-server", Version: "v0.0.1"}, nil)
+	gosdk.Register(server, b, opts)
+	return client{session: connectTo(t, server)}
+}
+
+// connectTo connects a go-sdk client to server in process.
+func connectTo(t testing.TB, server *mcp.Server) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(ctx, st, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0.0.1"}, nil).Connect(ctx, ct, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
+
+func (c client) ListTools(t testing.TB) []adaptertest.ToolInfo {
+	t.Helper()
+	res, err := c.session.ListTools(context.Background(), nil)
+	require.NoError(t, err)
+	out := make([]adaptertest.ToolInfo, len(res.Tools))
+	for i, tool := range res.Tools {
+		out[i] = adaptertest.ToolInfo{
+			Name:        tool.Name,
+			InputSchema: adaptertest.Decode(t, tool.InputSchema),
+			ReadOnly:    tool.Annotations != nil && tool.Annotations.ReadOnlyHint,
+		}
+	}
+	return out
+}
+
+func (c client) Call(t testing.TB, name string, args any) adaptertest.Answer {
+	t.Helper()
+	res, err := c.session.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	require.NoError(t, err)
+	return answer(t, res)
+}
+
+// answer returns the SDK-independent form of res.
+func answer(t testing.TB, res *mcp.CallToolResult) adaptertest.Answer {
+	a := adaptertest.Answer{IsError: res.IsError}
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			a.Texts = append(a.Texts, tc.Text)
+		} else {
+			a.Texts = append(a.Texts, fmt.Sprintf("<%T>", c))
+		}
+	}
+	if res.StructuredContent != nil {
+		a.Structured = adaptertest.Decode(t, res.StructuredContent)
+	}
+	return a
+}
+
+func TestJourneys(t *testing.T) {
+	adaptertest.Run(t, connect)
+}

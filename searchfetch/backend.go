@@ -1,0 +1,59 @@
+package searchfetch
+
+import (
+	"context"
+
+	"github.com/mcpid/mcpid"
+)
+
+// Backend is what a server implements: the search over its sources and the
+// read of one record. Both methods get the tool call's context, bounded by
+// [Options.Timeout]; both may be called concurrently.
+//
+// An error that is an [*mcpid.Error] (for example [mcpid.AmbiguousConnection]
+// when the resource server answers 409, or [mcpid.NewError] with
+// [mcpid.CodeNotFound]) reaches the model as its envelope. Any other error
+// reaches it as a generic resource_unavailable envelope, without its message.
+type Backend interface {
+	// Search returns the hits for query. Each hit carries its own id as
+	// the source knows it (the base id) and the connection it came from;
+	// the search tool turns them into self-contained ids.
+	Search(ctx context.Context, query string) (SearchResult, error)
+	// Fetch returns the record that req names. req is resolved: its
+	// ConnectionID is the connection to read from, or "" when the model
+	// named none and the source must find the record itself (and may
+	// answer with [mcpid.AmbiguousConnection]). For an opaque handle the
+	// base id is req.Handle.BaseID().
+	Fetch(ctx context.Context, req mcpid.FetchRequest) (Document, error)
+}
+
+// SearchResult is what [Backend.Search] returns.
+type SearchResult struct {
+	// Hits are the hits to return, in order, with their base ids and
+	// connections. ID must be non-empty and valid UTF-8; ConnectionID is
+	// empty for a hit with no connection.
+	Hits []mcpid.Hit
+	// Total is the number of hits in the whole result when it is more
+	// than len(Hits); a smaller value is ignored.
+	Total int
+	// HasMore reports that the result has more hits than Total (or than
+	// len(Hits)).
+	HasMore bool
+}
+
+// Document is a fetched record, the fetch tool's answer. Its JSON is the
+// shape of OpenAI's fetch contract.
+type Document struct {
+	// ID is the id the model passed; the fetch tool sets it, whatever the
+	// backend put there.
+	ID string `json:"id"`
+	// Title is the record's title.
+	Title string `json:"title"`
+	// Text is the record's content.
+	Text string `json:"text"`
+	// URL is where a person can open the record, or "".
+	URL string `json:"url"`
+	// Metadata holds any further fields; it is left out of the JSON when
+	// empty.
+	Metadata map[string]string `json:"metadata,omitempty"`
+}

@@ -1,0 +1,72 @@
+// Package searchfetch is the search and fetch tool pair of an MCP server,
+// independent of any MCP SDK: the server implements a [Backend], and this
+// package supplies the tool definitions, the argument checks, the ids, the
+// preview text, the structured results and the error envelopes. The modules
+// github.com/mcpid/mcpid/gosdk and github.com/mcpid/mcpid/mcpgo register the
+// two tools on a server of the official go-sdk or of mcp-go in one call;
+// a server on another SDK calls [Tools.Search] and [Tools.Fetch] itself and
+// turns each [Result] into its SDK's tool result.
+//
+// # What the tools do
+//
+// search calls [Backend.Search] and gives every hit the id the model should
+// fetch it by, [mcpid.SelfContainedID] of the hit's id and connection. Its
+// answer holds one text content item, the preview the model reads, and as
+// structuredContent every hit the backend returned, each with its discrete
+// connection_id.
+//
+// fetch resolves its arguments with [mcpid.ResolveFetch] before it calls
+// [Backend.Fetch]: a malformed id, a malformed connection_id and a
+// connection_id that conflicts with the id's own are answered without any
+// backend call. The document the backend returns goes back with its id set
+// to the id as the model gave it, as the text of one content item (its JSON)
+// and as structuredContent.
+//
+// # Modes
+//
+// [ModeDefault] is for any MCP client: fetch takes id and an optional
+// connection_id, and the search text is the prose preview of
+// [mcpid.FormatText]. [ModeChatGPT] follows OpenAI's search and fetch
+// contract (ChatGPT connectors, deep research, company knowledge): search
+// takes exactly {"query"} and fetch exactly {"id"}, and the one text item of
+// search holds the JSON of [mcpid.FormatJSON]. Its structuredContent is
+// {"results":[…]} in the same shape with every hit, so it equals the text
+// whenever every hit fits the preview budget. Since fetch has no
+// connection_id in this mode, a hit whose connection cannot be embedded in
+// its id can only be fetched unscoped.
+//
+// Both tools are annotated read-only in both modes.
+//
+// # Errors
+//
+// Every failure is a tool error (isError true) whose one text item and
+// structuredContent are both the JSON envelope of an [*mcpid.Error]
+// ([mcpid.Error.MarshalJSON]), so a model reading text and a client reading
+// fields see the same thing:
+//
+//   - arguments that are not a JSON object, that lack a required argument,
+//     hold an argument that is not a string, name an argument the tool does
+//     not take (in both modes: a misspelled connection_id must not be dropped
+//     silently), name one twice, or exceed [MaxArgumentsSize] bytes:
+//     [CodeInvalidArguments];
+//   - the errors of [mcpid.ResolveFetch]: invalid_id, invalid_connection_id,
+//     conflicting_connection_id;
+//   - an [*mcpid.Error] the backend returns, such as
+//     [mcpid.AmbiguousConnection] for a resource server's 409 or a not_found,
+//     relayed as it is;
+//   - any other backend error, a backend panic, and a backend that does not
+//     answer within [Options.Timeout]: a generic resource_unavailable envelope
+//     that never holds the backend's own message (log it with
+//     [Options.Logger]);
+//   - a search hit whose id is empty or not valid UTF-8, which no model could
+//     pass back: invalid_resource_response.
+//
+// # Choices where the contract is silent
+//
+// query is required in both modes; what an empty query means is the
+// backend's choice. Unknown arguments are rejected in both modes, and keys
+// match exactly (encoding/json would match "ID" to id). The backend runs on
+// its own goroutine, so that a backend that ignores its context cannot hold
+// the tool call beyond the timeout and a panic cannot crash the server; such
+// a goroutine ends when the backend returns.
+package searchfetch

@@ -1,0 +1,128 @@
+package searchfetch
+
+import (
+	"context"
+	"encoding/json"
+	"unicode/utf8"
+
+	"github.com/mcpid/mcpid"
+)
+
+// searchResult is one hit in the default mode's structuredContent.
+type searchResult struct {
+	ID           string `json:"id"`
+	ConnectionID string `json:"connection_id,omitempty"`
+	ConnectorKey string `json:"connector_key,omitempty"`
+	Stream       string `json:"stream,omitempty"`
+	DisplayName  string `json:"display_name,omitempty"`
+	Title        string `json:"title,omitempty"`
+	Snippet      string `json:"snippet,omitempty"`
+	URL          string `json:"url,omitempty"`
+}
+
+// searchOutput is the default mode's structuredContent.
+type searchOutput struct {
+	Results []searchResult `json:"results"`
+	Total   int            `json:"total"`
+	HasMore bool           `json:"has_more,omitempty"`
+}
+
+// chatResult is one hit of OpenAI's search contract, the shape of
+// mcpid.FormatJSON.
+type chatResult struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	URL   string `json:"url"`
+	Text  string `json:"text,omitempty"`
+}
+
+// chatOutput is ChatGPT mode's structuredContent.
+type chatOutput struct {
+	Results []chatResult `json:"results"`
+}
+
+// Search runs the search tool on args, the raw JSON arguments of the call
+// ({"query": "…"}), and returns its answer. Every hit gets its id from
+// [mcpid.SelfContainedID], and:
+//
+// In ModeDefault, Text is the [mcpid.FormatText] preview and
+// StructuredContent is
+//
+//	{"results":[{"id":…,"connection_id":…,"connector_key":…,"stream":…,
+//	  "display_name":…,"title":…,"snippet":…,"url":…},…],"total":…,"has_more":…}
+//
+// with every hit the backend returned, empty fields left out (has_more too),
+// connection_id the hit's own connection whether or not its id embeds it,
+// and total the larger of SearchResult.Total and the number of hits.
+//
+// In ModeChatGPT, Text is the [mcpid.FormatJSON] preview and
+// StructuredContent is {"results":[{"id":…,"title":…,"url":…,"text":…},…]}
+// with every hit, text being the snippet (left out when empty) and url the
+// hit's URL when it is an absolute http or https URL, "" otherwise.
+//
+// A failure is a tool error; see the package documentation.
+func (t *Tools) Search(ctx context.Context, args json.RawMessage) Result {
+	var vals [1]string
+	if err := readArgs(args, searchArgs, vals[:]); err != nil {
+		return ErrorResult(err)
+	}
+	res, err := callBackend(ctx, t, SearchName, func(ctx context.Context) (SearchResult, error) {
+		return t.backend.Search(ctx, vals[0])
+	})
+	if err != nil {
+		return ErrorResult(err)
+	}
+	hits := make([]mcpid.Hit, len(res.Hits))
+	for i, h := range res.Hits {
+		if h.ID == "" || !utf8.ValidString(h.ID) {
+			return ErrorResult(errBadHit)
+		}
+		h.ID, _ = mcpid.SelfContainedID(h.ID, h.ConnectionID)
+		hits[i] = h
+	}
+	opts := t.opts.Preview
+	opts.Total, opts.HasMore = res.Total, res.HasMore
+	text := mcpid.RenderPreview(hits, opts)
+	var structured any
+	if t.opts.Mode == ModeChatGPT {
+		structured = chatOutputOf(hits)
+	} else {
+		structured = searchOutputOf(hits, res)
+	}
+	b, err := json.Marshal(structured)
+	if err != nil {
+		return ErrorResult(err)
+	}
+	return okResult(text, b)
+}
+
+// searchOutputOf returns the default mode's structuredContent for hits.
+func searchOutputOf(hits []mcpid.Hit, res SearchResult) searchOutput {
+	out := searchOutput{
+		Results: make([]searchResult, len(hits)),
+		Total:   max(res.Total, len(hits)),
+		HasMore: res.HasMore,
+	}
+	for i, h := range hits {
+		out.Results[i] = searchResult{
+			ID:           h.ID,
+			ConnectionID: h.ConnectionID,
+			ConnectorKey: h.ConnectorKey,
+			Stream:       h.Stream,
+			DisplayName:  h.DisplayName,
+			Title:        h.Title,
+			Snippet:      h.Snippet,
+			URL:          h.URL,
+		}
+	}
+	return out
+}
+
+// chatOutputOf returns ChatGPT mode's structuredContent for hits.
+func chatOutputOf(hits []mcpid.Hit) chatOutput {
+	out := chatOutput{Results: make([]chatResult, len(hits))}
+	for i, h := range hits {
+		out.Results[i] = chatResult{ID: h.ID, Title: h.Title, URL: webURL(h.URL), Text: h.Snippet}
+	}
+	return out
+}
