@@ -1,0 +1,97 @@
+package mcpgo_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpid/mcpid/internal/adaptertest"
+	"github.com/mcpid/mcpid/mcpgo"
+	"github.com/mcpid/mcpid/searchfetch"
+)
+
+// mcpClient is mcp-go's own client, connected over its in-process
+// transport.
+type mcpClient struct {
+	c *client.Client
+}
+
+// connect serves the tools over b on an mcp-go server and connects an
+// mcp-go client to it.
+func connect(t testing.TB, b searchfetch.Backend, opts *searchfetch.Options) adaptertest.Client {
+	t.Helper()
+	s := server.NewMCPServer("test-server", "v0.0.1")
+	mcpgo.Register(s, b, opts)
+	return mcpClient{c: connectTo(t, s)}
+}
+
+// connectTo connects an mcp-go client to s in process.
+func connectTo(t testing.TB, s *server.MCPServer) *client.Client {
+	t.Helper()
+	c, err := client.NewInProcessClient(s)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	ctx := context.Background()
+	require.NoError(t, c.Start(ctx))
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "test-client", Version: "v0.0.1"}
+	_, err = c.Initialize(ctx, init)
+	require.NoError(t, err)
+	return c
+}
+
+func (m mcpClient) ListTools(t testing.TB) []adaptertest.ToolInfo {
+	t.Helper()
+	res, err := m.c.ListTools(context.Background(), mcp.ListToolsRequest{})
+	require.NoError(t, err)
+	out := make([]adaptertest.ToolInfo, len(res.Tools))
+	for i, tool := range res.Tools {
+		var schema any = tool.InputSchema
+		if tool.RawInputSchema != nil {
+			schema = tool.RawInputSchema
+		}
+		ro := tool.Annotations.ReadOnlyHint
+		out[i] = adaptertest.ToolInfo{
+			Name:        tool.Name,
+			InputSchema: adaptertest.Decode(t, schema),
+			ReadOnly:    ro != nil && *ro,
+		}
+	}
+	return out
+}
+
+func (m mcpClient) Call(t testing.TB, name string, args any) adaptertest.Answer {
+	t.Helper()
+	req := mcp.CallToolRequest{}
+	req.Params.Name = name
+	req.Params.Arguments = args
+	res, err := m.c.CallTool(context.Background(), req)
+	require.NoError(t, err)
+	return answer(t, res)
+}
+
+// answer returns the SDK-independent form of res.
+func answer(t testing.TB, res *mcp.CallToolResult) adaptertest.Answer {
+	a := adaptertest.Answer{IsError: res.IsError}
+	for _, c := range res.Content {
+		if tc, ok := mcp.AsTextContent(c); ok {
+			a.Texts = append(a.Texts, tc.Text)
+		} else {
+			a.Texts = append(a.Texts, fmt.Sprintf("<%T>", c))
+		}
+	}
+	if res.StructuredContent != nil {
+		a.Structured = adaptertest.Decode(t, res.StructuredContent)
+	}
+	return a
+}
+
+func TestJourneys(t *testing.T) {
+	adaptertest.Run(t, connect)
+}
