@@ -1,11 +1,19 @@
 module github.com/mcpid/mcpid/examples
 
-go 1.25.0
+go 1.25.5
 
 replace github.com/mcpid/mcpid => ../
 
+replace github.com/mcpid/mcpid/gosdk => ../gosdk
+
+replace github.com/mcpid/mcpid/mcpgo => ../mcpgo
+
 require (
+	github.com/google/go-cmp v0.7.0
+	github.com/mark3labs/mcp-go v1.2.1
 	github.com/mcpid/mcpid v0.0.0-00010101000000-000000000000
+	github.com/mcpid/mcpid/gosdk v0.0.0-00010101000000-000000000000
+	github.com/mcpid/mcpid/mcpgo v0.0.0-00010101000000-000000000000
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/stretchr/testify v1.11.1
 )
@@ -13,9 +21,12 @@ require (
 require (
 	github.com/davecgh/go-spew v1.1.1 // indirect
 	github.com/google/jsonschema-go v0.4.3 // indirect
+	github.com/google/uuid v1.6.0 // indirect
 	github.com/pmezard/go-difflib v1.0.0 // indirect
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
+	github.com/spf13/cast v1.7.1 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sync v0.20.0 // indirect

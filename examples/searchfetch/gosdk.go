@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/mcpid/mcpid/gosdk"
+	"github.com/mcpid/mcpid/searchfetch"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -13,6 +15,13 @@ import (
 // github.com/modelcontextprotocol/go-sdk.
 type gosdkServer struct {
 	srv *mcp.Server
+}
+
+// newGosdkServer returns a go-sdk server with the tools over b.
+func newGosdkServer(b searchfetch.Backend, opts *searchfetch.Options) gosdkServer {
+	srv := mcp.NewServer(&mcp.Implementation{Name: serverName, Version: serverVersion}, nil)
+	gosdk.Register(srv, b, opts)
+	return gosdkServer{srv: srv}
 }
 
 // serveStream serves one MCP session over newline-delimited JSON-RPC on in

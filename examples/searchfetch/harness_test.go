@@ -36,7 +36,7 @@ func newTestFixture(t *testing.T) (*fixture, *resourceClient) {
 func newTestServer(t *testing.T, sdk string, chatgpt bool) mcpServer {
 	t.Helper()
 	_, rc := newTestFixture(t)
-	return newMCPServer(sdk, rc, chatgpt)
+	return newMCPServer(sdk, rc, chatgpt, nil)
 }
 
 // session is a go-sdk client session to a server under test.
@@ -81,7 +81,13 @@ func (s *session) ok(t *testing.T, name string, args map[string]any) (text strin
 // the one text item and structuredContent; it returns the decoded error.
 func (s *session) toolError(t *testing.T, name string, args map[string]any) *mcpid.Error {
 	t.Helper()
-	res := s.call(t, name, args)
+	return envelopeOf(t, s.call(t, name, args))
+}
+
+// envelopeOf requires res to be a tool error whose envelope is both the one
+// text item and structuredContent, and returns the decoded error.
+func envelopeOf(t *testing.T, res *mcp.CallToolResult) *mcpid.Error {
+	t.Helper()
 	require.True(t, res.IsError, "want a tool error, got: %s", textOf(res))
 	require.Len(t, res.Content, 1)
 	structured, err := json.Marshal(res.StructuredContent)

@@ -25,8 +25,8 @@ type limits struct {
 	// IdleTimeout closes a keep-alive connection with no request for this
 	// long.
 	IdleTimeout time.Duration
-	// MaxBody bounds a request body; a larger one is answered 413. Tool
-	// arguments are an id and a query: a megabyte is far beyond any.
+	// MaxBody bounds a request body. Tool arguments are an id and a
+	// query: a megabyte is far beyond any. See limitBody.
 	MaxBody int64
 }
 
@@ -48,11 +48,27 @@ var defaultLimits = limits{
 // request body bound and the timeouts of lim.
 func newHTTPServer(h http.Handler, lim limits) *http.Server {
 	return &http.Server{
-		Handler:           http.MaxBytesHandler(h, lim.MaxBody),
+		Handler:           limitBody(h, lim.MaxBody),
 		ReadHeaderTimeout: lim.ReadHeaderTimeout,
 		ReadTimeout:       lim.ReadTimeout,
 		IdleTimeout:       lim.IdleTimeout,
 	}
+}
+
+// limitBody answers 413 to a request whose Content-Length exceeds max,
+// before h sees it, and cuts the body of any other request at max bytes.
+// A chunked body over max therefore fails while h reads it: the go-sdk
+// answers 413 then, mcp-go (which reads the body whole, unbounded, before
+// looking at it) a JSON-RPC parse error with status 400.
+func limitBody(h http.Handler, max int64) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > max {
+			http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, max)
+		h.ServeHTTP(w, r)
+	})
 }
 
 // checkLoopback returns an error unless addr is host:port with a loopback

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpid/mcpid"
+	"github.com/mcpid/mcpid/searchfetch"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -52,36 +53,63 @@ func serveLoopback(t *testing.T, s mcpServer, lim limits) string {
 	return ln.Addr().String()
 }
 
-// TestSessionsExpireWhenIdle: sessions that clients open and abandon,
-// without a DELETE, are closed once they have been idle for SessionIdle.
-func TestSessionsExpireWhenIdle(t *testing.T) {
-	const abandoned = 5
-	s := newTestServer(t, "gosdk", false).(gosdkServer)
-	lim := longLimits
-	lim.SessionIdle = shortLimit
-	addr := serveLoopback(t, s, lim)
-
-	ctx, cancel := context.WithTimeout(t.Context(), waitFor)
-	defer cancel()
-	for range abandoned {
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "abandoning", Version: "v0"}, nil).Connect(ctx,
-			&mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/mcp", MaxRetries: -1, DisableStandaloneSSE: true}, nil)
-		require.NoError(t, err)
-		// Closing would end the session with a DELETE; an abandoned
-		// session is never closed by its client. The cleanup only frees
-		// the client's side once the test is over.
-		t.Cleanup(func() { _ = cs.Close() })
-	}
-	sessions := func() int {
+// openSessions returns how many MCP sessions s holds now.
+func openSessions(t *testing.T, s mcpServer) int {
+	t.Helper()
+	switch s := s.(type) {
+	case gosdkServer:
 		n := 0
 		for range s.srv.Sessions() {
 			n++
 		}
 		return n
+	case mcpgoServer:
+		return int(s.live.Load())
 	}
-	require.Equal(t, abandoned, sessions(), "every session is open after its initialize")
-	require.Eventually(t, func() bool { return sessions() == 0 }, waitFor, 10*time.Millisecond,
-		"abandoned sessions are closed after SessionIdle")
+	t.Fatalf("unknown server %T", s)
+	return 0
+}
+
+// openSession opens an MCP session over HTTP with an initialize request of
+// protocol version 2025-06-18, the last one whose sessions the server
+// holds between requests, and abandons it: no further request, no DELETE.
+func openSession(t *testing.T, addr string) {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",` +
+		`"capabilities":{},"clientInfo":{"name":"abandoning","version":"0"}}}`
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, "http://"+addr+"/mcp", strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	_, err = io.Copy(io.Discard, resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.NotEmpty(t, resp.Header.Get("Mcp-Session-Id"))
+}
+
+// TestSessionsExpireWhenIdle: sessions that clients open over HTTP and
+// abandon, without a DELETE, are closed once they have been idle for
+// SessionIdle, with each SDK.
+func TestSessionsExpireWhenIdle(t *testing.T) {
+	const abandoned = 5
+	for _, sdk := range sdks {
+		t.Run(sdk, func(t *testing.T) {
+			s := newTestServer(t, sdk, false)
+			lim := longLimits
+			lim.SessionIdle = shortLimit
+			addr := serveLoopback(t, s, lim)
+
+			for range abandoned {
+				openSession(t, addr)
+			}
+			require.Equal(t, abandoned, openSessions(t, s), "every session is open after its initialize")
+			require.Eventually(t, func() bool { return openSessions(t, s) == 0 }, waitFor, 10*time.Millisecond,
+				"abandoned sessions are closed after SessionIdle")
+		})
+	}
 }
 
 // TestSlowClientsCutOff: a client that sends its request slowly, or keeps
@@ -149,21 +177,43 @@ func TestSlowClientsCutOff(t *testing.T) {
 	}
 }
 
-// TestRequestBodyBounded: a request body over MaxBody is refused with 413
-// before the SDK decodes it.
+// TestRequestBodyBounded: a request body over MaxBody never reaches a tool.
+// One with a Content-Length over it is refused with 413 before the SDK
+// sees it; a chunked one is cut off while the SDK reads it, which the
+// go-sdk answers 413 and mcp-go 400 (a JSON-RPC parse error).
 func TestRequestBodyBounded(t *testing.T) {
-	lim := longLimits
-	lim.MaxBody = 1 << 10
-	addr := serveLoopback(t, newTestServer(t, "gosdk", false), lim)
-	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"pad":"` + strings.Repeat("x", 2<<10) + `"}}`
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, "http://"+addr+"/mcp", strings.NewReader(body))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	assert.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode)
+	tests := []struct {
+		name    string
+		chunked bool
+		want    map[string]int // the status, by SDK
+	}{
+		{"Content-Length", false, map[string]int{"gosdk": 413, "mcpgo": 413}},
+		{"chunked", true, map[string]int{"gosdk": 413, "mcpgo": 400}},
+	}
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",` +
+		`"capabilities":{},"clientInfo":{"name":"` + strings.Repeat("x", 2<<10) + `","version":"0"}}}`
+	for _, tt := range tests {
+		for _, sdk := range sdks {
+			t.Run(tt.name+"/"+sdk, func(t *testing.T) {
+				lim := longLimits
+				lim.MaxBody = 1 << 10
+				addr := serveLoopback(t, newTestServer(t, sdk, false), lim)
+				var r io.Reader = strings.NewReader(body)
+				if tt.chunked {
+					r = io.MultiReader(r) // a length net/http cannot see: sent chunked
+				}
+				req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, "http://"+addr+"/mcp", r)
+				require.NoError(t, err)
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				resp, err := http.DefaultClient.Do(req)
+				require.NoError(t, err)
+				defer resp.Body.Close()
+				assert.Equal(t, tt.want[sdk], resp.StatusCode)
+				assert.Empty(t, resp.Header.Get("Mcp-Session-Id"), "no session was opened")
+			})
+		}
+	}
 }
 
 // countingListener counts the connections it accepts.
@@ -221,4 +271,43 @@ func TestResourceConnectionsReused(t *testing.T) {
 		require.NoError(t, err)
 	}
 	assert.LessOrEqual(t, int(counted.accepted.Load()), 2*inFlight, "%d fetches", inFlight*each)
+}
+
+// TestArgumentErrorsOverHTTP: over streamable HTTP, with each SDK, tool
+// arguments of the wrong shape are answered with the envelope of an
+// invalid_arguments tool error, since the tools are registered raw and
+// check their arguments themselves. A call to a tool that does not exist
+// never reaches a handler: each SDK answers it with a JSON-RPC error of
+// its own, which a server cannot turn into an envelope.
+func TestArgumentErrorsOverHTTP(t *testing.T) {
+	tests := []struct {
+		name string
+		args any
+	}{
+		{"id not a string", map[string]any{"id": 7}},
+		{"id missing", map[string]any{}},
+		{"unknown argument", map[string]any{"id": "orders:o1", "connection": "cin_4f2a"}},
+		{"not an object", "orders:o1"},
+	}
+	for _, sdk := range sdks {
+		t.Run(sdk, func(t *testing.T) {
+			addr := serveLoopback(t, newTestServer(t, sdk, false), longLimits)
+			ctx, cancel := context.WithTimeout(t.Context(), callTimeout)
+			defer cancel()
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "http-test", Version: "v0"}, nil).Connect(ctx,
+				&mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/mcp", MaxRetries: -1, DisableStandaloneSSE: true}, nil)
+			require.NoError(t, err)
+			defer cs.Close()
+			for _, tt := range tests {
+				t.Run(tt.name, func(t *testing.T) {
+					res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fetch", Arguments: tt.args})
+					require.NoError(t, err)
+					e := envelopeOf(t, res)
+					assert.Equal(t, searchfetch.CodeInvalidArguments, e.Code)
+				})
+			}
+			_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "fetch_all", Arguments: map[string]any{}})
+			require.Error(t, err, "an unknown tool is a protocol error")
+		})
+	}
 }

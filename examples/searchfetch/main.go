@@ -1,42 +1,44 @@
-// Command searchfetch is an MCP server with search and fetch tools, built
-// on the official Go SDK (github.com/modelcontextprotocol/go-sdk), that
-// shows what the mcpid library does inside a real server.
-//
-// Its search tool asks a resource server for hits from several
-// connections (two Shopify stores, a Zendesk account), gives each hit a
-// self-contained id with [mcpid.SelfContainedID], so that
-// orders:o1 from connection cin_4f2a becomes cin_4f2a/orders:o1, and
-// shows them to the model with [mcpid.RenderPreview]. Its fetch tool
-// resolves the id and the optional connection_id with
-// [mcpid.ResolveFetch] before any request, so malformed, path-traversing
-// and contradictory arguments never reach the resource server, and it
-// relays the resource server's 409 as [mcpid.AmbiguousConnection]. Every
-// failure is an MCP tool error (isError) whose JSON envelope is both the
-// text of content[] and structuredContent.
+// Command searchfetch is an MCP server with the search and fetch tools of
+// github.com/mcpid/mcpid/searchfetch over a resource server: what a server
+// author writes is its backend (backend.go, over the resource client of
+// resource.go), and one Register call of the adapter for the chosen SDK,
+// the official go-sdk (gosdk.go) or mark3labs/mcp-go (mcpgo.go). Both give
+// the same tools and the same answers.
 //
 // Run it from the repository root:
 //
 //	go run -C examples ./searchfetch                        # the demo journey
+//	go run -C examples ./searchfetch -sdk mcpgo -chatgpt    # the same, on mcp-go, in ChatGPT mode
 //	go run -C examples ./searchfetch -stdio                 # MCP over stdio
 //	go run -C examples ./searchfetch -http 127.0.0.1:8080   # streamable HTTP at /mcp
 //
-// With no mode flag it runs a demo: the SDK's own client calls the tools
-// in process, as a model would, and the transcript is printed: the search
-// text, the id taken back out of it with [mcpid.ExtractIDs], the fetched
-// document, a legacy fetch that is ambiguous and its retry with
-// connection_id, and a fetch whose connection_id contradicts the id.
+// With no mode flag it runs a demo: the go-sdk client calls the tools in
+// process, over the same newline-delimited JSON-RPC as -stdio, as a model
+// would, and the transcript is printed: the search text, the id taken
+// back out of it with [mcpid.ExtractIDs] and fetched alone, the opaque
+// handles of a URL id and of a key with '/', a legacy fetch that is
+// ambiguous and its retry with connection_id (decoded into an
+// [mcpid.Error]), and a fetch whose connection_id contradicts the id.
+// -chatgpt serves OpenAI's search and fetch contract instead, where fetch
+// takes only an id; the demo then stops after the fetches by id.
 //
-// Without -rs, the resource server is an in-process fixture on
-// 127.0.0.1 at a free port, whose connections cin_4f2a and cin_9b7e both
-// hold a record orders:o1. With -rs URL, the tools call that resource
-// server instead; it must serve
+// Without -rs, the resource server is an in-process fixture on 127.0.0.1
+// at a free port (fixture.go): its connections cin_4f2a and cin_9b7e both
+// hold a record orders:o1, cin_9b1c holds the wiki page
+// https://wiki.example.com/p/7 and cin_d21e the file files:reports/q3.pdf.
+// With -rs URL, the tools call that resource server instead, which must
+// serve the API described in resource.go. Every request to it gives up
+// after -timeout, and the client keeps enough idle connections to reuse
+// them under load.
 //
-//	GET /v1/search?q=...
-//	GET /v1/streams/{stream}/records/{record_id}[?connection_id=...]
-//
-// as described in resource.go. Every request to it gives up after
-// -timeout. The -http mode only listens on loopback addresses: this
-// example has no authentication.
+// The -http mode listens on loopback addresses only, as this example has no
+// authentication, and is bounded for a network (http.go): sessions idle for
+// 10 minutes are closed, request bodies are capped at 1 MiB, and slow or
+// idle connections are cut off by ReadHeaderTimeout, ReadTimeout and
+// IdleTimeout. Tool arguments of the wrong shape are answered as
+// invalid_arguments tool errors in mcpid's envelope with both SDKs; only a
+// call to a tool that does not exist, or a malformed JSON-RPC message, gets
+// the SDK's own JSON-RPC error, which no tool handler sees.
 package main
 
 import (
@@ -45,12 +47,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/mcpid/mcpid/searchfetch"
 )
 
 func main() {
@@ -142,7 +147,11 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 	if err != nil {
 		return err
 	}
-	s := newMCPServer(c.sdk, rc, c.chatgpt)
+	var logger *slog.Logger
+	if c.stdio || c.httpAddr != "" {
+		logger = slog.New(slog.NewTextHandler(stderr, nil))
+	}
+	s := newMCPServer(c.sdk, rc, c.chatgpt, logger)
 
 	switch {
 	case c.stdio:
@@ -168,8 +177,24 @@ type mcpServer interface {
 	handler(lim limits) http.Handler
 }
 
+// The server's name and version in the MCP handshake.
+const (
+	serverName    = "mcpid-searchfetch"
+	serverVersion = "v0.2.0"
+)
+
 // newMCPServer returns the server of the named SDK, whose tools call the
-// resource server through rc; in ChatGPT mode when chatgpt is set.
-func newMCPServer(sdk string, rc *resourceClient, chatgpt bool) mcpServer {
-	return gosdkServer{srv: newServer(rc)}
+// resource server through rc; in ChatGPT mode when chatgpt is set. logger
+// records the backend failures that reach the model only as a generic
+// envelope; nil records nothing.
+func newMCPServer(sdk string, rc *resourceClient, chatgpt bool, logger *slog.Logger) mcpServer {
+	opts := &searchfetch.Options{Logger: logger}
+	if chatgpt {
+		opts.Mode = searchfetch.ModeChatGPT
+	}
+	b := backend{rc: rc}
+	if sdk == "mcpgo" {
+		return newMcpgoServer(b, opts)
+	}
+	return newGosdkServer(b, opts)
 }
