@@ -158,8 +158,15 @@ func TestDemo(t *testing.T) {
 				require.NoError(t, run(t.Context(), args, nil, nopCloser{&stdout}, &stderr))
 				out := stdout.String()
 				assert.Empty(t, stderr.String())
+				missing := 0
 				for _, w := range want {
-					assert.Contains(t, out, w)
+					if !strings.Contains(out, w) {
+						t.Errorf("the transcript lacks %q", w)
+						missing++
+					}
+				}
+				if missing > 0 {
+					t.Logf("transcript:\n%s", out)
 				}
 				if chatgpt {
 					assert.NotContains(t, out, `→ fetch {"connection_id"`)
