@@ -40,8 +40,7 @@ type fixtureRecord struct {
 	metadata                 map[string]string
 }
 
-// fixtureConnections are the fixture's connections, in the order that
-// ambiguous_connection answers list them.
+// fixtureConnections are the fixture's connections.
 var fixtureConnections = []fixtureConnection{
 	{"cin_4f2a", "shopify", "Orders (EU)"},
 	{"cin_9b7e", "shopify", "Orders (US)"},
@@ -50,8 +49,9 @@ var fixtureConnections = []fixtureConnection{
 	{"cin_d21e", "gdrive", "Shared drive"},
 }
 
-// fixtureRecords are the fixture's records, in search order. Ids are
-// compared byte for byte, like the handles that carry them.
+// fixtureRecords are the fixture's records, in the order that search
+// returns them and that a 409 lists their connections in. Ids are compared
+// byte for byte, like the handles that carry them.
 var fixtureRecords = []fixtureRecord{
 	{
 		connectionID: "cin_4f2a", id: "orders:o1", stream: "orders",

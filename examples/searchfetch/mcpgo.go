@@ -51,8 +51,10 @@ func (s mcpgoServer) serveStream(ctx context.Context, in io.ReadCloser, out io.W
 // it reads request bodies whole and unbounded, which the http.Server of
 // newHTTPServer bounds for it.
 func (s mcpgoServer) handler(lim limits) http.Handler {
-	return server.NewStreamableHTTPServer(s.srv,
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", server.NewStreamableHTTPServer(s.srv,
 		server.WithEndpointPath("/mcp"),
 		server.WithSessionIdleTTL(lim.SessionIdle),
-	)
+	))
+	return mux
 }
