@@ -1,13 +1,16 @@
 package searchfetch_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcpid/mcpid"
 	"github.com/mcpid/mcpid/searchfetch"
 )
 
@@ -50,6 +53,14 @@ func TestArguments(t *testing.T) {
 		{"unknown", searchfetch.ModeDefault, searchfetch.SearchName, `{"query":"a","limit":"3"}`, false, ""},
 		{"unknown long key", searchfetch.ModeDefault, searchfetch.SearchName, longKey, false, ""},
 		{"too large", searchfetch.ModeDefault, searchfetch.SearchName, huge, false, ""},
+		{"escaped key", searchfetch.ModeDefault, searchfetch.SearchName, `{"\u0071uery":"a"}`, true, "a"},
+		{"surrogate pair", searchfetch.ModeDefault, searchfetch.SearchName, `{"query":"\ud83d\ude00"}`, true, "\U0001F600"},
+		{"invalid UTF-8 value", searchfetch.ModeDefault, searchfetch.SearchName, "{\"query\":\"a\xffb\"}", true, "a\uFFFDb"},
+		{"bad escape", searchfetch.ModeDefault, searchfetch.SearchName, `{"query":"\x"}`, false, ""},
+		{"raw control character", searchfetch.ModeDefault, searchfetch.SearchName, "{\"query\":\"a\tb\"}", false, ""},
+		{"trailing comma", searchfetch.ModeDefault, searchfetch.SearchName, `{"query":"a",}`, false, ""},
+		{"unterminated", searchfetch.ModeDefault, searchfetch.SearchName, `{"query":"a`, false, ""},
+		{"key without value", searchfetch.ModeDefault, searchfetch.SearchName, `{"query"}`, false, ""},
 		{"fetch without id", searchfetch.ModeDefault, searchfetch.FetchName, `{"connection_id":"c1"}`, false, ""},
 		{"fetch id a number", searchfetch.ModeDefault, searchfetch.FetchName, `{"id":17}`, false, ""},
 		{"fetch connection_id a number", searchfetch.ModeDefault, searchfetch.FetchName, `{"id":"orders:o1","connection_id":1}`, false, ""},
@@ -80,4 +91,60 @@ func TestArguments(t *testing.T) {
 			}
 		})
 	}
+}
+
+// referenceArgs is a slow, plainly written reading of a search call's
+// arguments through encoding/json's tokens: the query, or ok false.
+func referenceArgs(raw []byte) (query string, ok bool) {
+	if len(raw) > searchfetch.MaxArgumentsSize {
+		return "", false
+	}
+	if t := bytes.TrimSpace(raw); len(t) == 0 || string(t) == "null" {
+		return "", false // no query
+	}
+	if !json.Valid(raw) {
+		return "", false
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, _ := dec.Token(); tok != json.Delim('{') {
+		return "", false
+	}
+	found := false
+	for dec.More() {
+		key, _ := dec.Token()
+		val, _ := dec.Token()
+		s, isString := val.(string)
+		if key != "query" || found || !isString {
+			return "", false
+		}
+		query, found = s, true
+	}
+	return query, found
+}
+
+// FuzzArguments checks the search tool's reading of its arguments against
+// referenceArgs: the same verdict, and the same query reaches the backend.
+func FuzzArguments(f *testing.F) {
+	for _, s := range []string{`{"query":"a"}`, `{"query":"\u00e9\n"}`, `{"\u0071uery":"a"}`, `{"query":"a","query":"b"}`,
+		`{"query":5}`, `{"query":"a",}`, `[]`, `null`, ``, " {\t\"query\" :\r\"\\/\" } ", "{\"query\":\"\xff\"}", `{"query":"\ud800"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		b := &recorder{}
+		res := searchfetch.New(b, nil).Search(context.Background(), raw)
+		want, ok := referenceArgs(raw)
+		require.Equal(t, ok, !res.IsError, "args %q: %s", raw, res.Text)
+		if ok {
+			require.Equal(t, []string{want}, b.queries)
+		} else {
+			require.Equal(t, searchfetch.CodeInvalidArguments, decodeCode(t, res), "args %q", raw)
+		}
+	})
+}
+
+// decodeCode returns the code of a tool error's envelope.
+func decodeCode(t *testing.T, res searchfetch.Result) mcpid.Code {
+	var e mcpid.Error
+	require.NoError(t, json.Unmarshal(res.StructuredContent, &e))
+	return e.Code
 }
