@@ -21,9 +21,9 @@ type argSpec struct {
 
 // The arguments of each tool in each mode.
 var (
-	searchArgs       = argSpec{names: []string{"query"}, required: 1, hint: `pass {"query": "<what to look for>"}`}
-	fetchArgs        = argSpec{names: []string{"id", "connection_id"}, required: 1, hint: `pass {"id": "<an id exactly as search showed it>"}, with "connection_id" only where search showed one`}
-	fetchArgsChatGPT = argSpec{names: []string{"id"}, required: 1, hint: `pass {"id": "<an id exactly as search showed it>"}`}
+	searchArgs       = argSpec{names: []string{"query"}, required: 1, hint: `pass {"query": "…"} with what to look for as a string`}
+	fetchArgs        = argSpec{names: []string{"id", "connection_id"}, required: 1, hint: `pass {"id": "…"} with an id exactly as search showed it, and a string connection_id only where search showed one`}
+	fetchArgsChatGPT = argSpec{names: []string{"id"}, required: 1, hint: `pass {"id": "…"} with an id exactly as search showed it`}
 )
 
 // The messages of malformed arguments.
