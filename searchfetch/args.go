@@ -164,12 +164,21 @@ func (p *argScanner) str() (lit []byte, ok bool) {
 // unquote returns the value of lit, a string that str found: its bytes when
 // it holds no escape and is valid UTF-8, and otherwise what encoding/json
 // decodes (invalid UTF-8 becomes U+FFFD). ok is false for a bad escape.
-func unquote(lit []byte) (s string, ok bool) {
+func unquote(lit []byte) (string, bool) {
 	body := lit[1 : len(lit)-1]
 	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
 		return string(body), true
 	}
-	return s, json.Unmarshal(lit, &s) == nil
+	return unescape(lit)
+}
+
+// unescape decodes lit with encoding/json. It is a function of its own so
+// that the plain path of unquote does not pay for the variable that
+// json.Unmarshal makes escape.
+func unescape(lit []byte) (string, bool) {
+	var s string
+	err := json.Unmarshal(lit, &s)
+	return s, err == nil
 }
 
 // keyIndex returns the position in names of the key whose literal is lit,

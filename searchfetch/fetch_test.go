@@ -2,6 +2,7 @@ package searchfetch_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -75,6 +76,14 @@ func TestFetchDocument(t *testing.T) {
 			assert.Nil(t, res.Err)
 		})
 	}
+	t.Run("garbage", func(t *testing.T) {
+		b := &recorder{doc: searchfetch.Document{Title: "a\xffb", Text: "\x00\u2028</script>", URL: "javascript:alert(1)"}}
+		res := searchfetch.New(b, nil).Fetch(context.Background(), raw(`{"id":"orders:o1"}`))
+		require.False(t, res.IsError, res.Text)
+		var doc searchfetch.Document
+		require.NoError(t, json.Unmarshal([]byte(res.Text), &doc))
+		assert.Equal(t, searchfetch.Document{ID: "orders:o1", Title: "a\uFFFDb", Text: "\x00\u2028</script>", URL: "javascript:alert(1)"}, doc)
+	})
 	t.Run("no metadata", func(t *testing.T) {
 		b := &recorder{}
 		res := searchfetch.New(b, nil).Fetch(context.Background(), raw(`{"id":"orders:o1"}`))

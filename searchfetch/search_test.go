@@ -106,3 +106,23 @@ func TestSearchGarbage(t *testing.T) {
 		})
 	}
 }
+
+// TestChatGPTURLs: a hit's url in ChatGPT mode's structuredContent follows
+// the rule of mcpid.FormatJSON, so that the two are equal when every hit fits.
+func TestChatGPTURLs(t *testing.T) {
+	urls := []string{
+		"https://wiki.example.com/p/7", "HTTP://example.com", "https://example.com?q=1#top",
+		"https://example.com/a%20b", "https://example.com/a%2", "https://example.com/a%zz",
+		"https://user@example.com/", "https://example.com/@x", "https:///path", "https://",
+		"https://example.com/a b", "https://example.com/ü", `https://example.com/"x"`, "https://example.com/{x}",
+		"ftp://example.com", "javascript:alert(1)", "//example.com/p", "example.com", "", "http:/x",
+	}
+	for _, u := range urls {
+		t.Run(u, func(t *testing.T) {
+			b := &recorder{result: searchfetch.SearchResult{Hits: []mcpid.Hit{{ID: "c1/docs:d1", Title: "T", URL: u}}}}
+			res := searchfetch.New(b, &searchfetch.Options{Mode: searchfetch.ModeChatGPT}).Search(context.Background(), raw(`{"query":"q"}`))
+			require.False(t, res.IsError, res.Text)
+			assert.JSONEq(t, string(res.StructuredContent), res.Text)
+		})
+	}
+}

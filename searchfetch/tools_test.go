@@ -1,11 +1,14 @@
 package searchfetch_test
 
 import (
+	"context"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 
+	"github.com/mcpid/mcpid/internal/adaptertest"
 	"github.com/mcpid/mcpid/searchfetch"
 )
 
@@ -50,4 +53,34 @@ func TestToolDefinitions(t *testing.T) {
 // TestNewNilBackend: a server without a backend is a programming error.
 func TestNewNilBackend(t *testing.T) {
 	assert.PanicsWithValue(t, "searchfetch: New with a nil Backend", func() { searchfetch.New(nil, nil) })
+}
+
+// TestConcurrentCalls: Tools is safe for concurrent use (run with -race).
+func TestConcurrentCalls(t *testing.T) {
+	b := &adaptertest.Backend{}
+	tools := searchfetch.New(b, nil)
+	const workers, calls = 8, 20
+	var wg sync.WaitGroup
+	errs := make(chan string, workers*calls*2)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range calls {
+				if res := tools.Search(context.Background(), []byte(`{"query":"q"}`)); res.IsError {
+					errs <- res.Text
+				}
+				if res := tools.Fetch(context.Background(), []byte(`{"id":"c1/orders:o1"}`)); res.IsError {
+					errs <- res.Text
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	assert.Equal(t, int64(workers*calls), b.Searches())
+	assert.Equal(t, int64(workers*calls), b.Fetches())
 }
