@@ -65,6 +65,3 @@ func (t *Tools) SearchTool() Tool { return t.search }
 // FetchTool returns the definition of the fetch tool. The returned Tool
 // shares its InputSchema with t: do not modify it.
 func (t *Tools) FetchTool() Tool { return t.fetch }
-
-// Mode returns the mode t was built with.
-func (t *Tools) Mode() Mode { return t.opts.Mode }

@@ -33,7 +33,6 @@ func TestToolDefinitions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.mode.String(), func(t *testing.T) {
 			tools := searchfetch.New(&recorder{}, &searchfetch.Options{Mode: tt.mode})
-			assert.Equal(t, tt.mode, tools.Mode())
 			for _, c := range []struct {
 				tool   searchfetch.Tool
 				name   string
