@@ -55,6 +55,12 @@ func New(b Backend, opts *Options) *Tools {
 	t.opts.Preview.Format = previewFormat(t.opts.Mode)
 	t.search = searchTool(t.opts.Mode)
 	t.fetch = fetchTool(t.opts.Mode)
+	if t.opts.SearchDescription != "" {
+		t.search.Description = t.opts.SearchDescription
+	}
+	if t.opts.FetchDescription != "" {
+		t.fetch.Description = t.opts.FetchDescription
+	}
 	return t
 }
 

@@ -49,6 +49,15 @@ func TestToolDefinitions(t *testing.T) {
 	}
 }
 
+// TestDescriptions: a server's own descriptions replace the defaults.
+func TestDescriptions(t *testing.T) {
+	def := searchfetch.New(&recorder{}, nil)
+	own := searchfetch.New(&recorder{}, &searchfetch.Options{SearchDescription: "Search Acme's orders."})
+	assert.Equal(t, "Search Acme's orders.", own.SearchTool().Description)
+	assert.Equal(t, def.FetchTool().Description, own.FetchTool().Description)
+	assert.NotEqual(t, def.SearchTool().Description, own.SearchTool().Description)
+}
+
 // TestNewNilBackend: a server without a backend is a programming error.
 func TestNewNilBackend(t *testing.T) {
 	assert.PanicsWithValue(t, "searchfetch: New with a nil Backend", func() { searchfetch.New(nil, nil) })
