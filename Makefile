@@ -1,5 +1,5 @@
 # make check runs everything CI runs: formatting, vet, staticcheck, the tests
-# of both modules with the race detector, every fuzz target for FUZZTIME, and
+# of every module with the race detector, every fuzz target for FUZZTIME, and
 # every benchmark once.
 
 GO          ?= go
@@ -10,7 +10,9 @@ LONGFUZZ    ?= 10m
 # the smoke run keeps it brief, long campaigns use Go's default.
 FUZZFLAGS   ?=
 BENCHCOUNT  ?= 6
-MODULES     := . examples
+# The root module, the SDK adapters (each its own module, so that the root
+# go.mod never names an SDK) and the examples.
+MODULES     := . gosdk mcpgo examples
 
 .PHONY: check fmt vet staticcheck test fuzz fuzz-smoke bench bench-smoke
 
@@ -44,4 +46,4 @@ bench-smoke:
 	@for m in $(MODULES); do (cd $$m && $(GO) test -run='^$$' -bench=. -benchtime=1x ./...) || exit 1; done
 
 bench:
-	$(GO) test -run='^$$' -bench=. -benchmem -count=$(BENCHCOUNT) ./...
+	@for m in $(MODULES); do (cd $$m && $(GO) test -run='^$$' -bench=. -benchmem -count=$(BENCHCOUNT) ./...) || exit 1; done

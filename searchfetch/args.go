@@ -3,8 +3,7 @@ package searchfetch
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"io"
+	"unicode/utf8"
 )
 
 // MaxArgumentsSize is the most bytes the JSON arguments of one tool call may
@@ -22,9 +21,9 @@ type argSpec struct {
 
 // The arguments of each tool in each mode.
 var (
-	searchArgs       = argSpec{names: []string{"query"}, required: 1, hint: `pass {"query": "<what to look for>"}`}
-	fetchArgs        = argSpec{names: []string{"id", "connection_id"}, required: 1, hint: `pass {"id": "<an id exactly as search showed it>"}, with "connection_id" only where search showed one`}
-	fetchArgsChatGPT = argSpec{names: []string{"id"}, required: 1, hint: `pass {"id": "<an id exactly as search showed it>"}`}
+	searchArgs       = argSpec{names: []string{"query"}, required: 1, hint: `pass {"query": "…"} with what to look for as a string`}
+	fetchArgs        = argSpec{names: []string{"id", "connection_id"}, required: 1, hint: `pass {"id": "…"} with an id exactly as search showed it, and a string connection_id only where search showed one`}
+	fetchArgsChatGPT = argSpec{names: []string{"id"}, required: 1, hint: `pass {"id": "…"} with an id exactly as search showed it`}
 )
 
 // The messages of malformed arguments.
@@ -35,50 +34,65 @@ const (
 
 // readArgs reads raw, the JSON object of a tool call's arguments, into vals:
 // vals[i] is the value of spec.names[i], "" when absent. Absent arguments
-// (nil or null) are an empty object. Keys match exactly; a key the tool does
-// not take, a key given twice, a value that is not a string (null included)
-// and a missing required argument are each an invalid_arguments error.
+// (nil or null) are an empty object. Keys match exactly, after JSON
+// unescaping; a key the tool does not take, a key given twice, a value that
+// is not a string (null included) and a missing required argument are each
+// an invalid_arguments error. Strings decode as encoding/json decodes them.
+//
+// It scans the object itself rather than through encoding/json's Decoder,
+// whose tokens cost a dozen allocations a call; a value costs one, for its
+// string.
 func readArgs(raw []byte, spec argSpec, vals []string) error {
 	if len(raw) > MaxArgumentsSize {
 		return argError(errArgumentsLarge, spec.hint)
 	}
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		raw = []byte("{}")
+	p := argScanner{s: raw}
+	p.space()
+	if p.i == len(p.s) || p.literal("null") {
+		p.s, p.i = []byte("{}"), 0
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+	if !p.consume('{') {
 		return argError(errNotObject, spec.hint)
 	}
 	var seen uint64 // bit i: names[i] was given; a tool takes few arguments
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
+	if p.space(); !p.consume('}') {
+		for {
+			p.space()
+			key, ok := p.str()
+			p.space()
+			if !ok || !p.consume(':') {
+				return argError(errNotObject, spec.hint)
+			}
+			i, ok := keyIndex(spec.names, key)
+			switch {
+			case !ok:
+				return argError(errNotObject, spec.hint)
+			case i < 0:
+				k, _ := unquote(key)
+				return argError("unknown argument "+keyText(k), spec.hint)
+			case seen&(1<<i) != 0:
+				return argError("argument "+keyText(spec.names[i])+" is given twice", spec.hint)
+			}
+			seen |= 1 << i
+			p.space()
+			val, ok := p.str()
+			if !ok {
+				return argError("argument "+keyText(spec.names[i])+" is not a string", spec.hint)
+			}
+			if vals[i], ok = unquote(val); !ok {
+				return argError(errNotObject, spec.hint)
+			}
+			p.space()
+			if p.consume(',') {
+				continue
+			}
+			if p.consume('}') {
+				break
+			}
 			return argError(errNotObject, spec.hint)
 		}
-		key, _ := tok.(string)
-		i := index(spec.names, key)
-		switch {
-		case i < 0:
-			return argError("unknown argument "+keyText(key), spec.hint)
-		case seen&(1<<i) != 0:
-			return argError("argument "+keyText(key)+" is given twice", spec.hint)
-		}
-		seen |= 1 << i
-		tok, err = dec.Token()
-		if err != nil {
-			return argError(errNotObject, spec.hint)
-		}
-		s, ok := tok.(string)
-		if !ok {
-			return argError("argument "+keyText(key)+" is not a string", spec.hint)
-		}
-		vals[i] = s
 	}
-	if _, err := dec.Token(); err != nil { // the closing '}'
-		return argError(errNotObject, spec.hint)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+	if p.space(); p.i != len(p.s) {
 		return argError(errNotObject, spec.hint)
 	}
 	for i := range spec.required {
@@ -87,6 +101,101 @@ func readArgs(raw []byte, spec argSpec, vals []string) error {
 		}
 	}
 	return nil
+}
+
+// argScanner reads the JSON of a tool call's arguments.
+type argScanner struct {
+	s []byte
+	i int
+}
+
+// space skips JSON whitespace.
+func (p *argScanner) space() {
+	for p.i < len(p.s) {
+		switch p.s[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+// consume skips c and reports whether it was next.
+func (p *argScanner) consume(c byte) bool {
+	if p.i < len(p.s) && p.s[p.i] == c {
+		p.i++
+		return true
+	}
+	return false
+}
+
+// literal skips lit and reports whether it was next.
+func (p *argScanner) literal(lit string) bool {
+	if bytes.HasPrefix(p.s[p.i:], []byte(lit)) {
+		p.i += len(lit)
+		return true
+	}
+	return false
+}
+
+// str skips a JSON string and returns it with its quotes; ok is false when
+// no well-formed string is next. It checks the string's bytes only as far as
+// finding its end needs; unquote decodes it.
+func (p *argScanner) str() (lit []byte, ok bool) {
+	if !p.consume('"') {
+		return nil, false
+	}
+	start := p.i - 1
+	for j := p.i; j < len(p.s); j++ {
+		switch c := p.s[j]; {
+		case c == '"':
+			p.i = j + 1
+			return p.s[start:p.i], true
+		case c == '\\':
+			j++ // the escaped byte cannot end the string
+		case c < 0x20:
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
+// unquote returns the value of lit, a string that str found: its bytes when
+// it holds no escape and is valid UTF-8, and otherwise what encoding/json
+// decodes (invalid UTF-8 becomes U+FFFD). ok is false for a bad escape.
+func unquote(lit []byte) (string, bool) {
+	body := lit[1 : len(lit)-1]
+	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
+		return string(body), true
+	}
+	return unescape(lit)
+}
+
+// unescape decodes lit with encoding/json. It is a function of its own so
+// that the plain path of unquote does not pay for the variable that
+// json.Unmarshal makes escape.
+func unescape(lit []byte) (string, bool) {
+	var s string
+	err := json.Unmarshal(lit, &s)
+	return s, err == nil
+}
+
+// keyIndex returns the position in names of the key whose literal is lit,
+// or -1; ok is false for a bad escape. A plain key is compared without
+// allocating.
+func keyIndex(names []string, lit []byte) (i int, ok bool) {
+	body := lit[1 : len(lit)-1]
+	if bytes.IndexByte(body, '\\') >= 0 || !utf8.Valid(body) {
+		key, ok := unquote(lit)
+		return index(names, key), ok
+	}
+	for i, n := range names {
+		if string(body) == n {
+			return i, true
+		}
+	}
+	return -1, true
 }
 
 // index returns the position of key in names, or -1.

@@ -51,7 +51,8 @@ type Document struct {
 	Title string `json:"title"`
 	// Text is the record's content.
 	Text string `json:"text"`
-	// URL is where a person can open the record, or "".
+	// URL is where a person can open the record, or "". It is passed on
+	// as the backend gives it.
 	URL string `json:"url"`
 	// Metadata holds any further fields; it is left out of the JSON when
 	// empty.

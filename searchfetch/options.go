@@ -45,6 +45,11 @@ type Options struct {
 	// Timeout bounds each backend call; 0 means DefaultTimeout and a
 	// negative value means no bound beyond the request's context.
 	Timeout time.Duration
+	// SearchDescription and FetchDescription replace the tools' default
+	// descriptions when not empty: say what the sources hold, so that a
+	// model knows when to search them. The defaults explain the ids.
+	SearchDescription string
+	FetchDescription  string
 	// Logger, when set, records the backend failures that reach the model
 	// only as a generic envelope: errors that are not an *mcpid.Error,
 	// panics and timeouts.

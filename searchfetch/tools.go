@@ -55,6 +55,12 @@ func New(b Backend, opts *Options) *Tools {
 	t.opts.Preview.Format = previewFormat(t.opts.Mode)
 	t.search = searchTool(t.opts.Mode)
 	t.fetch = fetchTool(t.opts.Mode)
+	if t.opts.SearchDescription != "" {
+		t.search.Description = t.opts.SearchDescription
+	}
+	if t.opts.FetchDescription != "" {
+		t.fetch.Description = t.opts.FetchDescription
+	}
 	return t
 }
 
@@ -65,6 +71,3 @@ func (t *Tools) SearchTool() Tool { return t.search }
 // FetchTool returns the definition of the fetch tool. The returned Tool
 // shares its InputSchema with t: do not modify it.
 func (t *Tools) FetchTool() Tool { return t.fetch }
-
-// Mode returns the mode t was built with.
-func (t *Tools) Mode() Mode { return t.opts.Mode }

@@ -1,0 +1,77 @@
+package gosdk_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+
+	"github.com/mcpid/mcpid"
+	"github.com/mcpid/mcpid/gosdk"
+	"github.com/mcpid/mcpid/searchfetch"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// library is a searchfetch.Backend over one book, held by the connection
+// "lib".
+type library struct{}
+
+func (library) Search(_ context.Context, query string) (searchfetch.SearchResult, error) {
+	return searchfetch.SearchResult{Hits: []mcpid.Hit{
+		{ID: "books:b1", ConnectionID: "lib", Title: "The Go Programming Language"},
+	}}, nil
+}
+
+func (library) Fetch(_ context.Context, req mcpid.FetchRequest) (searchfetch.Document, error) {
+	if req.Handle.BaseID() != "books:b1" {
+		return searchfetch.Document{}, mcpid.NewError(mcpid.CodeNotFound, "no such book", "search again")
+	}
+	return searchfetch.Document{Title: "The Go Programming Language", Text: "Chapter 1: Tutorial"}, nil
+}
+
+// A server with the two tools, and a client that searches and fetches over
+// the SDK's in-memory transport.
+func ExampleRegister() {
+	ctx := context.Background()
+	server := mcp.NewServer(&mcp.Implementation{Name: "library", Version: "v1.0.0"}, nil)
+	gosdk.Register(server, library{}, nil)
+
+	st, ct := mcp.NewInMemoryTransports()
+	if _, err := server.Connect(ctx, st, nil); err != nil {
+		log.Fatal(err)
+	}
+	session, err := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "v1.0.0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer session.Close()
+
+	res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "search", Arguments: map[string]any{"query": "go"}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	fmt.Println(text)
+
+	id := mcpid.ExtractIDs(text)[0]
+	res, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "fetch", Arguments: map[string]any{"id": id}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
+	// Output:
+	// Showing 1 of 1 hit.
+	// 1. id=lib/books:b1 title="The Go Programming Language"
+	// To fetch, pass an id exactly as shown; pass connection_id only where its line shows one.
+	// {"id":"lib/books:b1","title":"The Go Programming Language","text":"Chapter 1: Tutorial","url":""}
+}
+
+// A server's own tool fails the way search and fetch do: the envelope as
+// text and structuredContent, and the internal error kept for middleware.
+func ExampleToolError() {
+	internal := errors.New("dial tcp 10.0.0.7:5432: connection refused")
+	res := gosdk.ToolError(internal)
+	fmt.Println(res.IsError, res.GetError() == internal)
+	// Output:
+	// true true
+}

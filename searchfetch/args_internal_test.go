@@ -1,0 +1,32 @@
+package searchfetch
+
+import "testing"
+
+// TestReadArgsAllocs: reading arguments costs one allocation a value, for
+// its string, and none for the keys. (A value with escapes decodes through
+// encoding/json, at its cost.)
+func TestReadArgsAllocs(t *testing.T) {
+	tests := []struct {
+		name string
+		args string
+		want float64
+	}{
+		{"id", `{"id":"c1/orders:o1"}`, 1},
+		{"id and connection_id", ` { "id" : "orders:o1" , "connection_id" : "c1" } `, 2},
+		{"non-ASCII", `{"id":"docs:Q3 résumé"}`, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			raw := []byte(tt.args)
+			var vals [2]string
+			got := testing.AllocsPerRun(100, func() {
+				if err := readArgs(raw, fetchArgs, vals[:]); err != nil {
+					t.Fatal(err)
+				}
+			})
+			if got != tt.want {
+				t.Errorf("allocs = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,143 @@
+package searchfetch_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpid/mcpid"
+	"github.com/mcpid/mcpid/searchfetch"
+)
+
+// failing is a Backend whose both methods behave as do says.
+type failing struct {
+	do func(ctx context.Context) error
+}
+
+func (f failing) Search(ctx context.Context, _ string) (searchfetch.SearchResult, error) {
+	return searchfetch.SearchResult{}, f.do(ctx)
+}
+
+func (f failing) Fetch(ctx context.Context, _ mcpid.FetchRequest) (searchfetch.Document, error) {
+	return searchfetch.Document{}, f.do(ctx)
+}
+
+// secret is a backend's internal message that must never reach the model.
+const secret = "dial tcp 10.0.0.7:5432: password authentication failed for user admin"
+
+// TestBackendFailures: what the model sees when the backend fails, for both
+// tools; the backend's own words stay in Result.Err and the log.
+func TestBackendFailures(t *testing.T) {
+	block := make(chan struct{})
+	t.Cleanup(func() { close(block) }) // ends the goroutines of the hanging backend
+	var typedNil *mcpid.Error
+	tests := []struct {
+		name   string
+		do     func(ctx context.Context) error
+		code   mcpid.Code
+		logged bool
+	}{
+		{"ambiguous", func(context.Context) error { return mcpid.AmbiguousConnection([]string{"c1", "c2"}) }, mcpid.CodeAmbiguousConnection, false},
+		{"wrapped not_found", func(context.Context) error {
+			return fmt.Errorf("reading: %w", mcpid.NewError(mcpid.CodeNotFound, "no such record", "search again"))
+		}, mcpid.CodeNotFound, false},
+		{"internal", func(context.Context) error { return errors.New(secret) }, mcpid.CodeResourceUnavailable, true},
+		{"typed nil", func(context.Context) error { return typedNil }, mcpid.CodeResourceUnavailable, true},
+		{"panic", func(context.Context) error { panic(secret) }, mcpid.CodeResourceUnavailable, true},
+		{"hang ignoring ctx", func(context.Context) error { <-block; return nil }, mcpid.CodeResourceUnavailable, true},
+		{"own deadline", func(ctx context.Context) error {
+			<-ctx.Done()
+			return fmt.Errorf("%s: %w", secret, ctx.Err())
+		}, mcpid.CodeResourceUnavailable, true},
+	}
+	for _, tt := range tests {
+		for _, tool := range []string{searchfetch.SearchName, searchfetch.FetchName} {
+			t.Run(tt.name+"/"+tool, func(t *testing.T) {
+				var log bytes.Buffer
+				tools := searchfetch.New(failing{tt.do}, &searchfetch.Options{
+					Timeout: 20 * time.Millisecond,
+					Logger:  slog.New(slog.NewTextHandler(&log, nil)),
+				})
+				call, args := tools.Search, raw(`{"query":"q"}`)
+				if tool == searchfetch.FetchName {
+					call, args = tools.Fetch, raw(`{"id":"orders:o1"}`)
+				}
+				res := call(context.Background(), args)
+				requireError(t, res, tt.code)
+				assert.NotContains(t, res.Text, "10.0.0.7")
+				assert.NotContains(t, string(res.StructuredContent), "10.0.0.7")
+				if tt.logged {
+					assert.Contains(t, log.String(), "tool="+tool)
+				} else {
+					assert.Empty(t, log.String())
+				}
+			})
+		}
+	}
+}
+
+// TestTimeoutMessage: a backend that does not answer in time gets its own
+// message, apart from other failures.
+func TestTimeoutMessage(t *testing.T) {
+	hang := failing{func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() }}
+	other := failing{func(context.Context) error { return errors.New(secret) }}
+	opts := &searchfetch.Options{Timeout: time.Millisecond}
+	timeout := searchfetch.New(hang, opts).Fetch(context.Background(), raw(`{"id":"orders:o1"}`))
+	failed := searchfetch.New(other, opts).Fetch(context.Background(), raw(`{"id":"orders:o1"}`))
+	requireError(t, timeout, mcpid.CodeResourceUnavailable)
+	requireError(t, failed, mcpid.CodeResourceUnavailable)
+	assert.NotEqual(t, timeout.Text, failed.Text)
+	assert.ErrorIs(t, timeout.Err, context.DeadlineExceeded)
+	assert.EqualError(t, failed.Err, secret)
+}
+
+// ctxKey marks the request's context.
+type ctxKey struct{}
+
+// TestBackendContext: the backend gets the request's context, bounded by
+// the timeout (DefaultTimeout when unset, none when negative).
+func TestBackendContext(t *testing.T) {
+	tests := []struct {
+		name    string
+		timeout time.Duration
+		bounded time.Duration // 0: no deadline
+	}{
+		{"default", 0, searchfetch.DefaultTimeout},
+		{"set", time.Minute, time.Minute},
+		{"none", -1, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := &recorder{}
+			tools := searchfetch.New(b, &searchfetch.Options{Timeout: tt.timeout})
+			ctx := context.WithValue(context.Background(), ctxKey{}, "request")
+			start := time.Now()
+			require.False(t, tools.Search(ctx, raw(`{"query":"q"}`)).IsError)
+			require.Len(t, b.ctxs, 1)
+			got := b.ctxs[0]
+			assert.Equal(t, "request", got.Value(ctxKey{}))
+			deadline, ok := got.Deadline()
+			require.Equal(t, tt.bounded != 0, ok, "has a deadline")
+			if ok {
+				assert.WithinDuration(t, start.Add(tt.bounded), deadline, time.Minute/2)
+			}
+		})
+	}
+}
+
+// TestErrorResult: the helper the adapters give servers for their own
+// tools.
+func TestErrorResult(t *testing.T) {
+	res := searchfetch.ErrorResult(mcpid.NewError(mcpid.CodeNotFound, "no such order", "list the orders first"))
+	requireError(t, res, mcpid.CodeNotFound)
+	res = searchfetch.ErrorResult(errors.New(secret))
+	requireError(t, res, mcpid.CodeResourceUnavailable)
+	assert.NotContains(t, res.Text, "10.0.0.7")
+}

@@ -1,0 +1,81 @@
+package searchfetch_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/mcpid/mcpid"
+	"github.com/mcpid/mcpid/searchfetch"
+)
+
+// library is a Backend over one book, held by the connection "lib".
+type library struct{}
+
+func (library) Search(_ context.Context, query string) (searchfetch.SearchResult, error) {
+	return searchfetch.SearchResult{Hits: []mcpid.Hit{
+		{ID: "books:b1", ConnectionID: "lib", Title: "The Go Programming Language"},
+	}}, nil
+}
+
+func (library) Fetch(_ context.Context, req mcpid.FetchRequest) (searchfetch.Document, error) {
+	if req.Handle.BaseID() != "books:b1" || (req.ConnectionID != "" && req.ConnectionID != "lib") {
+		return searchfetch.Document{}, mcpid.NewError(mcpid.CodeNotFound, "no such book", "search again")
+	}
+	return searchfetch.Document{Title: "The Go Programming Language", Text: "Chapter 1: Tutorial"}, nil
+}
+
+// A model searches, takes an id from the text and fetches it by that id
+// alone. An SDK adapter makes the same two calls.
+func Example() {
+	ctx := context.Background()
+	tools := searchfetch.New(library{}, nil)
+
+	res := tools.Search(ctx, json.RawMessage(`{"query":"go"}`))
+	fmt.Println(res.Text)
+
+	id := mcpid.ExtractIDs(res.Text)[0]
+	args, _ := json.Marshal(map[string]string{"id": id})
+	res = tools.Fetch(ctx, args)
+	fmt.Println(res.Text)
+	// Output:
+	// Showing 1 of 1 hit.
+	// 1. id=lib/books:b1 title="The Go Programming Language"
+	// To fetch, pass an id exactly as shown; pass connection_id only where its line shows one.
+	// {"id":"lib/books:b1","title":"The Go Programming Language","text":"Chapter 1: Tutorial","url":""}
+}
+
+// A fetch whose connection_id conflicts with the id's own connection fails
+// before any backend call, with the envelope as text and structuredContent.
+func ExampleTools_Fetch_conflict() {
+	tools := searchfetch.New(library{}, nil)
+	res := tools.Fetch(context.Background(), json.RawMessage(`{"id":"lib/books:b1","connection_id":"other"}`))
+	var e mcpid.Error
+	_ = json.Unmarshal(res.StructuredContent, &e)
+	fmt.Println(res.IsError, e.Code)
+	// Output:
+	// true conflicting_connection_id
+}
+
+// In ChatGPT mode search takes exactly {"query"}, fetch exactly {"id"}.
+func ExampleNew_chatGPT() {
+	tools := searchfetch.New(library{}, &searchfetch.Options{Mode: searchfetch.ModeChatGPT})
+	fmt.Println(string(tools.SearchTool().InputSchema))
+	fmt.Println(string(tools.FetchTool().InputSchema))
+	// Output:
+	// {"type":"object","properties":{"query":{"type":"string"}},"required":["query"],"additionalProperties":false}
+	// {"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false}
+}
+
+// A server's own tool fails the way search and fetch do; the backend's
+// words stay in Err.
+func ExampleErrorResult() {
+	res := searchfetch.ErrorResult(fmt.Errorf("query orders: %w", context.DeadlineExceeded))
+	var e mcpid.Error
+	_ = json.Unmarshal([]byte(res.Text), &e)
+	fmt.Println(res.IsError, e.Code)
+	fmt.Println(res.Err)
+	// Output:
+	// true resource_unavailable
+	// query orders: context deadline exceeded
+}

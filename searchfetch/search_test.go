@@ -1,0 +1,128 @@
+package searchfetch_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpid/mcpid"
+	"github.com/mcpid/mcpid/searchfetch"
+)
+
+// searchHits are hits as a backend returns them: base ids with their
+// connections.
+var searchHits = []mcpid.Hit{
+	{ID: "orders:o1", ConnectionID: "c1", Stream: "orders", Title: "Order o1", Snippet: "3 items", URL: "https://shop.example.com/o/1"},
+	{ID: "T-17", ConnectionID: "c2", Title: "Refund", URL: "ftp://files.example.com/t17"},
+	{ID: "pages:p1", ConnectionID: "eu:wiki", Title: "Returns"},
+	{ID: "notes:n1"},
+}
+
+// TestSearchDefault: the prose preview of the self-contained hits, and every
+// hit with its own connection_id in structuredContent.
+func TestSearchDefault(t *testing.T) {
+	b := &recorder{result: searchfetch.SearchResult{Hits: searchHits, Total: 9, HasMore: true}}
+	opts := mcpid.PreviewOptions{Budget: 1000, MaxHits: 2, Format: mcpid.FormatJSON, Total: 1}
+	res := searchfetch.New(b, &searchfetch.Options{Preview: opts}).Search(context.Background(), raw(`{"query":"q"}`))
+	require.False(t, res.IsError, res.Text)
+
+	hits := []mcpid.Hit{searchHits[0], searchHits[1], searchHits[2], searchHits[3]}
+	hits[0].ID = "c1/orders:o1"
+	hits[1].ID = "c2/:T-17"
+	want := mcpid.RenderPreview(hits, mcpid.PreviewOptions{Budget: 1000, MaxHits: 2, Total: 9, HasMore: true})
+	if diff := cmp.Diff(want, res.Text); diff != "" {
+		t.Errorf("text (-want +got):\n%s", diff)
+	}
+	wantStructured := `{"results":[
+		{"id":"c1/orders:o1","connection_id":"c1","stream":"orders","title":"Order o1","snippet":"3 items","url":"https://shop.example.com/o/1"},
+		{"id":"c2/:T-17","connection_id":"c2","title":"Refund","url":"ftp://files.example.com/t17"},
+		{"id":"pages:p1","connection_id":"eu:wiki","title":"Returns"},
+		{"id":"notes:n1"}],
+		"total":9,"has_more":true}`
+	assert.JSONEq(t, wantStructured, string(res.StructuredContent))
+}
+
+// TestSearchChatGPT: one text item holding the FormatJSON preview, and
+// {"results":[…]} with every hit in the same shape, equal to the text when
+// every hit fits.
+func TestSearchChatGPT(t *testing.T) {
+	tests := []struct {
+		name    string
+		preview mcpid.PreviewOptions
+		allFit  bool
+	}{
+		{"every hit fits", mcpid.PreviewOptions{MaxHits: 10}, true},
+		{"budget for one", mcpid.PreviewOptions{Budget: 120}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := &recorder{result: searchfetch.SearchResult{Hits: searchHits}}
+			tools := searchfetch.New(b, &searchfetch.Options{Mode: searchfetch.ModeChatGPT, Preview: tt.preview})
+			res := tools.Search(context.Background(), raw(`{"query":"q"}`))
+			require.False(t, res.IsError, res.Text)
+			require.True(t, json.Valid([]byte(res.Text)), res.Text)
+			wantStructured := `{"results":[
+				{"id":"c1/orders:o1","title":"Order o1","url":"https://shop.example.com/o/1","text":"3 items"},
+				{"id":"c2/:T-17","title":"Refund","url":""},
+				{"id":"pages:p1","title":"Returns","url":""},
+				{"id":"notes:n1","title":"","url":""}]}`
+			assert.JSONEq(t, wantStructured, string(res.StructuredContent))
+			if tt.allFit {
+				assert.JSONEq(t, string(res.StructuredContent), res.Text)
+			} else {
+				assert.LessOrEqual(t, len(res.Text), 120)
+			}
+		})
+	}
+}
+
+// TestSearchGarbage: hits that no model could pass back fail the search
+// with invalid_resource_response; an empty result is not an error.
+func TestSearchGarbage(t *testing.T) {
+	tests := []struct {
+		name string
+		hits []mcpid.Hit
+		code mcpid.Code
+	}{
+		{"empty id", []mcpid.Hit{{ID: "orders:o1"}, {ID: "", ConnectionID: "c1"}}, mcpid.CodeInvalidResourceResponse},
+		{"invalid UTF-8", []mcpid.Hit{{ID: "orders:\xff", ConnectionID: "c1"}}, mcpid.CodeInvalidResourceResponse},
+		{"no hits", nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := &recorder{result: searchfetch.SearchResult{Hits: tt.hits, Total: -5}}
+			res := searchfetch.New(b, nil).Search(context.Background(), raw(`{"query":"q"}`))
+			if tt.code != "" {
+				requireError(t, res, tt.code)
+				return
+			}
+			require.False(t, res.IsError, res.Text)
+			assert.JSONEq(t, `{"results":[],"total":0}`, string(res.StructuredContent))
+			assert.Equal(t, mcpid.RenderPreview(nil, mcpid.PreviewOptions{}), res.Text)
+		})
+	}
+}
+
+// TestChatGPTURLs: a hit's url in ChatGPT mode's structuredContent follows
+// the rule of mcpid.FormatJSON, so that the two are equal when every hit fits.
+func TestChatGPTURLs(t *testing.T) {
+	urls := []string{
+		"https://wiki.example.com/p/7", "HTTP://example.com", "https://example.com?q=1#top",
+		"https://example.com/a%20b", "https://example.com/a%2", "https://example.com/a%zz",
+		"https://user@example.com/", "https://example.com/@x", "https:///path", "https://",
+		"https://example.com/a b", "https://example.com/ü", `https://example.com/"x"`, "https://example.com/{x}",
+		"ftp://example.com", "javascript:alert(1)", "//example.com/p", "example.com", "", "http:/x",
+	}
+	for _, u := range urls {
+		t.Run(u, func(t *testing.T) {
+			b := &recorder{result: searchfetch.SearchResult{Hits: []mcpid.Hit{{ID: "c1/docs:d1", Title: "T", URL: u}}}}
+			res := searchfetch.New(b, &searchfetch.Options{Mode: searchfetch.ModeChatGPT}).Search(context.Background(), raw(`{"query":"q"}`))
+			require.False(t, res.IsError, res.Text)
+			assert.JSONEq(t, string(res.StructuredContent), res.Text)
+		})
+	}
+}
