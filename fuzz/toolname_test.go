@@ -115,7 +115,7 @@ var toolnameProfiles = []struct {
 }{
 	{"OpenAI", toolname.OpenAI, regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`), 64},
 	{"Anthropic", toolname.Anthropic, regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`), 128},
-	{"Gemini", toolname.Gemini, regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.:-]{0,62}$`), 63},
+	{"Gemini", toolname.Gemini, regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]{0,62}$`), 63},
 	{"MCP", toolname.MCP, regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`), 128},
 	{"Portable", toolname.Portable, regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]{0,62}$`), 63},
 	{"zero", toolname.Profile{}, regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]{0,62}$`), 63},

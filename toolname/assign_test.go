@@ -56,7 +56,7 @@ func TestAssignGolden(t *testing.T) {
 			{"y", "cafe"}:              "cafe",
 			{"x", "ｆｏｏ"}:               "foo",
 			{"x", "日本"}:                "_dfmsiyjaa6",
-			{"kube:prod", "ns::get"}:   "ns__get",
+			{"kube:prod", "ns::get"}:   "kube_prod__ns__get",
 			{"docs", long200}:          "very_long_tool_name_very_long_tool_name_very_long_too_eif7pxiyar",
 			{"1password", "get"}:       "1password__get",
 			{"2fa", "get"}:             "2fa__get",
@@ -73,7 +73,7 @@ func TestAssignGolden(t *testing.T) {
 			{"y", "cafe"}:              "cafe",
 			{"x", "ｆｏｏ"}:               "foo",
 			{"x", "日本"}:                "_dfmsiyjaa6",
-			{"kube:prod", "ns::get"}:   "ns::get",
+			{"kube:prod", "ns::get"}:   "kube_prod__ns__get",
 			{"docs", long200}:          "very_long_tool_name_very_long_tool_name_very_long_to_eif7pxiyar",
 			{"1password", "get"}:       "_1password__get",
 			{"2fa", "get"}:             "_2fa__get",
@@ -105,7 +105,7 @@ func TestAssignFallbacks(t *testing.T) {
 		{Key{"x", "ｆｏｏ"}, "foo", Folded},
 		{Key{"github", "search"}, "github__search", Qualified},
 		{Key{"gitlab", "search"}, "gitlab__search", Qualified},
-		{Key{"kube:prod", "ns::get"}, "ns__get", Folded},
+		{Key{"kube:prod", "ns::get"}, "kube_prod__ns__get", Qualified | Folded},
 		{Key{"docs", long200}, "very_long_tool_name_very_long_tool_name_very_long_too_eif7pxiyar", Shortened},
 	}
 	if diff := cmp.Diff(want, n.Fallbacks()); diff != "" {

@@ -56,7 +56,7 @@
 //	Profile    characters           first character    MaxLen
 //	OpenAI     A-Z a-z 0-9 _ -      any                64
 //	Anthropic  A-Z a-z 0-9 _ -      any                128
-//	Gemini     A-Z a-z 0-9 _ . : -  letter or _        63
+//	Gemini     A-Z a-z 0-9 _ . -    letter or _        63
 //	MCP        A-Z a-z 0-9 _ . -    any                128
 //	Portable   A-Z a-z 0-9 _ -      letter or _        63
 //
