@@ -121,8 +121,11 @@ func (e *Error) Error() string {
 		return prefix + fmt.Sprintf("reserved name %d, %q, is not valid under the profile; reserve only names the profile allows", e.Index, e.Input)
 	case CodeInvalidNames:
 		msg := prefix + "not a table that Names.MarshalJSON writes: " + e.detail
-		if e.Field != "" {
+		switch {
+		case e.Index >= 0:
 			msg += fmt.Sprintf(" (entry %d, %s %q)", e.Index, e.Field, e.Input)
+		case e.Field != "":
+			msg += fmt.Sprintf(" (%s %q)", e.Field, e.Input)
 		}
 		if e.err != nil {
 			msg += ": " + e.err.Error()
