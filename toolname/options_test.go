@@ -1,7 +1,6 @@
 package toolname
 
 import (
-	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -60,7 +59,7 @@ func TestQualifyAllAlongAChain(t *testing.T) {
 	n, err := Assign(OpenAI, []Key{{"a", "search"}, {"b", "fetch"}, {"c", "list"}}, WithPrevious(first), WithQualifyAll())
 	require.NoError(t, err)
 	want := map[Key]string{{"a", "search"}: "search", {"b", "fetch"}: "fetch", {"c", "list"}: "c__list"}
-	if diff := cmp.Diff(want, namesOf(n, slices.Collect(keysOf(n)))); diff != "" {
+	if diff := cmp.Diff(want, namesOf(n, keysOf(n))); diff != "" {
 		t.Errorf("names (-want +got):\n%s", diff)
 	}
 }

@@ -2,7 +2,6 @@ package toolname
 
 import (
 	"encoding/json"
-	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -35,7 +34,7 @@ func TestNamesJSONRoundTrip(t *testing.T) {
 
 			restored := new(Names)
 			require.NoError(t, json.Unmarshal(data, restored))
-			if diff := cmp.Diff(slices.Collect(pairs(orig)), slices.Collect(pairs(restored))); diff != "" {
+			if diff := cmp.Diff(pairsOf(orig), pairsOf(restored)); diff != "" {
 				t.Errorf("All (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(orig.Fallbacks(), restored.Fallbacks()); diff != "" {
@@ -46,7 +45,7 @@ func TestNamesJSONRoundTrip(t *testing.T) {
 			assert.Equal(t, string(data), string(again), "marshal(unmarshal(data))")
 
 			// The next assignment is the same from both.
-			keys := append(slices.Collect(keysOf(orig)), Key{"newcomer", "search"}, Key{"newcomer", "fetch"})
+			keys := append(keysOf(orig), Key{"newcomer", "search"}, Key{"newcomer", "fetch"})
 			fromOrig, err := Assign(pr.profile, keys, WithPrevious(orig))
 			require.NoError(t, err)
 			fromRestored, err := Assign(pr.profile, keys, WithPrevious(restored))
@@ -141,22 +140,24 @@ func TestNamesUnmarshalErrors(t *testing.T) {
 	}
 }
 
-func pairs(n *Names) func(func(struct{ K Key; Name string }) bool) {
-	return func(yield func(struct{ K Key; Name string }) bool) {
-		for k, name := range n.All() {
-			if !yield(struct{ K Key; Name string }{k, name}) {
-				return
-			}
-		}
-	}
+// pair is one key and its name, as All yields them.
+type pair struct {
+	Key  Key
+	Name string
 }
 
-func keysOf(n *Names) func(func(Key) bool) {
-	return func(yield func(Key) bool) {
-		for k := range n.All() {
-			if !yield(k) {
-				return
-			}
-		}
+func pairsOf(n *Names) []pair {
+	var out []pair
+	for k, name := range n.All() {
+		out = append(out, pair{k, name})
 	}
+	return out
+}
+
+func keysOf(n *Names) []Key {
+	var out []Key
+	for k := range n.All() {
+		out = append(out, k)
+	}
+	return out
 }
