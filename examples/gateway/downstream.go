@@ -29,12 +29,6 @@ type downstream struct {
 	tools   []*mcp.Tool        // the tools it lists that the gateway can serve
 }
 
-func (d *downstream) close() {
-	if d.session != nil {
-		_ = d.session.Close()
-	}
-}
-
 // connect starts a session with the downstream server d over t and reads
 // its tools. A server that does not answer within the gateway's timeout
 // is an error, and d stays without tools.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -119,10 +118,15 @@ func (g *gateway) addDownstream(name string) *downstream {
 func (g *gateway) close() {
 	g.mu.Lock()
 	g.closing = true
-	ds := slices.Collect(maps.Values(g.downstreams))
+	var sessions []*mcp.ClientSession
+	for _, d := range g.downstreams {
+		if d.session != nil {
+			sessions = append(sessions, d.session)
+		}
+	}
 	g.mu.Unlock()
-	for _, d := range ds {
-		d.close()
+	for _, cs := range sessions {
+		_ = cs.Close()
 	}
 }
 

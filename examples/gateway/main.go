@@ -40,7 +40,12 @@
 // not (no name, a name listed twice, no object input schema), or does not
 // answer within -timeout is logged; the gateway keeps serving the others,
 // and a call routed to it is a tool error with the mcpid JSON envelope
-// (code resource_unavailable). The gateway adds no tools of its own.
+// (code resource_unavailable). Arguments that are not a JSON object are a
+// tool error too (code invalid_arguments), and a downstream's own tool
+// errors come back as they are. A call to a name the gateway does not
+// serve is answered by the SDK itself, before any handler runs, with a
+// JSON-RPC error ("unknown tool"), not an envelope: the SDK gives a server
+// no hook for it. The gateway adds no tools of its own.
 //
 // The -http mode listens only on loopback addresses (this example has no
 // authentication), bounds request bodies, cuts off slow and idle clients,
