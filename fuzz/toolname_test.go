@@ -341,7 +341,7 @@ func checkAssigned(t *testing.T, profile string, re *regexp.Regexp, maxLen int, 
 		if !ok {
 			t.Fatalf("%s: %q has no name", profile, k)
 		}
-		if !re.MatchString(name) || len(name) > maxLen || !p.Valid(name) {
+		if !re.MatchString(name) || len(name) > maxLen || !p.Valid(name) || !toolname.MCP.Valid(name) {
 			t.Fatalf("%s: %q is named %q, which is not valid", profile, k, name)
 		}
 		if other, dup := owner[name]; dup {

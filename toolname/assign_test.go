@@ -541,6 +541,7 @@ func checkNames(t *testing.T, p Profile, keys []Key, n *Names) {
 		require.True(t, re.MatchString(name), "%q is not valid (key %q)", name, k)
 		require.LessOrEqual(t, len(name), maxLen, "%q is too long", name)
 		require.True(t, p.Valid(name), "%q: Valid disagrees", name)
+		require.True(t, MCP.Valid(name), "%q is not a valid MCP tool name", name)
 		if other, dup := owner[name]; dup {
 			t.Fatalf("%q and %q share the name %q", other, k, name)
 		}
