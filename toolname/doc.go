@@ -186,7 +186,9 @@
 //
 // [WithQualifyAll] qualifies every key, as the MCP specification advises
 // aggregators: a key's name then depends on the key and the profile alone,
-// never on which other keys are present, even without WithPrevious. A
+// never on which other keys are present, even without WithPrevious (but
+// for a 50-bit hash collision, or a tool named like another key's hashed
+// name, which the salt of step 5 resolves in key order). A
 // qualified name that could equal another key's is hashed: one that
 // needed folding (under OpenAI "my.server__search" would be read as
 // "my_server__search"), and one whose server holds "__" or ends in '_'.

@@ -76,7 +76,9 @@ func newEntry(k Key, e named) entryJSON {
 // and n is left as it was: a damaged table is reported, never read as an
 // empty one, which would rename every tool. The names are not checked
 // against a profile: [Assign] with [WithPrevious] renames the ones that
-// are not valid under its profile.
+// are not valid under its profile. Nor can UnmarshalJSON tell whether each
+// name is the one Assign gave its key: keep the file where only the
+// gateway writes it.
 func (n *Names) UnmarshalJSON(data []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
