@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpid/mcpid/toolname"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -104,6 +105,6 @@ func TestSubprocessDownstreams(t *testing.T) {
 	assert.Eventually(t, func() bool {
 		res := c.call(t, "one__search", "")
 		return res.IsError && envelopeCode(t, res) == "resource_unavailable"
-	}, 10*testTimeout, 50*testTimeout/1000)
+	}, 10*testTimeout, 100*time.Millisecond)
 	assert.False(t, c.call(t, "two__search", "").IsError)
 }
