@@ -2,9 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -227,6 +229,63 @@ func TestFixtureRecordReads(t *testing.T) {
 			assert.Equal(t, []string{tt.wantURI}, fx.requests())
 		})
 	}
+}
+
+// countingListener counts the connections it accepts.
+type countingListener struct {
+	net.Listener
+	accepted atomic.Int32
+}
+
+// Accept counts each connection it returns.
+func (l *countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err == nil {
+		l.accepted.Add(1)
+	}
+	return c, err
+}
+
+// TestResourceConnectionsReused: a burst of concurrent fetches reuses the
+// resource client's connections instead of dialling anew once a few are
+// idle. A fetch that finds no idle connection dials one and takes
+// whichever is ready first, so a pool that keeps every connection accepts
+// between one and two per fetch in flight (16 to 22 here), never more;
+// net/http's default pool of 2 idle connections accepts 50 to 90.
+func TestResourceConnectionsReused(t *testing.T) {
+	const (
+		inFlight = 16
+		each     = 50
+	)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	counted := &countingListener{Listener: ln}
+	_, base, stop := startFixture(counted)
+	t.Cleanup(stop)
+	rc, err := newResourceClient(base, longLimit)
+	require.NoError(t, err)
+	req, err := mcpid.ResolveFetch("cin_4f2a/orders:o1", "")
+	require.NoError(t, err)
+
+	var wg sync.WaitGroup
+	errs := make(chan error, inFlight*each)
+	for range inFlight {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range each {
+				if _, err := rc.record(t.Context(), req); err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	assert.LessOrEqual(t, int(counted.accepted.Load()), 2*inFlight, "%d fetches", inFlight*each)
 }
 
 // TestNewResourceClient: the URL and timeout checks, and a transport that
