@@ -109,7 +109,7 @@ func ExampleResolveFetch() {
 	// explicit cin_9b7e orders:o1
 	// unscoped true
 	// true
-	// mcpid: conflicting_connection_id: id embeds connection "cin_4f2a" but connection_id is "cin_9b7e"; pass the id alone, since it already names its connection, or pass connection_id "cin_4f2a"
+	// mcpid: conflicting_connection_id: the id names a different connection than connection_id (connection_id="cin_9b7e", embedded_connection_id="cin_4f2a"); pass the id alone, without connection_id
 }
 
 func ExampleFetchRequest_RecordPath() {
@@ -127,7 +127,7 @@ func ExampleAmbiguousConnection() {
 	out, _ := json.Marshal(err)
 	fmt.Println(string(out))
 	// Output:
-	// {"type":"adapter_error","code":"ambiguous_connection","message":"mcpid: ambiguous_connection: the record exists in 2 connections; retry with connection_id set to one of the available connections","hint":"retry with connection_id set to one of the available connections","available_connections":["cin_4f2a","cin_9b7e"],"retry_with":"connection_id"}
+	// {"type":"adapter_error","code":"ambiguous_connection","message":"the record exists in 2 connections","hint":"retry with connection_id set to one of available_connections","available_connections":["cin_4f2a","cin_9b7e"],"retry_with":"connection_id"}
 }
 
 func ExampleError_MarshalJSON() {
@@ -135,7 +135,35 @@ func ExampleError_MarshalJSON() {
 	out, _ := json.Marshal(err)
 	fmt.Println(string(out))
 	// Output:
-	// {"type":"adapter_error","code":"invalid_connection_id","message":"mcpid: invalid_connection_id: connection_id contains '/' at offset 3 in \"cin/../x\"; pass connection_id exactly as search returned it, or omit it","hint":"pass connection_id exactly as search returned it, or omit it","field":"connection_id","offset":3,"connection_id":"cin/../x"}
+	// {"type":"adapter_error","code":"invalid_connection_id","message":"connection_id contains '/'","hint":"pass connection_id exactly as search returned it, or omit it","field":"connection_id","offset":3,"connection_id":"cin/../x"}
+}
+
+func ExampleError_UnmarshalJSON() {
+	// A client got this tool error: the text of content[0].
+	text := `{"type":"adapter_error","code":"ambiguous_connection","message":"the record exists in 2 connections","hint":"retry with connection_id set to one of available_connections","available_connections":["cin_4f2a","cin_9b7e"],"retry_with":"connection_id"}`
+
+	var e mcpid.Error
+	if err := json.Unmarshal([]byte(text), &e); err != nil {
+		panic(err)
+	}
+	if errors.Is(&e, mcpid.ErrAmbiguousConnection) {
+		// Retry the fetch with one of the listed connections.
+		req, err := mcpid.ResolveFetch("orders:o1", e.Available[0])
+		fmt.Println(req.Scope, req.ConnectionID, err)
+	}
+	// Output:
+	// explicit cin_4f2a <nil>
+}
+
+func ExampleNewError() {
+	// A server answers the resource server's 404 in the same envelope.
+	err := mcpid.NewError(mcpid.CodeNotFound, "no ticket has the key T-17", "search tickets again")
+	fmt.Println(errors.Is(err, mcpid.ErrNotFound))
+	out, _ := json.Marshal(err)
+	fmt.Println(string(out))
+	// Output:
+	// true
+	// {"type":"adapter_error","code":"not_found","message":"no ticket has the key T-17","hint":"search tickets again"}
 }
 
 func ExampleHandle_UnmarshalText() {

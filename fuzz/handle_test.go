@@ -156,6 +156,9 @@ func FuzzResolveFetch(f *testing.F) {
 			if req != (mcpid.FetchRequest{}) {
 				t.Fatalf("ResolveFetch(%q, %q) failed but returned %#v", id, conn, req)
 			}
+			if err := idcases.CheckEnvelopeRoundTrip(err, decodeEnvelope, sentinels[e.Code]); err != nil {
+				t.Fatal(err)
+			}
 			return
 		}
 		if wantCode != "" {
