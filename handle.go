@@ -316,22 +316,16 @@ func checkPart(part, segment string, set *byteSet) failure {
 	return failure{f, segment, off}
 }
 
-// byteSet marks the bytes that a segment may hold with no further look:
-// ascii for any input, and valid for input known to be valid UTF-8, in
-// which every non-ASCII byte but 0xC2 (the lead byte of the C1 controls)
-// needs no look either.
-type byteSet struct {
-	ascii, valid [256]bool
-}
+// byteSet marks the ASCII bytes that a segment may hold with no further
+// look. Bytes from 0x80 up are never in a set: they are decoded as UTF-8.
+type byteSet [256]bool
 
 // newByteSet returns the set of the printable ASCII bytes (0x20 to 0x7E)
 // other than those in reserved.
 func newByteSet(reserved string) *byteSet {
 	var s byteSet
-	for c := range 256 {
-		ok := c >= 0x20 && c < 0x7f && !strings.ContainsRune(reserved, rune(c))
-		s.ascii[c] = ok
-		s.valid[c] = ok || (c >= utf8.RuneSelf && c != 0xC2)
+	for c := 0x20; c < 0x7f; c++ {
+		s[c] = !strings.ContainsRune(reserved, rune(c))
 	}
 	return &s
 }
@@ -362,18 +356,13 @@ func checkName(name string, colonOK bool) (int, fault) {
 }
 
 // checkChars returns the offset and kind of the first byte of s that is
-// neither in set nor part of a valid UTF-8 sequence for a character from
-// U+00A0 up, or faultNone. The first non-ASCII byte checks the rest of s
-// with one call to [utf8.ValidString]: when it is valid, the usual case,
-// the scan goes on with set.valid, which passes every non-ASCII byte but
-// 0xC2, the lead byte of the C1 controls (0xC2 0x80 to 0xC2 0x9F are
-// U+0080 to U+009F); otherwise the rest is decoded rune by rune to find
-// the first fault.
+// neither in set nor the start of a valid UTF-8 sequence for a character
+// from U+00A0 up, or faultNone. ASCII bytes cost one table lookup; each
+// non-ASCII character is decoded once.
 func checkChars(s string, set *byteSet) (int, fault) {
-	t, checked := &set.ascii, false
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if t[c] {
+		if set[c] {
 			continue
 		}
 		if c < utf8.RuneSelf {
@@ -384,21 +373,6 @@ func checkChars(s string, set *byteSet) (int, fault) {
 				continue
 			}
 			return i, asciiFault(c)
-		}
-		if !checked {
-			checked = true
-			if utf8.ValidString(s[i:]) {
-				t = &set.valid
-				if t[c] {
-					continue
-				}
-			}
-		}
-		if t == &set.valid { // c is 0xC2, the lead of U+0080 to U+00BF
-			if s[i+1] < 0xA0 {
-				return i, faultControl
-			}
-			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size == 1 {
