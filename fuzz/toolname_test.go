@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"encoding/json"
 	"errors"
 	"regexp"
 	"slices"
@@ -115,7 +116,7 @@ var toolnameProfiles = []struct {
 }{
 	{"OpenAI", toolname.OpenAI, regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`), 64},
 	{"Anthropic", toolname.Anthropic, regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`), 128},
-	{"Gemini", toolname.Gemini, regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.:-]{0,62}$`), 63},
+	{"Gemini", toolname.Gemini, regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]{0,62}$`), 63},
 	{"MCP", toolname.MCP, regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`), 128},
 	{"Portable", toolname.Portable, regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]{0,62}$`), 63},
 	{"zero", toolname.Profile{}, regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]{0,62}$`), 63},
@@ -170,65 +171,159 @@ func badKeyField(s string) bool {
 	return s == "" || !utf8.ValidString(s)
 }
 
+// toolnameChains is the shared table of key-set chains that seeds
+// FuzzAssign's chain checks: servers joining and leaving, and tools named
+// like other keys' qualified names.
+var toolnameChains = [][][]toolname.Key{
+	{
+		{{Server: "a", Tool: "search"}},
+		{{Server: "a", Tool: "search"}, {Server: "b", Tool: "search"}},
+		{{Server: "b", Tool: "search"}},
+		{{Server: "c", Tool: "search"}, {Server: "a", Tool: "search"}},
+	},
+	{
+		{{Server: "my_server", Tool: "search"}, {Server: "x", Tool: "search"}},
+		{{Server: "x", Tool: "search"}},
+		{{Server: "x", Tool: "search"}, {Server: "my.server", Tool: "search"}},
+	},
+	{
+		{{Server: "evil", Tool: "a__search"}},
+		{{Server: "evil", Tool: "a__search"}, {Server: "a", Tool: "search"}, {Server: "b", Tool: "search"}},
+	},
+}
+
+// encodeChain writes key sets in the form decodeChain reads.
+func encodeChain(sets [][]toolname.Key) string {
+	parts := make([]string, len(sets))
+	for i, keys := range sets {
+		parts[i] = encodeKeys(keys)
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// decodeChain reads up to 4 key sets divided by empty lines.
+func decodeChain(data string) [][]toolname.Key {
+	var sets [][]toolname.Key
+	for part := range strings.SplitSeq(data, "\n\n") {
+		if len(sets) == 4 {
+			break
+		}
+		sets = append(sets, decodeKeys(part))
+	}
+	return sets
+}
+
 func FuzzAssign(f *testing.F) {
 	for i, keys := range toolnameKeySets {
-		f.Add(encodeKeys(keys), uint8(i))
+		f.Add(encodeKeys(keys), uint8(i), i%2 == 0)
 	}
-	f.Fuzz(func(t *testing.T, data string, rot uint8) {
-		keys := decodeKeys(data)
-		firstBad := slices.IndexFunc(keys, func(k toolname.Key) bool {
-			return badKeyField(k.Server) || badKeyField(k.Tool)
-		})
-		rotated := slices.Clone(keys)
-		if len(rotated) > 0 {
-			r := int(rot) % len(rotated)
-			rotated = append(rotated[r:], rotated[:r]...)
+	for i, chain := range toolnameChains {
+		f.Add(encodeChain(chain), uint8(i), i%2 == 1)
+	}
+	f.Fuzz(func(t *testing.T, data string, rot uint8, qualifyAll bool) {
+		var opts []toolname.Option
+		if qualifyAll {
+			opts = append(opts, toolname.WithQualifyAll())
 		}
-		reversed := slices.Clone(keys)
-		slices.Reverse(reversed)
-
+		sets := decodeChain(data)
 		for _, pr := range toolnameProfiles {
-			names, err := toolname.Assign(pr.profile, keys)
-			if err != nil {
-				var e *toolname.Error
-				if !errors.As(err, &e) || !errors.Is(err, toolname.ErrInvalidKey) {
-					t.Fatalf("%s: error %v (%T) is not an invalid_key *toolname.Error", pr.name, err, err)
-				}
-				if e.Index != firstBad {
-					t.Fatalf("%s: error names key %d, first bad key is %d", pr.name, e.Index, firstBad)
-				}
-				k := keys[e.Index]
-				field := k.Server
-				if e.Field == "tool" {
-					field = k.Tool
-				}
-				if e.Input != field || !badKeyField(field) {
-					t.Fatalf("%s: error %+v does not describe key %q", pr.name, e, k)
-				}
-				continue
-			}
-			if firstBad >= 0 {
-				t.Fatalf("%s: Assign accepted bad key %q", pr.name, keys[firstBad])
-			}
-			checkAssigned(t, pr.name, pr.re, pr.maxLen, pr.profile, keys, names)
-			for _, other := range [][]toolname.Key{rotated, reversed} {
-				got, err := toolname.Assign(pr.profile, other)
-				if err != nil {
-					t.Fatalf("%s: reordered keys: %v", pr.name, err)
-				}
-				for _, k := range keys {
-					a, _ := names.Name(k)
-					b, _ := got.Name(k)
-					if a != b {
-						t.Fatalf("%s: %q is named %q, and %q with the keys reordered", pr.name, k, a, b)
-					}
-				}
-				if !slices.Equal(names.Fallbacks(), got.Fallbacks()) {
-					t.Fatalf("%s: fallbacks differ with the keys reordered", pr.name)
-				}
-			}
+			checkOneSet(t, pr.name, pr.re, pr.maxLen, pr.profile, sets[0], rot, opts)
+			checkChain(t, pr.name, pr.re, pr.maxLen, pr.profile, sets, opts)
 		}
 	})
+}
+
+// checkOneSet checks Assign on one key set: the error for a bad key, the
+// invariants of the names, and independence from the order of the keys.
+func checkOneSet(t *testing.T, profile string, re *regexp.Regexp, maxLen int, p toolname.Profile, keys []toolname.Key, rot uint8, opts []toolname.Option) {
+	t.Helper()
+	firstBad := slices.IndexFunc(keys, func(k toolname.Key) bool {
+		return badKeyField(k.Server) || badKeyField(k.Tool)
+	})
+	names, err := toolname.Assign(p, keys, opts...)
+	if err != nil {
+		var e *toolname.Error
+		if !errors.As(err, &e) || !errors.Is(err, toolname.ErrInvalidKey) {
+			t.Fatalf("%s: error %v (%T) is not an invalid_key *toolname.Error", profile, err, err)
+		}
+		if e.Index != firstBad {
+			t.Fatalf("%s: error names key %d, first bad key is %d", profile, e.Index, firstBad)
+		}
+		k := keys[e.Index]
+		field := k.Server
+		if e.Field == "tool" {
+			field = k.Tool
+		}
+		if e.Input != field || !badKeyField(field) {
+			t.Fatalf("%s: error %+v does not describe key %q", profile, e, k)
+		}
+		return
+	}
+	if firstBad >= 0 {
+		t.Fatalf("%s: Assign accepted bad key %q", profile, keys[firstBad])
+	}
+	checkAssigned(t, profile, re, maxLen, p, keys, names)
+	rotated := slices.Clone(keys)
+	if len(rotated) > 0 {
+		r := int(rot) % len(rotated)
+		rotated = append(rotated[r:], rotated[:r]...)
+	}
+	reversed := slices.Clone(keys)
+	slices.Reverse(reversed)
+	for _, other := range [][]toolname.Key{rotated, reversed} {
+		got, err := toolname.Assign(p, other, opts...)
+		if err != nil {
+			t.Fatalf("%s: reordered keys: %v", profile, err)
+		}
+		for _, k := range keys {
+			a, _ := names.Name(k)
+			b, _ := got.Name(k)
+			if a != b {
+				t.Fatalf("%s: %q is named %q, and %q with the keys reordered", profile, k, a, b)
+			}
+		}
+		if !slices.Equal(names.Fallbacks(), got.Fallbacks()) {
+			t.Fatalf("%s: fallbacks differ with the keys reordered", profile)
+		}
+	}
+}
+
+// checkChain assigns the sets one after the other with WithPrevious, and
+// checks at every step the invariants, that no key present before and
+// after is renamed, that no name ever goes to a second key, and that the
+// table survives a JSON round trip.
+func checkChain(t *testing.T, profile string, re *regexp.Regexp, maxLen int, p toolname.Profile, sets [][]toolname.Key, opts []toolname.Option) {
+	t.Helper()
+	var prev *toolname.Names
+	everHeld := map[string]toolname.Key{}
+	for step, keys := range sets {
+		names, err := toolname.Assign(p, keys, append(opts, toolname.WithPrevious(prev))...)
+		if err != nil {
+			continue // checkOneSet checks the errors
+		}
+		checkAssigned(t, profile, re, maxLen, p, keys, names)
+		for k, name := range names.All() {
+			if old, ok := prev.Name(k); ok && old != name {
+				t.Fatalf("%s: step %d renamed %q from %q to %q", profile, step, k, old, name)
+			}
+			if holder, ok := everHeld[name]; ok && holder != k {
+				t.Fatalf("%s: step %d gave %q's old name %q to %q", profile, step, holder, name, k)
+			}
+			everHeld[name] = k
+		}
+		data, err := json.Marshal(names)
+		if err != nil {
+			t.Fatalf("%s: step %d: MarshalJSON: %v", profile, step, err)
+		}
+		restored := new(toolname.Names)
+		if err := json.Unmarshal(data, restored); err != nil {
+			t.Fatalf("%s: step %d: UnmarshalJSON of %s: %v", profile, step, data, err)
+		}
+		if again, _ := json.Marshal(restored); string(again) != string(data) {
+			t.Fatalf("%s: step %d: JSON round trip:\n%s\n%s", profile, step, data, again)
+		}
+		prev = restored
+	}
 }
 
 func checkAssigned(t *testing.T, profile string, re *regexp.Regexp, maxLen int, p toolname.Profile, keys []toolname.Key, names *toolname.Names) {
@@ -246,7 +341,7 @@ func checkAssigned(t *testing.T, profile string, re *regexp.Regexp, maxLen int, 
 		if !ok {
 			t.Fatalf("%s: %q has no name", profile, k)
 		}
-		if !re.MatchString(name) || len(name) > maxLen || !p.Valid(name) {
+		if !re.MatchString(name) || len(name) > maxLen || !p.Valid(name) || !toolname.MCP.Valid(name) {
 			t.Fatalf("%s: %q is named %q, which is not valid", profile, k, name)
 		}
 		if other, dup := owner[name]; dup {
@@ -269,8 +364,20 @@ func checkAssigned(t *testing.T, profile string, re *regexp.Regexp, maxLen int, 
 		reported[fb.Key] = true
 	}
 	for k := range distinct {
-		if name, _ := names.Name(k); !reported[k] && name != k.Tool {
+		name, _ := names.Name(k)
+		if !reported[k] && name != k.Tool {
 			t.Fatalf("%s: %q is named %q without a fallback", profile, k, name)
+		}
+	}
+	for _, fb := range fallbacks {
+		// No impersonation: only a qualified name holds "__".
+		if strings.Contains(fb.Name, "__") && fb.Reason&toolname.Qualified == 0 {
+			t.Fatalf("%s: %q is named %q, which holds \"__\" but is not qualified", profile, fb.Key, fb.Name)
+		}
+	}
+	for k := range distinct {
+		if name, _ := names.Name(k); !reported[k] && strings.Contains(name, "__") {
+			t.Fatalf("%s: %q keeps its bare name %q, which holds \"__\"", profile, k, name)
 		}
 	}
 }

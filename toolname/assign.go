@@ -1,191 +1,30 @@
 package toolname
 
 import (
-	"context"
-	"log/slog"
 	"slices"
-	"strconv"
 	"strings"
-	"unicode/utf8"
 )
-
-// A Key identifies one tool: the server that offers it and the tool's own
-// name on that server, both as the server reported them. Key is comparable
-// and can be used as a map key.
-type Key struct {
-	Server string
-	Tool   string
-}
-
-func compareKeys(a, b Key) int {
-	if c := strings.Compare(a.Server, b.Server); c != 0 {
-		return c
-	}
-	return strings.Compare(a.Tool, b.Tool)
-}
-
-// Reason is a set of flags that tell why the name [Assign] gave a key
-// differs from the key's tool name. The zero Reason means the name is the
-// tool name itself.
-type Reason uint8
-
-// The reasons, as bits of a [Reason].
-const (
-	// Qualified: more than one server offers a tool of this name, so the
-	// name is built from "server__tool".
-	Qualified Reason = 1 << iota
-
-	// Folded: characters the profile does not allow were folded to ASCII
-	// or replaced by '_', or a '_' was put in front to give the name the
-	// leading letter or underscore the profile requires.
-	Folded
-
-	// Shortened: the name would have been longer than the profile's
-	// MaxLen, so it was cut to fit and ends in a hash suffix.
-	Shortened
-
-	// Rehashed: the name ends in a hash suffix because, without one, it
-	// would equal another key's name, or because folding left no ASCII
-	// letter or digit of the tool name.
-	Rehashed
-)
-
-// String returns the names of the flags in r, in the order Qualified,
-// Folded, Shortened, Rehashed, joined by '|' (for example
-// "qualified|shortened"), or "none" for the zero Reason.
-func (r Reason) String() string {
-	if r == 0 {
-		return "none"
-	}
-	var b strings.Builder
-	for _, f := range [...]struct {
-		bit  Reason
-		name string
-	}{
-		{Qualified, "qualified"},
-		{Folded, "folded"},
-		{Shortened, "shortened"},
-		{Rehashed, "rehashed"},
-	} {
-		if r&f.bit != 0 {
-			if b.Len() > 0 {
-				b.WriteByte('|')
-			}
-			b.WriteString(f.name)
-			r &^= f.bit
-		}
-	}
-	if r != 0 {
-		if b.Len() > 0 {
-			b.WriteByte('|')
-		}
-		b.WriteString("0x")
-		b.WriteString(strconv.FormatUint(uint64(r), 16))
-	}
-	return b.String()
-}
-
-// A Fallback records a key whose name is not its bare tool name.
-type Fallback struct {
-	Key    Key
-	Name   string
-	Reason Reason
-}
-
-// An Option configures [Assign]. The zero Option does nothing.
-type Option struct {
-	apply func(*options)
-}
-
-type options struct {
-	logger *slog.Logger
-}
-
-// WithLogger makes [Assign] log every fallback to logger: one record at
-// level Info per key whose name is not its bare tool name, in the order of
-// [Names.Fallbacks], with the attributes "server", "tool", "name" and
-// "reason" (the [Reason] as a string). A nil logger logs nothing.
-func WithLogger(logger *slog.Logger) Option {
-	return Option{apply: func(o *options) { o.logger = logger }}
-}
-
-// Names is the table of model-facing names that [Assign] built. It maps
-// every key to its name and every name back to its key; names are looked
-// up, never parsed. A Names is immutable and safe for concurrent use. A nil
-// *Names holds no names.
-type Names struct {
-	byKey     map[Key]string
-	byName    map[string]Key
-	fallbacks []Fallback
-}
-
-// Name returns the name assigned to k and reports whether k was among the
-// keys given to [Assign]. It does not allocate.
-func (n *Names) Name(k Key) (string, bool) {
-	if n == nil {
-		return "", false
-	}
-	name, ok := n.byKey[k]
-	return name, ok
-}
-
-// Resolve returns the key whose name is name, and reports whether there is
-// one. It is a table lookup: a name that [Assign] did not hand out resolves
-// to nothing, however it is spelled. It does not allocate.
-func (n *Names) Resolve(name string) (Key, bool) {
-	if n == nil {
-		return Key{}, false
-	}
-	k, ok := n.byName[name]
-	return k, ok
-}
-
-// Len returns the number of distinct keys, which is also the number of
-// names.
-func (n *Names) Len() int {
-	if n == nil {
-		return 0
-	}
-	return len(n.byKey)
-}
-
-// Fallbacks returns, sorted by name, every key whose name is not its bare
-// tool name, with the reasons why. The slice is a fresh copy.
-func (n *Names) Fallbacks() []Fallback {
-	if n == nil {
-		return nil
-	}
-	return slices.Clone(n.fallbacks)
-}
-
-// candidates counts the keys whose candidate is one name, and how many of
-// them needed no folding.
-type candidates struct {
-	n, unfolded int
-}
-
-// slot is the name being built for one key.
-type slot struct {
-	name   string
-	base   string // for a hashed name: the readable part before cutting
-	reason Reason
-	bare   bool // the name is the tool name itself
-	hashed bool // the name ends in a hash suffix
-}
 
 // Assign gives every key a distinct name that is valid under profile.
+// Duplicate keys are merged; the order of keys does not matter: the same
+// keys, options and previous table give the same names.
+//
 // Assign returns an [*Error] with Code [CodeInvalidKey] for the first key,
-// in the order given, whose server or tool is empty or not valid UTF-8, and
-// one with Code [CodeInvalidProfile] when profile.MaxLen is positive but
-// below 11. Duplicate keys are merged; the order of keys does not matter.
+// in the order given, whose server or tool is empty or not valid UTF-8;
+// with Code [CodeInvalidProfile] when profile.MaxLen is positive but below
+// 11, or above the limit of the profile's character rule; and with Code
+// [CodeInvalidReserved] for the first name given to [WithReserved] that is
+// not valid under the profile.
 //
 // The package documentation describes the naming scheme; in short:
 //
-//   - a tool name that exactly one key carries and that is valid under the
-//     profile is used as it is;
+//   - a key that the previous table ([WithPrevious]) named keeps its name;
+//   - a tool name that exactly one key carries, that is valid under the
+//     profile, holds no "__" and is not taken, is used as it is;
 //   - otherwise the name is built from the tool name, or from
-//     "server__tool" when several servers offer a tool of that name, folded
-//     into the profile's alphabet;
+//     "server__tool" when the tool name is shared, holds "__" or is taken
+//     (or always, with [WithQualifyAll]), folded into the profile's
+//     alphabet;
 //   - a name that is too long, that would collide with another name, or
 //     whose tool part folding left without a letter or digit ends in a '_'
 //     and a 10-character hash of the raw server and tool.
@@ -199,17 +38,21 @@ func Assign(profile Profile, keys []Key, opts ...Option) (*Names, error) {
 			opt.apply(&o)
 		}
 	}
-	if profile.MaxLen > 0 && profile.MaxLen < minMaxLen {
-		return nil, profileError(profile.MaxLen)
+	r, maxLen, err := profile.check()
+	if err != nil {
+		return nil, err
 	}
-	r, maxLen := profile.effective()
 	for i, k := range keys {
-		if err := checkKeyField(i, "server", k.Server); err != nil {
+		if err := checkKey(i, k); err != nil {
 			return nil, err
 		}
-		if err := checkKeyField(i, "tool", k.Tool); err != nil {
-			return nil, err
+	}
+	reserved := make(map[string]bool, len(o.reserved))
+	for i, name := range o.reserved {
+		if !r.valid(name, maxLen) {
+			return nil, reservedError(i, name)
 		}
+		reserved[name] = true
 	}
 
 	// Work on the sorted, duplicate-free set, so that nothing below
@@ -217,168 +60,295 @@ func Assign(profile Profile, keys []Key, opts ...Option) (*Names, error) {
 	sorted := slices.Clone(keys)
 	slices.SortFunc(sorted, compareKeys)
 	sorted = slices.Compact(sorted)
+	a := &assignment{
+		r:        r,
+		maxLen:   maxLen,
+		o:        &o,
+		reserved: reserved,
+		keys:     sorted,
+		slots:    make([]slot, len(sorted)),
+		byName:   make(map[string]Key, len(sorted)),
+	}
+	a.keepPrevious()
+	a.propose()
+	a.settle()
+	a.hash()
+	n := a.table()
+	o.logFallbacks(n)
+	return n, nil
+}
 
-	carriers := make(map[string]int, len(sorted))
-	for _, k := range sorted {
+// assignment is the state of one call to Assign.
+type assignment struct {
+	r        *rule
+	maxLen   int
+	o        *options
+	reserved map[string]bool
+	keys     []Key  // sorted and distinct
+	slots    []slot // the name being built for each key
+	byName   map[string]Key
+	plain    map[string]candidates // unhashed candidates, by name
+}
+
+// slot is the name being built for one key.
+type slot struct {
+	name   string
+	base   string // for a hashed name: the readable part before cutting
+	reason Reason
+	done   bool // the name is final: kept from the chain, or bare
+	hashed bool // the name will end in a hash suffix
+}
+
+// candidates counts the keys whose candidate is one name, and how many of
+// them needed no folding.
+type candidates struct {
+	n, unfolded int
+}
+
+// taken reports whether name is not free for a new key: it is reserved,
+// some key holds or held it in the chain, or this call gave it out.
+func (a *assignment) taken(name string) bool {
+	if _, ok := a.byName[name]; ok {
+		return true
+	}
+	return a.reserved[name] || a.o.prev.held(name)
+}
+
+// usable reports whether a name from the chain can be kept.
+func (a *assignment) usable(name string) bool {
+	return a.r.valid(name, a.maxLen) && !a.reserved[name]
+}
+
+// give makes name the final name of slot i.
+func (a *assignment) give(i int, name string, reason Reason) {
+	a.slots[i] = slot{name: name, reason: reason, done: true}
+	a.byName[name] = a.keys[i]
+}
+
+// keepPrevious gives every key that the previous table names that name
+// again, while it is usable. A key that left and came back, or whose name
+// is no longer usable, takes back a name it held before, if one is usable:
+// the first in byte order, should it have held several (which takes a
+// change of profile or of reserved names).
+func (a *assignment) keepPrevious() {
+	prev := a.o.prev
+	if prev == nil {
+		return
+	}
+	for i, k := range a.keys {
+		if e, ok := prev.byKey[k]; ok && a.usable(e.name) {
+			a.give(i, e.name, e.reason)
+		}
+	}
+	var back map[int]named
+	for name, e := range prev.retired {
+		i, found := slices.BinarySearchFunc(a.keys, e.key, compareKeys)
+		if !found || a.slots[i].done || !a.usable(name) {
+			continue
+		}
+		if b, ok := back[i]; ok && b.name < name {
+			continue
+		}
+		if back == nil {
+			back = make(map[int]named)
+		}
+		back[i] = named{name: name, reason: e.reason}
+	}
+	for i, b := range back {
+		a.give(i, b.name, b.reason)
+	}
+}
+
+// propose gives each remaining key its bare tool name when it can keep it,
+// and otherwise builds its folded candidate, marking the ones that need a
+// hash whatever the other names.
+func (a *assignment) propose() {
+	carriers := make(map[string]int, len(a.keys))
+	for _, k := range a.keys {
 		carriers[k.Tool]++
 	}
-
-	// Pass 1: keep bare names; build the folded candidate of every other
-	// key, and mark the ones that need a hash whatever the other names.
-	slots := make([]slot, len(sorted))
-	byName := make(map[string]Key, len(sorted))
-	var plain map[string]candidates
 	var buf []byte
-	for i, k := range sorted {
-		s := &slots[i]
-		unique := carriers[k.Tool] == 1
-		if unique && r.valid(k.Tool, maxLen) {
-			s.name = k.Tool
-			s.bare = true
-			byName[k.Tool] = k
+	for i, k := range a.keys {
+		s := &a.slots[i]
+		if s.done {
 			continue
 		}
-		buf = buf[:0]
-		start := 0 // where the folded tool starts in buf
-		if unique {
-			buf = r.appendFolded(buf, k.Tool)
-			if string(buf) != k.Tool {
-				s.reason |= Folded
-			}
-		} else {
-			s.reason |= Qualified
-			buf = r.appendFolded(buf, k.Server)
-			changed := string(buf) != k.Server
-			buf = append(buf, "__"...)
-			start = len(buf)
-			buf = r.appendFolded(buf, k.Tool)
-			if changed || string(buf[start:]) != k.Tool {
-				s.reason |= Folded
-			}
-		}
-		if r.lead && (len(buf) == 0 || !isLead(buf[0])) {
-			s.reason |= Folded
-			buf = append(buf, 0)
-			copy(buf[1:], buf)
-			buf[0] = '_'
-			start++
-		}
-		if !readable(buf[start:]) {
-			// Nothing of the tool name survived folding: the hash
-			// stands in for it.
-			s.reason |= Rehashed
-			s.hashed = true
-			if !unique {
-				s.base = string(buf[:start-1]) // "server_"
-			}
+		qualify := a.o.qualifyAll || carriers[k.Tool] > 1 ||
+			strings.Contains(k.Tool, "__") || a.taken(k.Tool)
+		if !qualify && a.r.valid(k.Tool, a.maxLen) {
+			a.give(i, k.Tool, 0)
 			continue
 		}
-		if len(buf) > maxLen {
-			s.reason |= Shortened
-			s.hashed = true
-			s.base = string(buf)
-			continue
+		var start int
+		buf, start, s.reason = a.candidate(buf[:0], k, qualify)
+		if !qualify && readable(buf[start:]) && strings.Contains(string(buf), "__") {
+			// Folding made a "__": the name must be qualified. (A
+			// tool that folding leaves unreadable is named by its
+			// hash, which holds no "__".)
+			buf, start, s.reason = a.candidate(buf[:0], k, true)
 		}
+		a.mark(i, buf, start)
+	}
+}
+
+// candidate appends to buf the folded candidate of k, "server__tool" when
+// qualified, with a leading '_' where the profile needs one. It returns
+// where the tool starts in buf and the reasons so far.
+func (a *assignment) candidate(buf []byte, k Key, qualify bool) ([]byte, int, Reason) {
+	var reason Reason
+	start := 0
+	if qualify {
+		reason |= Qualified
+		buf = a.r.appendFolded(buf, k.Server)
+		if string(buf) != k.Server {
+			reason |= Folded
+		}
+		buf = append(buf, "__"...)
+		start = len(buf)
+	}
+	buf = a.r.appendFolded(buf, k.Tool)
+	if string(buf[start:]) != k.Tool {
+		reason |= Folded
+	}
+	if a.r.lead && (len(buf) == 0 || !isLead(buf[0])) {
+		reason |= Folded
+		buf = append(buf, 0)
+		copy(buf[1:], buf)
+		buf[0] = '_'
+		start++
+	}
+	return buf, start, reason
+}
+
+// mark records the candidate in buf for slot i: as a hashed name when it
+// needs a hash whatever the other names, and otherwise as a plain
+// candidate that settle checks against the others.
+func (a *assignment) mark(i int, buf []byte, start int) {
+	s := &a.slots[i]
+	k := a.keys[i]
+	switch {
+	case !readable(buf[start:]):
+		// Nothing of the tool name survived folding: the hash stands in
+		// for it.
+		s.reason |= Rehashed
+		s.hashed = true
+		if start > 0 && s.reason&Qualified != 0 {
+			s.base = string(buf[:start-1]) // "server_"
+		}
+	case len(buf) > a.maxLen:
+		s.reason |= Shortened
+		s.hashed = true
+		s.base = string(buf)
+	case a.o.qualifyAll && (s.reason&Folded != 0 || ambiguousServer(k.Server)):
+		// Only the raw "server__tool" of a server that cannot be read
+		// as part of another key's name is the same in every key set.
+		s.reason |= Rehashed
+		s.hashed = true
+		s.base = string(buf)
+	default:
 		s.name = string(buf)
-		if plain == nil {
-			plain = make(map[string]candidates)
+		if a.plain == nil {
+			a.plain = make(map[string]candidates)
 		}
-		c := plain[s.name]
+		c := a.plain[s.name]
 		c.n++
 		if s.reason&Folded == 0 {
 			c.unfolded++
 		}
-		plain[s.name] = c
+		a.plain[s.name] = c
 	}
+}
 
-	// Pass 2: a candidate that equals a bare name gets a hash. So do
-	// candidates that equal each other, except that when exactly one of
-	// them needed no folding, that one keeps its name. The others are
-	// final.
-	for i := range slots {
-		s := &slots[i]
-		if s.bare || s.hashed {
+// ambiguousServer reports whether "server__tool" could also be read as the
+// qualified name of another server: the first "__" of the name is the
+// separator only when the server holds no "__" and does not end in '_'.
+func ambiguousServer(server string) bool {
+	return strings.Contains(server, "__") || strings.HasSuffix(server, "_")
+}
+
+// settle gives each plain candidate its name, or a hash when it is taken,
+// or when it equals other candidates, except that when exactly one of
+// them needed no folding, that one keeps its name.
+func (a *assignment) settle() {
+	for i := range a.slots {
+		s := &a.slots[i]
+		if s.done || s.hashed {
 			continue
 		}
-		_, taken := byName[s.name]
-		if c := plain[s.name]; taken || c.n > 1 && (c.unfolded != 1 || s.reason&Folded != 0) {
+		if c := a.plain[s.name]; a.taken(s.name) || c.n > 1 && (c.unfolded != 1 || s.reason&Folded != 0) {
 			s.reason |= Rehashed
 			s.hashed = true
 			s.base, s.name = s.name, ""
 			continue
 		}
-		byName[s.name] = sorted[i]
+		a.give(i, s.name, s.reason)
 	}
+}
 
-	// Pass 3: hashed names, in key order. Should a hashed name still be
-	// taken (two 50-bit hashes that agree, or a bare name that happens to
-	// look like a hashed one), the hash is salted until the name is free.
-	for i := range slots {
-		s := &slots[i]
+// hash gives the hashed names, in key order. Should a hashed name still be
+// taken (two 50-bit hashes that agree, or a name that happens to look like
+// a hashed one), the hash is salted until the name is free.
+func (a *assignment) hash() {
+	var buf []byte
+	for i := range a.slots {
+		s := &a.slots[i]
 		if !s.hashed {
 			continue
 		}
 		prefix := s.base
-		if cut := maxLen - minMaxLen; len(prefix) > cut {
+		if cut := a.maxLen - minMaxLen; len(prefix) > cut {
 			prefix = prefix[:cut]
 			s.reason |= Shortened
 		}
+		if s.reason&Qualified == 0 {
+			// An unqualified name holds no "__", so that it cannot
+			// pass for a qualified one; the suffix's '_' must not
+			// make one.
+			prefix = strings.TrimSuffix(prefix, "_")
+		}
+		reason := s.reason
 		for salt := uint64(0); ; salt++ {
 			buf = append(buf[:0], prefix...)
 			buf = append(buf, '_')
-			buf = appendHash(buf, sorted[i], salt)
-			if _, taken := byName[string(buf)]; !taken {
+			buf = appendHash(buf, a.keys[i], salt)
+			if !a.taken(string(buf)) {
 				break
 			}
-			s.reason |= Rehashed
+			reason |= Rehashed
 		}
-		s.name = string(buf)
-		s.base = ""
-		byName[s.name] = sorted[i]
+		a.give(i, string(buf), reason)
 	}
+}
 
+// table builds the Names of this call: the names given, and the names of
+// the chain that no key holds now.
+func (a *assignment) table() *Names {
 	n := &Names{
-		byKey:  make(map[Key]string, len(sorted)),
-		byName: byName,
+		keys:   a.keys,
+		byKey:  make(map[Key]named, len(a.keys)),
+		byName: a.byName,
 	}
-	for i, k := range sorted {
-		s := &slots[i]
-		n.byKey[k] = s.name
+	for i, k := range a.keys {
+		s := &a.slots[i]
+		n.byKey[k] = named{name: s.name, reason: s.reason}
 		if s.reason != 0 {
 			n.fallbacks = append(n.fallbacks, Fallback{Key: k, Name: s.name, Reason: s.reason})
 		}
 	}
 	slices.SortFunc(n.fallbacks, func(a, b Fallback) int { return strings.Compare(a.Name, b.Name) })
-	if o.logger != nil {
-		for _, f := range n.fallbacks {
-			o.logger.LogAttrs(context.Background(), slog.LevelInfo, "toolname: fallback name",
-				slog.String("server", f.Key.Server),
-				slog.String("tool", f.Key.Tool),
-				slog.String("name", f.Name),
-				slog.String("reason", f.Reason.String()),
-			)
+	if prev := a.o.prev; prev != nil {
+		n.retired = make(map[string]named, len(prev.retired)+len(prev.keys))
+		for name, e := range prev.retired {
+			if _, current := n.byName[name]; !current {
+				n.retired[name] = e
+			}
+		}
+		for _, k := range prev.keys {
+			e := prev.byKey[k]
+			if _, current := n.byName[e.name]; !current {
+				n.retired[e.name] = named{key: k, reason: e.reason}
+			}
 		}
 	}
-	return n, nil
-}
-
-// checkKeyField returns the error for a key's server or tool that is empty
-// or not valid UTF-8, or nil.
-func checkKeyField(index int, field, value string) error {
-	if value == "" {
-		return keyError(index, field, value, -1)
-	}
-	for i := 0; i < len(value); {
-		c := value[i]
-		if c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(value[i:])
-		if r == utf8.RuneError && size == 1 {
-			return keyError(index, field, value, i)
-		}
-		i += size
-	}
-	return nil
+	return n
 }

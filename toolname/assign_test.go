@@ -56,7 +56,7 @@ func TestAssignGolden(t *testing.T) {
 			{"y", "cafe"}:              "cafe",
 			{"x", "ｆｏｏ"}:               "foo",
 			{"x", "日本"}:                "_dfmsiyjaa6",
-			{"kube:prod", "ns::get"}:   "ns__get",
+			{"kube:prod", "ns::get"}:   "kube_prod__ns__get",
 			{"docs", long200}:          "very_long_tool_name_very_long_tool_name_very_long_too_eif7pxiyar",
 			{"1password", "get"}:       "1password__get",
 			{"2fa", "get"}:             "2fa__get",
@@ -73,7 +73,7 @@ func TestAssignGolden(t *testing.T) {
 			{"y", "cafe"}:              "cafe",
 			{"x", "ｆｏｏ"}:               "foo",
 			{"x", "日本"}:                "_dfmsiyjaa6",
-			{"kube:prod", "ns::get"}:   "ns::get",
+			{"kube:prod", "ns::get"}:   "kube_prod__ns__get",
 			{"docs", long200}:          "very_long_tool_name_very_long_tool_name_very_long_to_eif7pxiyar",
 			{"1password", "get"}:       "_1password__get",
 			{"2fa", "get"}:             "_2fa__get",
@@ -105,7 +105,7 @@ func TestAssignFallbacks(t *testing.T) {
 		{Key{"x", "ｆｏｏ"}, "foo", Folded},
 		{Key{"github", "search"}, "github__search", Qualified},
 		{Key{"gitlab", "search"}, "gitlab__search", Qualified},
-		{Key{"kube:prod", "ns::get"}, "ns__get", Folded},
+		{Key{"kube:prod", "ns::get"}, "kube_prod__ns__get", Qualified | Folded},
 		{Key{"docs", long200}, "very_long_tool_name_very_long_tool_name_very_long_too_eif7pxiyar", Shortened},
 	}
 	if diff := cmp.Diff(want, n.Fallbacks()); diff != "" {
@@ -401,9 +401,15 @@ func TestAssignErrors(t *testing.T) {
 }
 
 func TestAssignInvalidProfile(t *testing.T) {
-	for _, maxLen := range []int{1, 5, 10} {
+	for _, tt := range []struct {
+		profile Profile
+		maxLen  int
+	}{
+		{OpenAI, 1}, {OpenAI, 5}, {OpenAI, 10}, {OpenAI, 65}, {Gemini, 64}, {Profile{}, 64}, {MCP, 129}, {Anthropic, 1 << 40},
+	} {
+		maxLen := tt.maxLen
 		t.Run(fmt.Sprint(maxLen), func(t *testing.T) {
-			p := OpenAI
+			p := tt.profile
 			p.MaxLen = maxLen
 			n, err := Assign(p, []Key{{"s", "t"}})
 			require.ErrorIs(t, err, ErrInvalidProfile)
@@ -500,7 +506,9 @@ func TestFallbacksIsACopy(t *testing.T) {
 
 func TestNamesAllocs(t *testing.T) {
 	keys := manyKeys(100, 10)
-	n, err := Assign(OpenAI, keys)
+	prev, err := Assign(OpenAI, keys[100:])
+	require.NoError(t, err)
+	n, err := Assign(OpenAI, keys, WithPrevious(prev))
 	require.NoError(t, err)
 	k := keys[len(keys)/2]
 	name, _ := n.Name(k)
@@ -533,6 +541,7 @@ func checkNames(t *testing.T, p Profile, keys []Key, n *Names) {
 		require.True(t, re.MatchString(name), "%q is not valid (key %q)", name, k)
 		require.LessOrEqual(t, len(name), maxLen, "%q is too long", name)
 		require.True(t, p.Valid(name), "%q: Valid disagrees", name)
+		require.True(t, MCP.Valid(name), "%q is not a valid MCP tool name", name)
 		if other, dup := owner[name]; dup {
 			t.Fatalf("%q and %q share the name %q", other, k, name)
 		}
@@ -556,7 +565,35 @@ func checkNames(t *testing.T, p Profile, keys []Key, n *Names) {
 		if !reported[k] {
 			require.Equal(t, k.Tool, name, "%q renamed without a fallback", k)
 		}
+		checkOwnQualifiedName(t, p, k, name, reported[k] && reasonOf(fallbacks, k)&Qualified != 0)
 	}
+}
+
+// checkOwnQualifiedName checks that no key takes another's qualified name:
+// a name holding "__" is a qualified name, and what comes before its first
+// "__" is the start of the key's own folded server.
+func checkOwnQualifiedName(t *testing.T, p Profile, k Key, name string, qualified bool) {
+	t.Helper()
+	i := strings.Index(name, "__")
+	if i < 0 {
+		return
+	}
+	require.True(t, qualified, "%q is named %q, which holds \"__\" but is not qualified", k, name)
+	r, _ := p.effective()
+	server := r.appendFolded(nil, k.Server)
+	if r.lead && (len(server) == 0 || !isLead(server[0])) {
+		server = append([]byte{'_'}, server...)
+	}
+	require.True(t, strings.HasPrefix(string(server), name[:i]), "%q is named %q, which is not its own server's", k, name)
+}
+
+func reasonOf(fallbacks []Fallback, k Key) Reason {
+	for _, f := range fallbacks {
+		if f.Key == k {
+			return f.Reason
+		}
+	}
+	return 0
 }
 
 func referenceRule(t *testing.T, p Profile) (reRule interface{ MatchString(string) bool }, maxLen int) {
@@ -690,6 +727,30 @@ func BenchmarkAssign10k(b *testing.B) {
 			sinkOK = len(byKey) == len(byName)
 		}
 	})
+}
+
+// BenchmarkAssignPrevious is a large gateway's common event: one server
+// with 10 tools joins 1,000 servers with 10,000 tools, and the table is
+// re-assigned with WithPrevious.
+func BenchmarkAssignPrevious(b *testing.B) {
+	keys := manyKeys(1000, 10)
+	joined := append(slices.Clone(keys), manyKeys(1001, 10)[10000:]...)
+	for _, pr := range profileRules[:5] {
+		prev, err := Assign(pr.profile, keys)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(pr.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				n, err := Assign(pr.profile, joined, WithPrevious(prev))
+				if err != nil {
+					b.Fatal(err)
+				}
+				sinkNames = n
+			}
+		})
+	}
 }
 
 func BenchmarkResolve(b *testing.B) {

@@ -31,6 +31,21 @@ func producedErrors(t *testing.T) map[string]error {
 	_, err := Assign(Profile{MaxLen: 3}, nil)
 	require.Error(t, err)
 	out["Assign profile"] = err
+	_, err = Assign(Profile{MaxLen: 64}, nil)
+	require.Error(t, err)
+	out["Assign profile above"] = err
+	_, err = Assign(OpenAI, nil, WithReserved("a b"))
+	require.Error(t, err)
+	out["Assign reserved"] = err
+	for name, data := range map[string]string{
+		"syntax":  `{`,
+		"version": `{"version":7}`,
+		"entry":   `{"version":1,"names":[{"server":"s","tool":"t","name":"x.y:z"}]}`,
+	} {
+		err = new(Names).UnmarshalJSON([]byte(data))
+		require.Error(t, err)
+		out["UnmarshalJSON "+name] = err
+	}
 	return out
 }
 
@@ -39,6 +54,8 @@ func TestErrorIs(t *testing.T) {
 		CodeInvalidRoutingKey: ErrInvalidRoutingKey,
 		CodeInvalidKey:        ErrInvalidKey,
 		CodeInvalidProfile:    ErrInvalidProfile,
+		CodeInvalidReserved:   ErrInvalidReserved,
+		CodeInvalidNames:      ErrInvalidNames,
 	}
 	for name, err := range producedErrors(t) {
 		t.Run(name, func(t *testing.T) {

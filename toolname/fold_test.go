@@ -20,7 +20,7 @@ func TestAppendFolded(t *testing.T) {
 		{"ASCII kept", OpenAI, "create_issue-2", "create_issue-2"},
 		{"dot replaced", OpenAI, "a.b", "a_b"},
 		{"dot kept", MCP, "a.b", "a.b"},
-		{"colon kept", Gemini, "a:b", "a:b"},
+		{"colon replaced under Gemini", Gemini, "a:b", "a_b"},
 		{"colon replaced", MCP, "a:b", "a_b"},
 		{"acute accent", OpenAI, "café", "cafe"},
 		{"decomposed accent", OpenAI, "cafe\u0301", "cafe"},

@@ -19,8 +19,10 @@ type Profile struct {
 	// is ASCII, so also in characters). Zero or a negative value means the
 	// limit of the profile's character rule: 64 for OpenAI, 128 for
 	// Anthropic and MCP, 63 for Gemini and Portable and for the zero
-	// Profile. Assign rejects a positive MaxLen below 11, which cannot hold
-	// a hash suffix.
+	// Profile. MaxLen can only lower that limit: Assign rejects a MaxLen
+	// above it, which the provider would refuse, and a positive MaxLen
+	// below 11, which cannot hold a hash suffix. Valid reads a MaxLen
+	// above the rule's limit as the limit.
 	MaxLen int
 
 	rule *rule
@@ -51,7 +53,7 @@ func newRule(punct string, lead bool, maxLen int) *rule {
 var (
 	openAIRule    = newRule("_-", false, 64)
 	anthropicRule = newRule("_-", false, 128)
-	geminiRule    = newRule("_.:-", true, 63)
+	geminiRule    = newRule("_.-", true, 63)
 	mcpRule       = newRule("_.-", false, 128)
 	portableRule  = newRule("_-", true, 63)
 )
@@ -65,8 +67,10 @@ var (
 	// Anthropic accepts 1 to 128 characters from A-Z, a-z, 0-9, '_' and '-'.
 	Anthropic = Profile{MaxLen: 128, rule: anthropicRule}
 
-	// Gemini accepts 1 to 63 characters from A-Z, a-z, 0-9, '_', '.', ':'
-	// and '-', the first of them a letter or '_'.
+	// Gemini accepts 1 to 63 characters from A-Z, a-z, 0-9, '_', '.' and
+	// '-', the first of them a letter or '_'. Gemini itself also accepts
+	// ':', which MCP does not; the profile leaves it out, so that a
+	// gateway can serve every name over MCP.
 	Gemini = Profile{MaxLen: 63, rule: geminiRule}
 
 	// MCP accepts 1 to 128 characters from A-Z, a-z, 0-9, '_', '.' and '-',
@@ -81,18 +85,28 @@ var (
 )
 
 // effective returns the character rule and length limit that p stands for:
-// the zero rule means Portable's, and a MaxLen of zero or less means the
-// rule's own limit.
+// the zero rule means Portable's, and a MaxLen of zero or less, or above
+// the rule's own limit, means that limit.
 func (p Profile) effective() (*rule, int) {
 	r := p.rule
 	if r == nil {
 		r = portableRule
 	}
 	maxLen := p.MaxLen
-	if maxLen <= 0 {
+	if maxLen <= 0 || maxLen > r.maxLen {
 		maxLen = r.maxLen
 	}
 	return r, maxLen
+}
+
+// check is effective for Assign: it rejects a MaxLen that Assign cannot
+// honour, below the shortest hashed name or above the rule's own limit.
+func (p Profile) check() (*rule, int, error) {
+	r, maxLen := p.effective()
+	if p.MaxLen > 0 && (p.MaxLen < minMaxLen || p.MaxLen > r.maxLen) {
+		return nil, 0, profileError(p.MaxLen, r.maxLen)
+	}
+	return r, maxLen, nil
 }
 
 // Valid reports whether name is a valid tool name under p: non-empty, at

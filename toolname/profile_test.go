@@ -19,7 +19,7 @@ var profileRules = []struct {
 }{
 	{"OpenAI", OpenAI, regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`), 64},
 	{"Anthropic", Anthropic, regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`), 128},
-	{"Gemini", Gemini, regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.:-]{0,62}$`), 63},
+	{"Gemini", Gemini, regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]{0,62}$`), 63},
 	{"MCP", MCP, regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`), 128},
 	{"Portable", Portable, regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]{0,62}$`), 63},
 	{"zero", Profile{}, regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]{0,62}$`), 63},
@@ -38,7 +38,7 @@ func TestProfileValid(t *testing.T) {
 		{"leading dash", "-x", []string{"OpenAI", "Anthropic", "MCP"}},
 		{"dot", "admin.tools.list", []string{"Gemini", "MCP"}},
 		{"leading dot", ".x", []string{"MCP"}},
-		{"colon", "ns:get", []string{"Gemini"}},
+		{"colon", "ns:get", nil},
 		{"slash", "user/update", nil},
 		{"space", "a b", nil},
 		{"non-ASCII", "café", nil},
@@ -79,7 +79,7 @@ func TestProfileMaxLen(t *testing.T) {
 		{"negative means the rule's own", negative, strings.Repeat("a", 63), strings.Repeat("a", 64)},
 		{"MaxLen only means Portable's characters", Profile{MaxLen: 20}, strings.Repeat("a", 20), strings.Repeat("a", 21)},
 		{"MaxLen only keeps the leading rule", Profile{MaxLen: 20}, "_1", "1_"},
-		{"raised", Profile{MaxLen: 300}, strings.Repeat("a", 300), strings.Repeat("a", 301)},
+		{"above the rule's own means the rule's own", Profile{MaxLen: 300}, strings.Repeat("a", 63), strings.Repeat("a", 64)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

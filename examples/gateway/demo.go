@@ -1,0 +1,207 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/mcpid/mcpid/toolname"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// demoServers is the in-process demo set: two servers that both offer a
+// tool named search.
+func demoServers() []downstreamSpec {
+	return []downstreamSpec{
+		inProcessServer("alpha", "search", "fetch"),
+		inProcessServer("beta", "search", "create_issue"),
+	}
+}
+
+// inProcessServer returns a downstream MCP server in this process whose
+// tools answer with their server, tool and arguments.
+func inProcessServer(name string, tools ...string) downstreamSpec {
+	srv := mcp.NewServer(&mcp.Implementation{Name: name, Version: "v0.1.0"}, nil)
+	for _, tool := range tools {
+		addEchoTool(srv, name, tool)
+	}
+	return downstreamSpec{name: name, transport: inProcess{srv}}
+}
+
+// echoInput is the argument object of a demo tool.
+type echoInput struct {
+	Query string `json:"query,omitempty" jsonschema:"what to look for"`
+}
+
+// addEchoTool adds to srv a tool that says who answered.
+func addEchoTool(srv *mcp.Server, server, tool string) {
+	mcp.AddTool(srv, &mcp.Tool{Name: tool, Description: server + "'s " + tool}, func(_ context.Context, _ *mcp.CallToolRequest, in echoInput) (*mcp.CallToolResult, any, error) {
+		text := fmt.Sprintf("%s answered %s(query=%q)", server, tool, in.Query)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
+	})
+}
+
+// inProcess is a transport to an MCP server in this process: each Connect
+// starts a new session of the server over in-memory pipes.
+type inProcess struct {
+	srv *mcp.Server
+}
+
+func (t inProcess) Connect(ctx context.Context) (mcp.Connection, error) {
+	client, server := mcp.NewInMemoryTransports()
+	// The server session lives as long as the connection, not ctx.
+	if _, err := t.srv.Connect(context.Background(), server, nil); err != nil {
+		return nil, err
+	}
+	return client.Connect(ctx)
+}
+
+// runDemo runs the demo on the in-process servers and prints what a
+// client of the gateway sees.
+func runDemo(ctx context.Context, o *options, stdout, stderr io.Writer) error {
+	if len(o.servers) > 0 {
+		fmt.Fprintln(stderr, "-server needs -stdio or -http; the demo uses its own servers")
+		return errUsage
+	}
+	cfg := o.cfg
+	if cfg.statePath == "" {
+		dir, err := os.MkdirTemp("", "gateway-demo-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		cfg.statePath = filepath.Join(dir, "names.json")
+	}
+
+	g, err := newGateway(cfg)
+	if err != nil {
+		return err
+	}
+	defer g.close()
+	if err := g.start(ctx, demoServers()); err != nil {
+		return err
+	}
+	cs, err := connectClient(ctx, g)
+	if err != nil {
+		return err
+	}
+	defer cs.Close()
+	before, err := listNames(ctx, cs)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, "alpha and beta both offer search; the client sees:")
+	printNames(stdout, g, before, nil)
+
+	fmt.Fprintln(stdout, "\nThe model calls beta__search; the gateway resolves the name and routes it:")
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "beta__search", Arguments: map[string]any{"query": "q3 report"}})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "  %s\n", resultText(res))
+
+	if err := g.join(ctx, inProcessServer("gamma", "search", "list_repos")); err != nil {
+		return err
+	}
+	after, err := listNames(ctx, cs)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, "\ngamma joins with search and list_repos; no tool is renamed:")
+	printNames(stdout, g, after, before)
+	fmt.Fprintf(stdout, "  renamed: %d\n", renamed(before, after))
+	g.close()
+
+	// A new gateway from the saved table, the servers started in
+	// another order.
+	g2, err := newGateway(cfg)
+	if err != nil {
+		return err
+	}
+	defer g2.close()
+	servers := append(demoServers(), inProcessServer("gamma", "search", "list_repos"))
+	slices.Reverse(servers)
+	if err := g2.start(ctx, servers); err != nil {
+		return err
+	}
+	cs2, err := connectClient(ctx, g2)
+	if err != nil {
+		return err
+	}
+	defer cs2.Close()
+	restarted, err := listNames(ctx, cs2)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\nThe gateway restarts from %s: same names: %v\n", filepath.Base(cfg.statePath), slices.Equal(after, restarted))
+	data, err := os.ReadFile(cfg.statePath)
+	if err != nil {
+		return err
+	}
+	var table struct{ Names []json.RawMessage }
+	if err := json.Unmarshal(data, &table); err != nil {
+		return errors.New("the saved table is not JSON")
+	}
+	fmt.Fprintf(stdout, "  %d names saved in %d bytes\n", len(table.Names), len(data))
+	return nil
+}
+
+// connectClient connects an MCP client to the gateway in process.
+func connectClient(ctx context.Context, g *gateway) (*mcp.ClientSession, error) {
+	client := mcp.NewClient(&mcp.Implementation{Name: "demo-client", Version: "v0.1.0"}, nil)
+	return client.Connect(ctx, inProcess{g.srv}, nil)
+}
+
+// listNames returns the names of the tools the client sees, sorted.
+func listNames(ctx context.Context, cs *mcp.ClientSession) ([]string, error) {
+	var names []string
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return nil, err
+		}
+		names = append(names, t.Name)
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
+// printNames prints each name with the server and tool it routes to, and
+// marks the names that were not in before.
+func printNames(w io.Writer, g *gateway, names, before []string) {
+	for _, name := range names {
+		k, _, _ := g.route(name)
+		mark := ""
+		if before != nil && !slices.Contains(before, name) {
+			mark = "  (new)"
+		}
+		fmt.Fprintf(w, "  %-16s -> %s%s\n", name, toolname.Join(k.Server, k.Tool), mark)
+	}
+}
+
+// renamed counts the names of before that are gone from after.
+func renamed(before, after []string) int {
+	n := 0
+	for _, name := range before {
+		if !slices.Contains(after, name) {
+			n++
+		}
+	}
+	return n
+}
+
+// resultText returns the text of a tool result.
+func resultText(res *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, t.Text)
+		}
+	}
+	return strings.Join(parts, " ")
+}

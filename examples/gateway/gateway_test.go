@@ -1,0 +1,183 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mcpid/mcpid/toolname"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestNamesAndRouting(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  config
+		want map[string]string // name -> the answer of the routed call
+	}{
+		{"collision", config{}, map[string]string{
+			"alpha__search": `alpha answered search(query="q")`,
+			"beta__search":  `beta answered search(query="q")`,
+			"create_issue":  `beta answered create_issue(query="q")`,
+			"fetch":         `alpha answered fetch(query="q")`,
+		}},
+		{"qualify all, OpenAI", config{profile: toolname.OpenAI, qualifyAll: true}, map[string]string{
+			"alpha__search":      `alpha answered search(query="q")`,
+			"alpha__fetch":       `alpha answered fetch(query="q")`,
+			"beta__search":       `beta answered search(query="q")`,
+			"beta__create_issue": `beta answered create_issue(query="q")`,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, c := startGateway(t, tt.cfg, demoServers()...)
+			names := c.names(t)
+			got := map[string]string{}
+			for _, name := range names {
+				assert.True(t, tt.cfg.profile.Valid(name), "%q is not valid under the profile", name)
+				assert.True(t, toolname.MCP.Valid(name), "%q is not a valid MCP tool name", name)
+				res := c.call(t, name, "q")
+				assert.False(t, res.IsError, "%s: %s", name, resultText(res))
+				got[name] = resultText(res)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("routed answers (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestJoinRenamesNoOne: a server that joins while the gateway runs gets
+// new names, no other tool is renamed, and the client is told.
+func TestJoinRenamesNoOne(t *testing.T) {
+	g, c := startGateway(t, config{}, inProcessServer("alpha", "search", "fetch"))
+	assert.Equal(t, []string{"fetch", "search"}, c.names(t))
+
+	require.NoError(t, g.join(t.Context(), inProcessServer("beta", "search", "list")))
+	waitChanged(t, c)
+	assert.Equal(t, []string{"beta__search", "fetch", "list", "search"}, c.names(t))
+	assert.Equal(t, `alpha answered search(query="x")`, resultText(c.call(t, "search", "x")))
+	assert.Equal(t, `beta answered search(query="x")`, resultText(c.call(t, "beta__search", "x")))
+
+	require.Error(t, g.join(t.Context(), inProcessServer("beta", "other")), "a second server of the same name")
+}
+
+// TestDownstreamListChange: a downstream server's tools/list_changed
+// reaches the gateway, which re-assigns the table and tells its client.
+func TestDownstreamListChange(t *testing.T) {
+	alpha := inProcessServer("alpha", "search")
+	beta := inProcessServer("beta", "fetch")
+	_, c := startGateway(t, config{}, alpha, beta)
+	assert.Equal(t, []string{"fetch", "search"}, c.names(t))
+
+	addEchoTool(beta.transport.(inProcess).srv, "beta", "search")
+	waitChanged(t, c)
+	require.Eventually(t, func() bool { return len(c.names(t)) == 3 }, testTimeout, 10*time.Millisecond)
+	assert.Equal(t, []string{"beta__search", "fetch", "search"}, c.names(t))
+
+	beta.transport.(inProcess).srv.RemoveTools("search")
+	require.Eventually(t, func() bool { return len(c.names(t)) == 2 }, testTimeout, 10*time.Millisecond)
+	assert.Equal(t, []string{"fetch", "search"}, c.names(t))
+	_, err := c.cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "beta__search"})
+	require.Error(t, err, "a retired name is not served")
+}
+
+func waitChanged(t *testing.T, c *client) {
+	t.Helper()
+	select {
+	case <-c.changed:
+	case <-time.After(testTimeout):
+		t.Fatal("the client was not told that the tool list changed")
+	}
+}
+
+// TestRestartWithState: a gateway restarted from its state file, with
+// the servers starting in another order, gives every tool the same name,
+// and a server that joined before the restart keeps its names.
+func TestRestartWithState(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "names.json")
+	g, c := startGateway(t, config{statePath: state}, inProcessServer("alpha", "search"))
+	require.FileExists(t, state, "the table is saved at start")
+	require.NoError(t, g.join(t.Context(), inProcessServer("beta", "search")))
+	before := c.names(t)
+	assert.Equal(t, []string{"beta__search", "search"}, before)
+	g.close()
+
+	// Started fresh, the two would be alpha__search and beta__search.
+	_, c2 := startGateway(t, config{statePath: state}, inProcessServer("beta", "search"), inProcessServer("alpha", "search"))
+	assert.Equal(t, before, c2.names(t))
+	assert.Equal(t, `alpha answered search(query="x")`, resultText(c2.call(t, "search", "x")))
+}
+
+func TestCorruptState(t *testing.T) {
+	for name, data := range map[string]string{
+		"empty":     "",
+		"not JSON":  "names: all of them",
+		"truncated": `{"version":1,"names":[{"server":"a","tool":"b","name":"b"}`,
+		"bad entry": `{"version":1,"names":[{"server":"a","tool":"b","name":"b c"}],"retired":[]}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			state := filepath.Join(t.TempDir(), "names.json")
+			require.NoError(t, os.WriteFile(state, []byte(data), 0o600))
+			_, err := newGateway(config{statePath: state})
+			require.ErrorIs(t, err, toolname.ErrInvalidNames)
+			assert.Contains(t, err.Error(), state)
+			kept, err := os.ReadFile(state)
+			require.NoError(t, err)
+			assert.Equal(t, data, string(kept), "the file is left as it was")
+		})
+	}
+}
+
+// TestBadDownstreams: servers that fail to start, never answer, list
+// tools they should not, or die mid-call cost only their own tools.
+func TestBadDownstreams(t *testing.T) {
+	odd := `[{"name":"","inputSchema":{"type":"object"}},
+		{"name":"dup","inputSchema":{"type":"object"}},
+		{"name":"dup","inputSchema":{"type":"object","properties":{"x":{"type":"string"}}}},
+		{"name":"noschema"},
+		{"name":"stringschema","inputSchema":{"type":"string"}},
+		{"name":"search","inputSchema":{"type":"object"},"outputSchema":true}]`
+	_, c := startGateway(t, config{timeout: 300 * time.Millisecond},
+		inProcessServer("alpha", "search"),
+		downstreamSpec{"broken", failing{}},
+		downstreamSpec{"silent", scripted{}},
+		downstreamSpec{"odd", scripted{answersInitialize: true, tools: odd}},
+		downstreamSpec{"crashing", scripted{answersInitialize: true, tools: `[{"name":"boom","inputSchema":{"type":"object"}}]`, crashOnCall: true}},
+	)
+	assert.Equal(t, []string{"alpha__search", "boom", "dup", "odd__search"}, c.names(t))
+
+	assert.Equal(t, "resource_unavailable", envelopeCode(t, c.call(t, "odd__search", "x")), "a call never answered")
+	assert.Equal(t, "resource_unavailable", envelopeCode(t, c.call(t, "boom", "x")), "a server that dies mid-call")
+	assert.Equal(t, "resource_unavailable", envelopeCode(t, c.call(t, "boom", "x")), "a server that died")
+	assert.Equal(t, `alpha answered search(query="x")`, resultText(c.call(t, "alpha__search", "x")))
+}
+
+func TestCallErrors(t *testing.T) {
+	_, c := startGateway(t, config{}, inProcessServer("alpha", "search"))
+	for _, tt := range []struct {
+		name string
+		args any
+		code string
+	}{
+		{"array arguments", []int{1, 2}, "invalid_arguments"},
+		{"string arguments", "query", "invalid_arguments"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := c.cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "search", Arguments: tt.args})
+			require.NoError(t, err)
+			assert.Equal(t, tt.code, envelopeCode(t, res))
+		})
+	}
+	t.Run("no arguments", func(t *testing.T) {
+		res, err := c.cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "search"})
+		require.NoError(t, err)
+		assert.Equal(t, `alpha answered search(query="")`, resultText(res))
+	})
+	assert.True(t, slices.Equal([]string{"search"}, c.names(t)))
+}

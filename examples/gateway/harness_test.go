@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
+)
+
+// testTimeout bounds every downstream step in the tests: long enough for
+// a loaded machine, short enough for a server that never answers.
+const testTimeout = 2 * time.Second
+
+// client is an MCP client of a gateway under test.
+type client struct {
+	cs      *mcp.ClientSession
+	changed chan struct{} // receives on every tools/list_changed
+}
+
+// startGateway starts a gateway on the given downstream servers and
+// connects a client to it; both are closed when the test ends.
+func startGateway(t *testing.T, cfg config, specs ...downstreamSpec) (*gateway, *client) {
+	t.Helper()
+	if cfg.timeout == 0 {
+		cfg.timeout = testTimeout
+	}
+	g, err := newGateway(cfg)
+	require.NoError(t, err)
+	t.Cleanup(g.close)
+	require.NoError(t, g.start(t.Context(), specs))
+	c := &client{changed: make(chan struct{}, 16)}
+	mc := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			select {
+			case c.changed <- struct{}{}:
+			default:
+			}
+		},
+	})
+	c.cs, err = mc.Connect(t.Context(), inProcess{g.srv}, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.cs.Close() })
+	return g, c
+}
+
+// names returns the names the client sees, sorted.
+func (c *client) names(t *testing.T) []string {
+	t.Helper()
+	names, err := listNames(t.Context(), c.cs)
+	require.NoError(t, err)
+	return names
+}
+
+// call calls the tool name with a query and returns the result.
+func (c *client) call(t *testing.T, name, query string) *mcp.CallToolResult {
+	t.Helper()
+	res, err := c.cs.CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: map[string]any{"query": query}})
+	require.NoError(t, err, "a failure must be a tool error, not a protocol error")
+	return res
+}
+
+// envelopeCode returns the code of the error envelope in a tool error.
+func envelopeCode(t *testing.T, res *mcp.CallToolResult) string {
+	t.Helper()
+	require.True(t, res.IsError, "want a tool error, got %q", resultText(res))
+	var env struct {
+		Type string `json:"type"`
+		Code string `json:"code"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(resultText(res)), &env), "envelope %q", resultText(res))
+	require.Equal(t, "adapter_error", env.Type)
+	return env.Code
+}
+
+// scripted is a downstream server that speaks just enough MCP to be
+// connected, and misbehaves as told.
+type scripted struct {
+	answersInitialize bool
+	tools             string // the JSON array that tools/list answers
+	crashOnCall       bool   // tools/call closes the connection; otherwise it is never answered
+}
+
+func (s scripted) Connect(context.Context) (mcp.Connection, error) {
+	return &scriptedConn{s: s, in: make(chan jsonrpc.Message, 16), done: make(chan struct{})}, nil
+}
+
+type scriptedConn struct {
+	s    scripted
+	in   chan jsonrpc.Message
+	done chan struct{}
+	once sync.Once
+}
+
+func (c *scriptedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	select {
+	case m := <-c.in:
+		return m, nil
+	case <-c.done:
+		return nil, io.EOF
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (c *scriptedConn) Write(_ context.Context, msg jsonrpc.Message) error {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok || !req.ID.IsValid() {
+		return nil
+	}
+	switch req.Method {
+	case "initialize":
+		if c.s.answersInitialize {
+			c.reply(&jsonrpc.Response{ID: req.ID, Result: json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"scripted","version":"v0"}}`)})
+		}
+	case "tools/list":
+		c.reply(&jsonrpc.Response{ID: req.ID, Result: json.RawMessage(`{"tools":` + c.s.tools + `}`)})
+	case "tools/call":
+		if c.s.crashOnCall {
+			_ = c.Close()
+		}
+	default:
+		c.reply(&jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: -32601, Message: "method not found"}})
+	}
+	return nil
+}
+
+func (c *scriptedConn) reply(r *jsonrpc.Response) {
+	select {
+	case c.in <- r:
+	case <-c.done:
+	}
+}
+
+func (c *scriptedConn) Close() error {
+	c.once.Do(func() { close(c.done) })
+	return nil
+}
+
+func (c *scriptedConn) SessionID() string { return "" }
+
+// failing is a transport that cannot connect, like a command that does
+// not exist.
+type failing struct{}
+
+func (failing) Connect(context.Context) (mcp.Connection, error) {
+	return nil, io.ErrUnexpectedEOF
+}

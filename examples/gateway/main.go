@@ -1,0 +1,237 @@
+// Command gateway is an MCP gateway built on the official Go SDK
+// (github.com/modelcontextprotocol/go-sdk): it connects to downstream MCP
+// servers and serves all their tools to its own clients, under names from
+// the mcpid library's toolname package.
+//
+// Many servers offer a tool named search. The gateway names each tool with
+// [toolname.Assign]: a tool keeps its own name while no other server has
+// one of that name, and is otherwise qualified as server__tool
+// (-qualify all qualifies every tool, as the MCP specification advises
+// aggregators). The names are valid for the provider chosen with -profile
+// (portable, the default, is valid for all of them). Each call is routed
+// by looking its name up with [toolname.Names.Resolve], never by parsing
+// it, to the downstream session and the tool's own name there.
+//
+// Names stay put over the gateway's life. On every change, a downstream
+// server's notifications/tools/list_changed or a server joining, the
+// table is re-assigned with [toolname.WithPrevious]: no tool is renamed and
+// no name is ever given to another tool, and the SDK tells the gateway's
+// clients that the list changed. With -state FILE the table is saved on
+// every change (and at start) and loaded at the next start, so the names
+// survive restarts too. A file that is not a table stops the gateway with
+// an error; it never starts a new chain in silence.
+//
+// Run it from the repository root:
+//
+//	go run -C examples ./gateway                     # the demo
+//	go run -C examples ./gateway -stdio \
+//	    -server 'docs=/usr/local/bin/docs-mcp --stdio' \
+//	    -server 'tickets=/usr/local/bin/tickets-mcp' -state names.json
+//	go run -C examples ./gateway -http 127.0.0.1:8080 -server ...   # streamable HTTP at /mcp
+//
+// Each -server is one argument, NAME=COMMAND ARG...: the command line is
+// split at spaces (no quoting) and run as a subprocess that speaks MCP on
+// its stdin and stdout. With no -server, the gateway uses an in-process
+// demo set of servers whose tool names collide. With no mode flag it runs
+// the demo: it prints the names, a routed call, a server joining without
+// renaming anyone, and a restart from the saved table.
+//
+// A downstream server that fails to start, stops, lists tools it should
+// not (no name, a name listed twice, no object input schema), or does not
+// answer within -timeout is logged; the gateway keeps serving the others,
+// and a call routed to it is a tool error with the mcpid JSON envelope
+// (code resource_unavailable). Arguments that are not a JSON object are a
+// tool error too (code invalid_arguments), and a downstream's own tool
+// errors come back as they are. A call to a name the gateway does not
+// serve is answered by the SDK itself, before any handler runs, with a
+// JSON-RPC error ("unknown tool"), not an envelope: the SDK gives a server
+// no hook for it. The gateway adds no tools of its own.
+//
+// The -http mode listens only on loopback addresses (this example has no
+// authentication), bounds request bodies, cuts off slow and idle clients,
+// and ends sessions left idle for -session-timeout.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mcpid/mcpid/toolname"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+	case errors.Is(err, errUsage):
+		os.Exit(2)
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "gateway:", err)
+		os.Exit(1)
+	}
+}
+
+// errUsage marks an error that has already been reported with the usage.
+var errUsage = errors.New("usage")
+
+// profiles are the values of -profile.
+var profiles = map[string]toolname.Profile{
+	"portable":  toolname.Portable,
+	"openai":    toolname.OpenAI,
+	"anthropic": toolname.Anthropic,
+	"gemini":    toolname.Gemini,
+	"mcp":       toolname.MCP,
+}
+
+// options are the parsed command line.
+type options struct {
+	cfg      config
+	servers  []serverFlag
+	stdio    bool
+	httpAddr string
+	http     httpConfig
+}
+
+// serverFlag is one -server: a name and a command line.
+type serverFlag struct {
+	name string
+	argv []string
+}
+
+// parseArgs parses the command line; its errors are reported to stderr
+// with the usage, and returned as errUsage.
+func parseArgs(args []string, stderr io.Writer) (*options, error) {
+	o := &options{http: defaultHTTPConfig()}
+	fs := flag.NewFlagSet("gateway", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Func("server", "a downstream server, `NAME=COMMAND ARG...` (one argument, split at spaces); repeatable", func(v string) error {
+		s, err := parseServer(v)
+		if err != nil {
+			return err
+		}
+		for _, other := range o.servers {
+			if other.name == s.name {
+				return fmt.Errorf("server %q given twice", s.name)
+			}
+		}
+		o.servers = append(o.servers, s)
+		return nil
+	})
+	profile := fs.String("profile", "portable", "tool-name rule: portable, openai, anthropic, gemini or mcp")
+	qualify := fs.String("qualify", "collision", "collision: qualify a tool as server__tool only when needed; all: always")
+	fs.StringVar(&o.cfg.statePath, "state", "", "save the name table to `FILE` on every change, and continue it at start")
+	fs.BoolVar(&o.stdio, "stdio", false, "serve MCP over stdin and stdout")
+	fs.StringVar(&o.httpAddr, "http", "", "serve MCP streamable HTTP at http://`ADDR`/mcp (a loopback address)")
+	fs.DurationVar(&o.cfg.timeout, "timeout", 30*time.Second, "bound on starting a downstream server, listing its tools, and each call")
+	fs.DurationVar(&o.http.sessionTimeout, "session-timeout", o.http.sessionTimeout, "end HTTP sessions idle for this long")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, errUsage
+	}
+	usage := func(format string, a ...any) (*options, error) {
+		fmt.Fprintf(stderr, format+"\n", a...)
+		fs.Usage()
+		return nil, errUsage
+	}
+	if fs.NArg() > 0 {
+		return usage("unexpected arguments: %q", fs.Args())
+	}
+	p, ok := profiles[*profile]
+	if !ok {
+		return usage("-profile %q: want portable, openai, anthropic, gemini or mcp", *profile)
+	}
+	o.cfg.profile = p
+	switch *qualify {
+	case "collision":
+	case "all":
+		o.cfg.qualifyAll = true
+	default:
+		return usage("-qualify %q: want all or collision", *qualify)
+	}
+	if o.stdio && o.httpAddr != "" {
+		return usage("-stdio and -http are exclusive")
+	}
+	if o.httpAddr != "" {
+		if err := checkLoopback(o.httpAddr); err != nil {
+			return usage("%v", err)
+		}
+	}
+	if o.cfg.timeout <= 0 || o.http.sessionTimeout <= 0 {
+		return usage("-timeout and -session-timeout must be positive")
+	}
+	return o, nil
+}
+
+// parseServer parses one -server value.
+func parseServer(v string) (serverFlag, error) {
+	name, command, ok := strings.Cut(v, "=")
+	if !ok || name == "" || !utf8.ValidString(name) {
+		return serverFlag{}, fmt.Errorf("%q: want NAME=COMMAND ARG..., with a non-empty NAME", v)
+	}
+	argv := strings.Fields(command)
+	if len(argv) == 0 {
+		return serverFlag{}, fmt.Errorf("%q: no command after %q", v, name+"=")
+	}
+	return serverFlag{name: name, argv: argv}, nil
+}
+
+// spec returns the downstream that s starts: its command as a subprocess
+// speaking MCP over stdio, its stderr passed on to the gateway's.
+func (s serverFlag) spec(stderr io.Writer) downstreamSpec {
+	cmd := exec.Command(s.argv[0], s.argv[1:]...)
+	cmd.Stderr = stderr
+	return downstreamSpec{name: s.name, transport: &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}}
+}
+
+// run parses args and runs the chosen mode until it ends or ctx is done.
+// The demo goes to stdout; logs go to stderr, which in -stdio mode is the
+// only place they may go.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	o, err := parseArgs(args, stderr)
+	if err != nil {
+		return err
+	}
+	o.cfg.logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if !o.stdio && o.httpAddr == "" {
+		return runDemo(ctx, o, stdout, stderr)
+	}
+	g, err := newGateway(o.cfg)
+	if err != nil {
+		return err
+	}
+	defer g.close()
+	specs := demoServers()
+	if len(o.servers) > 0 {
+		specs = specs[:0]
+		for _, s := range o.servers {
+			specs = append(specs, s.spec(stderr))
+		}
+	}
+	if err := g.start(ctx, specs); err != nil {
+		return err
+	}
+	if o.stdio {
+		err := g.srv.Run(ctx, &mcp.StdioTransport{})
+		if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
+			return nil
+		}
+		return err
+	}
+	return serveHTTP(ctx, g.srv, o.httpAddr, o.http, stderr)
+}

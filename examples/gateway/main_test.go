@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpid/mcpid/toolname"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseArgs(t *testing.T) {
+	o, err := parseArgs([]string{
+		"-server", "docs=/bin/docs-mcp  --stdio -v",
+		"-server", "a=b=c",
+		"-profile", "openai", "-qualify", "all", "-state", "names.json", "-stdio",
+	}, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, []serverFlag{{"docs", []string{"/bin/docs-mcp", "--stdio", "-v"}}, {"a", []string{"b=c"}}}, o.servers)
+	assert.Equal(t, toolname.OpenAI, o.cfg.profile)
+	assert.True(t, o.cfg.qualifyAll)
+	assert.Equal(t, "names.json", o.cfg.statePath)
+	assert.True(t, o.stdio)
+
+	o, err = parseArgs(nil, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, toolname.Portable, o.cfg.profile, "the default profile")
+	assert.False(t, o.cfg.qualifyAll, "the default qualify mode")
+
+	for _, args := range [][]string{
+		{"-server", "noequals"},
+		{"-server", "=cmd"},
+		{"-server", "name="},
+		{"-server", "name=   "},
+		{"-server", "a=x", "-server", "a=y"},
+		{"-profile", "claude"},
+		{"-qualify", "some"},
+		{"-stdio", "-http", "127.0.0.1:0"},
+		{"-http", "0.0.0.0:8080"},
+		{"-http", "example.com:80"},
+		{"-timeout", "0s"},
+		{"extra"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			var stderr bytes.Buffer
+			_, err := parseArgs(args, &stderr)
+			require.ErrorIs(t, err, errUsage)
+			assert.Contains(t, stderr.String(), "Usage of gateway")
+		})
+	}
+}
+
+func TestDemo(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	require.NoError(t, run(t.Context(), nil, &stdout, &stderr))
+	assert.Empty(t, stderr.String())
+	out := stdout.String()
+	for _, line := range []string{
+		"  alpha__search    -> alpha::search\n",
+		"  beta answered search(query=\"q3 report\")\n",
+		"  gamma__search    -> gamma::search  (new)\n",
+		"  renamed: 0\n",
+		"same names: true\n",
+	} {
+		assert.Contains(t, out, line)
+	}
+}
+
+// TestSubprocessDownstreams runs two instances of the searchfetch example
+// as stdio subprocesses under different names, as -server starts them.
+func TestSubprocessDownstreams(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the searchfetch example")
+	}
+	bin := filepath.Join(t.TempDir(), "searchfetch")
+	build := exec.Command("go", "build", "-o", bin, "../searchfetch")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+
+	o, err := parseArgs([]string{"-server", "one=" + bin + " -stdio", "-server", "two=" + bin + " -stdio"}, io.Discard)
+	require.NoError(t, err)
+	var specs []downstreamSpec
+	for _, s := range o.servers {
+		specs = append(specs, s.spec(io.Discard))
+	}
+	o.cfg.timeout = 10 * testTimeout // two processes start on a busy machine
+	_, c := startGateway(t, o.cfg, specs...)
+	assert.Equal(t, []string{"one__fetch", "one__search", "two__fetch", "two__search"}, c.names(t))
+
+	res := c.call(t, "one__search", "")
+	require.False(t, res.IsError, resultText(res))
+	assert.Contains(t, resultText(res), "id=")
+	res, err = c.cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "two__fetch", Arguments: map[string]any{"id": "../etc:passwd"}})
+	require.NoError(t, err)
+	assert.Equal(t, "invalid_id", envelopeCode(t, res), "the downstream's own tool error comes back as it is")
+
+	// One subprocess dies: its tools fail, the other's still work.
+	require.NoError(t, specs[0].transport.(*mcp.CommandTransport).Command.Process.Kill())
+	assert.Eventually(t, func() bool {
+		res := c.call(t, "one__search", "")
+		return res.IsError && envelopeCode(t, res) == "resource_unavailable"
+	}, 10*testTimeout, 100*time.Millisecond)
+	assert.False(t, c.call(t, "two__search", "").IsError)
+}

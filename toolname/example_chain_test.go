@@ -1,0 +1,118 @@
+package toolname_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mcpid/mcpid/toolname"
+)
+
+// A gateway's life: servers join and leave, and the table is saved and
+// restored across a restart. No tool is renamed and no name changes hands.
+func ExampleWithPrevious() {
+	github := []toolname.Key{{Server: "github", Tool: "search"}, {Server: "github", Tool: "create_issue"}}
+	gitlab := []toolname.Key{{Server: "gitlab", Tool: "search"}}
+	show := func(event string, n *toolname.Names) {
+		var b strings.Builder
+		for k, name := range n.All() {
+			fmt.Fprintf(&b, " %s=%s", toolname.Join(k.Server, k.Tool), name)
+		}
+		fmt.Printf("%-15s%s\n", event+":", b.String())
+	}
+
+	day1, _ := toolname.Assign(toolname.Portable, github)
+	show("github alone", day1)
+
+	// gitlab joins with a search of its own: github's keeps its name.
+	day2, _ := toolname.Assign(toolname.Portable, append(github, gitlab...), toolname.WithPrevious(day1))
+	show("gitlab joins", day2)
+
+	// github leaves; its names are retired, not handed on.
+	day3, _ := toolname.Assign(toolname.Portable, gitlab, toolname.WithPrevious(day2))
+	show("github leaves", day3)
+	_, ok := day3.Resolve("search")
+	fmt.Println("search resolves:", ok)
+
+	// The gateway restarts from its saved table, and github comes back.
+	data, _ := json.Marshal(day3)
+	restored := new(toolname.Names)
+	if err := json.Unmarshal(data, restored); err != nil {
+		fmt.Println(err)
+		return
+	}
+	day4, _ := toolname.Assign(toolname.Portable, append(gitlab, github...), toolname.WithPrevious(restored))
+	show("github returns", day4)
+	// Output:
+	// github alone:   github::create_issue=create_issue github::search=search
+	// gitlab joins:   github::create_issue=create_issue github::search=search gitlab::search=gitlab__search
+	// github leaves:  gitlab::search=gitlab__search
+	// search resolves: false
+	// github returns: github::create_issue=create_issue github::search=search gitlab::search=gitlab__search
+}
+
+func ExampleWithQualifyAll() {
+	keys := []toolname.Key{
+		{Server: "github", Tool: "create_issue"},
+		{Server: "my.server", Tool: "search"},
+	}
+	names, err := toolname.Assign(toolname.OpenAI, keys, toolname.WithQualifyAll())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for k, name := range names.All() {
+		fmt.Println(toolname.Join(k.Server, k.Tool), name)
+	}
+	// Output:
+	// github::create_issue github__create_issue
+	// my.server::search my_server__search_f7vz3s3yis
+}
+
+func ExampleWithReserved() {
+	keys := []toolname.Key{{Server: "docs", Tool: "help"}, {Server: "docs", Tool: "search"}}
+	names, err := toolname.Assign(toolname.Portable, keys, toolname.WithReserved("help"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for k, name := range names.All() {
+		fmt.Println(toolname.Join(k.Server, k.Tool), name)
+	}
+	// Output:
+	// docs::help docs__help
+	// docs::search search
+}
+
+func ExampleNames_MarshalJSON() {
+	first, _ := toolname.Assign(toolname.Portable, []toolname.Key{
+		{Server: "a", Tool: "search"}, {Server: "b", Tool: "search"},
+	})
+	names, _ := toolname.Assign(toolname.Portable, []toolname.Key{{Server: "b", Tool: "search"}}, toolname.WithPrevious(first))
+	data, err := json.MarshalIndent(names, "", "  ")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(string(data))
+	// Output:
+	// {
+	//   "version": 1,
+	//   "names": [
+	//     {
+	//       "server": "b",
+	//       "tool": "search",
+	//       "name": "b__search",
+	//       "reason": "qualified"
+	//     }
+	//   ],
+	//   "retired": [
+	//     {
+	//       "server": "a",
+	//       "tool": "search",
+	//       "name": "a__search",
+	//       "reason": "qualified"
+	//     }
+	//   ]
+	// }
+}

@@ -1,0 +1,163 @@
+package toolname
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// chainAfter returns the table after the first n events of the simulation.
+func chainAfter(t *testing.T, p Profile, n int) *Names {
+	t.Helper()
+	var prev *Names
+	for _, ev := range churnEvents(2, n) {
+		next, err := Assign(p, ev.keys, WithPrevious(prev))
+		require.NoError(t, err)
+		prev = next
+	}
+	return prev
+}
+
+// TestNamesJSONRoundTrip restores a table and checks that it holds the
+// same names, fallbacks and retired names, and continues the chain exactly
+// as the original does.
+func TestNamesJSONRoundTrip(t *testing.T) {
+	for _, pr := range profileRules {
+		t.Run(pr.name, func(t *testing.T) {
+			orig := chainAfter(t, pr.profile, 60)
+			require.NotEmpty(t, orig.retired, "the chain should have retired names")
+			data, err := json.Marshal(orig)
+			require.NoError(t, err)
+
+			restored := new(Names)
+			require.NoError(t, json.Unmarshal(data, restored))
+			if diff := cmp.Diff(pairsOf(orig), pairsOf(restored)); diff != "" {
+				t.Errorf("All (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(orig.Fallbacks(), restored.Fallbacks()); diff != "" {
+				t.Errorf("Fallbacks (-want +got):\n%s", diff)
+			}
+			again, err := json.Marshal(restored)
+			require.NoError(t, err)
+			assert.Equal(t, string(data), string(again), "marshal(unmarshal(data))")
+
+			// The next assignment is the same from both.
+			keys := append(keysOf(orig), Key{"newcomer", "search"}, Key{"newcomer", "fetch"})
+			fromOrig, err := Assign(pr.profile, keys, WithPrevious(orig))
+			require.NoError(t, err)
+			fromRestored, err := Assign(pr.profile, keys, WithPrevious(restored))
+			require.NoError(t, err)
+			a, err := json.Marshal(fromOrig)
+			require.NoError(t, err)
+			b, err := json.Marshal(fromRestored)
+			require.NoError(t, err)
+			assert.Equal(t, string(a), string(b), "next assignment")
+		})
+	}
+}
+
+func TestNamesJSONForm(t *testing.T) {
+	first, err := Assign(OpenAI, []Key{{"a", "search"}, {"b", "search"}, {"b", "fetch"}})
+	require.NoError(t, err)
+	n, err := Assign(OpenAI, []Key{{"b", "search"}, {"b", "fetch"}}, WithPrevious(first))
+	require.NoError(t, err)
+	data, err := json.Marshal(n)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"version":1,
+		"names":[{"server":"b","tool":"fetch","name":"fetch"},
+		         {"server":"b","tool":"search","name":"b__search","reason":"qualified"}],
+		"retired":[{"server":"a","tool":"search","name":"a__search","reason":"qualified"}]}`, string(data))
+
+	var nilNames *Names
+	data, err = nilNames.MarshalJSON()
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"version":1,"names":[],"retired":[]}`, string(data))
+}
+
+func TestNamesUnmarshalErrors(t *testing.T) {
+	entry := func(server, tool, name, reason string) string {
+		b, err := json.Marshal(entryJSON{server, tool, name, reason})
+		require.NoError(t, err)
+		return string(b)
+	}
+	table := func(names, retired string) string {
+		return `{"version":1,"names":[` + names + `],"retired":[` + retired + `]}`
+	}
+	good := entry("a", "search", "search", "")
+	tests := []struct {
+		name   string
+		data   string
+		field  string
+		index  int
+		input  string
+		isJSON bool
+	}{
+		{"not JSON", `{"version":1,`, "", -1, "", true},
+		{"empty object", `{}`, "version", -1, "0", false},
+		{"null", `null`, "version", -1, "0", false},
+		{"unknown version", `{"version":2,"names":[],"retired":[]}`, "version", -1, "2", false},
+		{"unknown member", `{"version":1,"names":[],"retired":[],"extra":1}`, "", -1, "", true},
+		{"trailing text", table("", "") + `{}`, "", -1, "", false},
+		{"wrong type", `{"version":1,"names":{}}`, "", -1, "", true},
+		{"empty server", table(entry("", "t", "t", ""), ""), "server", 0, "", false},
+		{"empty tool", table(good+","+entry("s", "", "x", "folded"), ""), "tool", 1, "", false},
+		{"empty name", table(entry("s", "t", "", "qualified"), ""), "name", 0, "", false},
+		{"name with a colon", table(entry("s", "a:b", "a:b", ""), ""), "name", 0, "a:b", false},
+		{"name too long", table(entry("s", "t", string(make([]byte, 129)), "shortened"), ""), "name", 0, string(make([]byte, 129)), false},
+		{"unknown reason", table(entry("s", "t", "s__t", "renamed"), ""), "reason", 0, "renamed", false},
+		{"reason none", table(entry("s", "t", "s__t", "none"), ""), "reason", 0, "none", false},
+		{"reasons out of order", table(entry("s", "t", "s__t", "folded|qualified"), ""), "reason", 0, "folded|qualified", false},
+		{"renamed without a reason", table(entry("s", "t", "s__t", ""), ""), "reason", 0, "", false},
+		{"bare name with a reason", table(entry("s", "t", "t", "qualified"), ""), "reason", 0, "qualified", false},
+		{"repeated key", table(good+","+entry("a", "search", "a__search", "qualified"), ""), "tool", 1, "search", false},
+		{"repeated name", table(good+","+entry("b", "search", "search", ""), ""), "name", 1, "search", false},
+		{"retired name is current", table(good, entry("b", "search", "search", "")), "name", 0, "search", false},
+		{"retired name twice", table("", entry("b", "search", "search", "")+","+entry("c", "search", "search", "")), "name", 1, "search", false},
+		{"bad retired key", table("", entry("b", "", "x", "qualified")), "tool", 0, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n, err := Assign(OpenAI, []Key{{"k", "kept"}})
+			require.NoError(t, err)
+			err = n.UnmarshalJSON([]byte(tt.data))
+			require.ErrorIs(t, err, ErrInvalidNames)
+			var e *Error
+			require.ErrorAs(t, err, &e)
+			assert.Equal(t, CodeInvalidNames, e.Code)
+			assert.Equal(t, tt.field, e.Field)
+			assert.Equal(t, tt.index, e.Index)
+			if !tt.isJSON {
+				assert.Equal(t, tt.input, e.Input)
+			}
+			assert.Equal(t, tt.isJSON, e.Unwrap() != nil, "wraps the JSON error")
+			name, ok := n.Name(Key{"k", "kept"})
+			assert.True(t, ok, "a failed UnmarshalJSON leaves the table as it was")
+			assert.Equal(t, "kept", name)
+		})
+	}
+}
+
+// pair is one key and its name, as All yields them.
+type pair struct {
+	Key  Key
+	Name string
+}
+
+func pairsOf(n *Names) []pair {
+	var out []pair
+	for k, name := range n.All() {
+		out = append(out, pair{k, name})
+	}
+	return out
+}
+
+func keysOf(n *Names) []Key {
+	var out []Key
+	for k := range n.All() {
+		out = append(out, k)
+	}
+	return out
+}
