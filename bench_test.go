@@ -5,13 +5,17 @@ import (
 	"testing"
 )
 
-// benchIDs are typical ids: the shapes search results carry.
+// benchIDs are the shapes search results carry, one row per class of id
+// up to 64 bytes: typical, long, non-ASCII and opaque.
 var benchIDs = []struct{ name, id string }{
-	{"legacy-short", "orders:o1"},
-	{"self-contained-short", "cin_4f2a/orders:o1"},
-	{"legacy-long", "salesforce_opportunities:0065g00000XyZabAAF-rev.2"},
-	{"self-contained-long", "cin_4f2a7c91/salesforce_opportunities:0065g00000XyZabAAF"},
+	{"typical-legacy", "orders:o1"},
+	{"typical-self-contained", "cin_4f2a/orders:o1"},
+	{"long-legacy", "salesforce_opportunities:0065g00000XyZabAAF-rev.2"},
+	{"long-self-contained", "cin_4f2a7c91/salesforce_opportunities:0065g00000XyZabAAF"},
 	{"non-ASCII", "cin_4f2a/données:été-2024"},
+	{"non-ASCII-long", "cin_4f2a/文書:第三四半期の売上報告書-2024年.pdf"},
+	{"opaque-key", "cin_4f2a/:T-17"},
+	{"opaque-url", "cin_9b1c/:https://wiki.example.com/p/7?rev=3#intro"},
 }
 
 // bareSplit is the baseline Parse is measured against: it splits an id
@@ -82,6 +86,7 @@ func BenchmarkResolveFetch(b *testing.B) {
 		{"embedded-equal", "cin_4f2a/orders:o1", "cin_4f2a"},
 		{"explicit", "orders:o1", "cin_4f2a"},
 		{"unscoped", "orders:o1", ""},
+		{"opaque", "cin_9b1c/:https://wiki.example.com/p/7", ""},
 	}
 	for _, bm := range cases {
 		b.Run(bm.name, func(b *testing.B) {
@@ -94,8 +99,16 @@ func BenchmarkResolveFetch(b *testing.B) {
 }
 
 func BenchmarkSelfContainedID(b *testing.B) {
-	b.ReportAllocs()
-	for b.Loop() {
-		sinkString, _ = SelfContainedID("orders:o1", "cin_4f2a")
+	for _, bm := range []struct{ name, base string }{
+		{"legacy", "orders:o1"},
+		{"opaque", "https://wiki.example.com/p/7"},
+		{"embedded", "cin_4f2a/orders:o1"},
+	} {
+		b.Run(bm.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				sinkString, _ = SelfContainedID(bm.base, "cin_4f2a")
+			}
+		})
 	}
 }

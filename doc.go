@@ -12,7 +12,8 @@
 //
 // A fetch handle is a UTF-8 string:
 //
-//	handle       = [ connection "/" ] stream ":" record
+//	handle       = [ connection "/" ] stream ":" record   ; plain form
+//	             / connection "/" ":" opaque               ; opaque form
 //	connection   = name-nocolon
 //	stream       = name-nocolon
 //	record       = name                 ; may itself contain ":"
@@ -20,40 +21,88 @@
 //	name-nocolon = name without ":"
 //	namechar     = any Unicode scalar value except "/", "\",
 //	               U+0000-U+001F, U+007F and U+0080-U+009F
+//	opaque       = 1*opaquechar         ; any base id, kept verbatim
+//	opaquechar   = any Unicode scalar value except
+//	               U+0000-U+001F, U+007F and U+0080-U+009F
 //
 // For example cin_4f2a/orders:o1 is the record o1 of the stream orders in
 // the connection cin_4f2a, and orders:o1 is the same record in the legacy
 // form, which leaves the connection to the fetch call's connection_id
-// argument or to the resource server.
+// argument or to the resource server. cin_9b1c/:https://wiki.example.com/p/7
+// is the opaque form: the base id https://wiki.example.com/p/7 of the
+// connection cin_9b1c.
 //
-// [Parse] splits at the first '/' and then at the first ':' after it;
-// [Encode] builds the id from its parts, and the two are exact inverses.
-// [Handle] is the parsed value.
+// [Parse] splits at the first '/'; a ':' right after it marks the opaque
+// form, and otherwise the rest splits at its first ':'. [Encode] builds
+// the id from its parts (an empty stream gives the opaque form), and the
+// two are exact inverses. [Handle] is the parsed value; [Handle.BaseID]
+// is the id without its connection.
+//
+// # The opaque form
+//
+// Not every id a search hit carries is a stream:record handle: URLs, keys
+// such as T-17, paths such as files:reports/q3.pdf, ranges such as
+// commits:v1.2..v1.3. The opaque form gives each of them, with its
+// connection, one self-contained handle: connection/:base, where base is
+// the hit's id, verbatim. It may hold '/', '\', ".." and ':'; only control
+// characters and invalid UTF-8 are rejected, as everywhere.
+//
+// The empty stream marks the form. A plain handle never has an empty
+// stream, so no id that parsed before changes meaning, and no escaping or
+// version prefix is needed.
+//
+// A server that receives an opaque handle must look its base id up within
+// the handle's connection, as a key, and must never build a file system
+// path or a URL path from it: the base id is not checked for traversal,
+// because it is not a path. [FetchRequest.RecordPath] is "" for it; the
+// server reads [Handle.BaseID] and [FetchRequest].ConnectionID instead.
+//
+// [SelfContainedID] is what a search tool applies to each hit. Two worked
+// examples:
+//
+//   - A wiki hit with the URL id https://wiki.example.com/p/7 from the
+//     connection cin_9b1c becomes cin_9b1c/:https://wiki.example.com/p/7.
+//     The model fetches with that id alone; [ResolveFetch] scopes it to
+//     cin_9b1c, and the server looks up https://wiki.example.com/p/7, its
+//     BaseID, in cin_9b1c.
+//   - A drive hit with the key files:reports/q3.pdf from cin_drive cannot
+//     be a plain handle (its record holds '/'), so it becomes
+//     cin_drive/:files:reports/q3.pdf, whose BaseID is files:reports/q3.pdf.
+//     A hit with the id reports/2024:q3.pdf from cin_drive becomes
+//     cin_drive/:reports/2024:q3.pdf: a base id is never read as a handle
+//     of some connection "reports" it was not given with.
+//
+// A legacy handle such as orders:o1 from cin_4f2a keeps the plain form,
+// cin_4f2a/orders:o1, and a handle that already embeds the hit's own
+// connection is kept as it is.
 //
 // # Why each character is reserved
 //
-//   - '/' separates the connection. No segment may contain it, so its
-//     presence alone marks the self-contained form: there is no version
-//     prefix and no escaping, and every legacy id keeps its meaning. It is
-//     also the path separator of the resource server's URLs, where a stray
-//     one would change the path.
+//   - '/' separates the connection. No plain segment may contain it, so
+//     its presence alone marks the self-contained forms: there is no
+//     version prefix and no escaping, and every legacy id keeps its
+//     meaning. It is also the path separator of the resource server's
+//     URLs, where a stray one would change the path.
 //   - ':' separates the stream from the record, at its first occurrence.
 //     The connection and the stream cannot contain it, which is what makes
 //     the first ':' the boundary; the record may, so record ids such as
-//     urn:x:y need no change.
+//     urn:x:y need no change. Right after the '/', where no stream can
+//     start, it marks the opaque form.
 //   - '\' is a path separator on some systems and an escape character in
-//     many formats; a segment holding it could climb a path or change
-//     meaning when unescaped.
-//   - ".." anywhere in a segment, and a segment equal to ".", are path
-//     traversal: a record "../../etc/passwd" must fail before any request
-//     is built, not be trusted to escaping.
+//     many formats; a plain segment holding it could climb a path or
+//     change meaning when unescaped.
+//   - ".." anywhere in a plain segment, and a segment equal to ".", are
+//     path traversal: a record "../../etc/passwd" must fail before any
+//     request is built, not be trusted to escaping.
 //   - Control characters (C0, DEL and C1) are never legitimate in an id,
-//     and they forge lines in logs and in the text a model reads.
+//     opaque ids included, and they forge lines in logs and in the text a
+//     model reads.
 //   - Invalid UTF-8 cannot be shown or compared faithfully across JSON,
 //     logs and model text, which would replace it.
 //
 // The last two are a deliberate tightening over ids that were once
-// accepted anywhere: such ids never worked end to end.
+// accepted anywhere: such ids never worked end to end. '\' and ".." are
+// legal in an opaque base id, which no one uses as a path.
 //
 // # What stays legal, and compatibility
 //
@@ -74,10 +123,10 @@
 //
 // [ResolveFetch] merges the fetch tool's id and optional connection_id
 // into a [FetchRequest] or a typed error, before any call to a resource
-// server. The id's embedded connection wins; an equal connection_id is
-// accepted, a different one is an error. The library never invents or
-// rewrites a connection id: the resource server remains the authority on
-// which connections a caller may read.
+// server. The id's embedded connection wins, in both self-contained
+// forms; an equal connection_id is accepted, a different one is an error.
+// The library never invents or rewrites a connection id: the resource
+// server remains the authority on which connections a caller may read.
 //
 // # Search previews
 //
@@ -199,17 +248,28 @@
 // # Errors
 //
 // Every failure is an [*Error] with a stable [Code], the field and segment
-// at fault, the byte offset of the fault, and a hint that tells the agent
-// what to pass instead. Match codes with [errors.Is] and the sentinels
-// ([ErrInvalidID], [ErrInvalidConnectionID], [ErrConflictingConnectionID],
-// [ErrAmbiguousConnection]) or with [errors.As]; never with the message.
-// [Error.MarshalJSON] gives the JSON envelope for an MCP tool error.
+// at fault, the byte offset of the fault, the input, and a hint that tells
+// the agent what to do instead. Match codes with [errors.Is] and the
+// sentinels ([ErrInvalidID], [ErrInvalidConnectionID],
+// [ErrConflictingConnectionID], [ErrAmbiguousConnection], and
+// [ErrNotFound], [ErrResourceUnavailable], [ErrInvalidResourceResponse] for
+// a resource server's answers) or with [errors.As]; never with the
+// message.
+//
+// [Error.MarshalJSON] gives the JSON envelope for an MCP tool error, which
+// says each thing once: the message states the fault, the hint the
+// remedy, and the inputs stand in fields of their own. [Error.UnmarshalJSON]
+// reads it back, byte for byte, so a client decodes a tool error into an
+// *Error. A server answers its own failures in the same envelope with
+// [AmbiguousConnection] and [NewError]. [Error.Error], for logs, says
+// everything in one line, the hint included.
 //
 // # Performance
 //
 // [Parse], [ResolveFetch], the [Handle] accessors and [Handle.AppendText]
 // into a buffer with room do not allocate; [Encode] allocates once, for
-// its result. Parse checks eight bytes at a time, a plain ASCII word with
-// one test, so checking an id costs a small multiple of splitting it
-// without checks (see the benchmarks).
+// its result. Parse is one segment parser: it finds the separators with
+// [strings.IndexByte], checks each ASCII byte with one table lookup and
+// decodes each non-ASCII character once, so checking an id costs a small
+// multiple of splitting it without checks (see the benchmarks).
 package mcpid

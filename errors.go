@@ -3,7 +3,9 @@ package mcpid
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -46,12 +48,17 @@ var (
 	ErrInvalidResourceResponse = errors.New("mcpid: " + string(CodeInvalidResourceResponse))
 )
 
-// NewError returns an error with a server's own code, message and hint, in
-// the same envelope as the package's errors. Its message says only what
-// it was given.
+// NewError returns an error with a server's own code, message and hint,
+// in the same envelope as the package's errors: for a failure the package
+// cannot see, such as a resource server's answer ([CodeNotFound],
+// [CodeResourceUnavailable], [CodeInvalidResourceResponse]) or a code of
+// the server's own. Its message is exactly message and its hint exactly
+// hint, nothing added: an empty hint is left out of the envelope. Offset
+// is -1; set Field and Input on the result to name an argument at fault.
+// [errors.Is] matches it with the sentinel of its code, if the code has
+// one.
 func NewError(code Code, message, hint string) *Error {
-	// Placeholder until the envelope carries a server's message and hint.
-	return &Error{Code: code, Offset: -1, Input: message + "; " + hint}
+	return &Error{Code: code, Offset: -1, text: errorText{message, hint, true}}
 }
 
 // The values of [Error.Field] and [Error.Segment].
@@ -71,19 +78,26 @@ const MaxAvailableConnections = 20
 
 // Error is the one error type of this package. Every failure of [Parse],
 // [Encode], [ResolveFetch] and [Handle.UnmarshalText] is an *Error, and so
-// is the value [AmbiguousConnection] builds. Branch on Code, or use
-// [errors.Is] with the sentinels; never on the message text.
+// are the values [AmbiguousConnection] and [NewError] build and the ones
+// [Error.UnmarshalJSON] decodes. Branch on Code, or use [errors.Is] with
+// the sentinels; never on the message text.
 //
-// The message is built when Error is called, from the fields; building an
+// An Error says each thing once. [Error.Message] states the fault and
+// nothing else: not the input, which is in Input, nor the remedy, which
+// is [Error.Hint]. [Error.Error], the text for logs, joins the code, the
+// message, the input quoted with %q and the hint.
+//
+// The message is built when asked for, from the fields; building an
 // *Error costs one allocation and nothing else.
 type Error struct {
 	// Code is the kind of failure.
 	Code Code
 	// Field is the tool argument at fault: FieldID or FieldConnectionID.
-	// It is empty for an ambiguous_connection error.
+	// It is empty when no argument is, as for ambiguous_connection.
 	Field string
 	// Segment is the part of the handle at fault: SegmentConnection,
-	// SegmentStream, SegmentRecord, or empty when no single part is.
+	// SegmentStream, SegmentRecord (which is also the opaque base id), or
+	// empty when no single part is.
 	Segment string
 	// Offset is the byte offset of the fault in Input, or -1 where none
 	// applies (an empty input, a conflict, an ambiguity). For an empty
@@ -100,7 +114,16 @@ type Error struct {
 	// the resource server offered, in its order.
 	Available []string
 
-	fault fault
+	fault   fault     // the rule Input broke, which words the message
+	omitted int       // connections counted beyond Available (decoded)
+	text    errorText // a given message and hint (NewError, decoded)
+}
+
+// errorText is a message and a hint given rather than built from the
+// fault.
+type errorText struct {
+	message, hint string
+	given         bool
 }
 
 // fault is the rule an input broke; it selects the message.
@@ -122,30 +145,99 @@ const (
 	faultUnknown // never expected; keeps a failure closed
 )
 
-// Error returns the message: what is wrong, where, the input quoted with
-// %q, and what to do instead.
+// Error returns the text for logs, in one format for every error:
+//
+//	mcpid: <code>: <message> (<field>=<input quoted with %q>, ...); <hint>
+//
+// where the parenthesis holds the fields of the envelope that carry
+// inputs and offsets (offset, id, connection_id, embedded_connection_id)
+// and is left out when there are none, as is the hint when it is empty.
+// The empty id is quoted as "". Error on a nil *Error returns
+// "mcpid: <nil>".
 func (e *Error) Error() string {
-	return "mcpid: " + string(e.Code) + ": " + e.message() + "; " + e.Hint()
+	if e == nil {
+		return "mcpid: <nil>"
+	}
+	msg := "mcpid: " + string(e.Code)
+	if m := e.Message(); m != "" {
+		msg += ": " + m
+	}
+	var inputs []string
+	if e.Offset >= 0 {
+		inputs = append(inputs, "offset="+strconv.Itoa(e.Offset))
+	}
+	if key := e.inputKey(); key != "" {
+		inputs = append(inputs, key+"="+strconv.Quote(e.Input))
+	}
+	if e.Code == CodeConflictingConnectionID {
+		inputs = append(inputs, "embedded_connection_id="+strconv.Quote(e.Embedded))
+	}
+	if len(inputs) > 0 {
+		msg += " (" + strings.Join(inputs, ", ") + ")"
+	}
+	if h := e.Hint(); h != "" {
+		msg += "; " + h
+	}
+	return msg
 }
 
-// message describes the fault without the code and the hint.
-func (e *Error) message() string {
+// inputKey returns the envelope key that holds Input, or "" when the
+// envelope does not carry it.
+func (e *Error) inputKey() string {
+	switch {
+	case e.Code == CodeConflictingConnectionID, e.Field == FieldConnectionID:
+		return FieldConnectionID
+	case e.Field == FieldID:
+		return FieldID
+	}
+	return ""
+}
+
+// Message states the fault, and nothing else: where it is and which rule
+// it breaks, for example `record segment contains ".."`, but neither the
+// input nor the remedy. For an error from [NewError] or
+// [Error.UnmarshalJSON] it is the message given; for the resource-server
+// codes built by hand it is a short default.
+func (e *Error) Message() string {
+	if e == nil {
+		return ""
+	}
+	if e.text.given {
+		return e.text.message
+	}
 	switch e.Code {
 	case CodeConflictingConnectionID:
-		return "id embeds connection " + strconv.Quote(e.Embedded) +
-			" but connection_id is " + strconv.Quote(e.Input)
+		return "the id names a different connection than connection_id"
 	case CodeAmbiguousConnection:
-		return "the record exists in " + strconv.Itoa(len(e.Available)) + " connections"
+		if n := len(e.Available) + e.omitted; n != 1 {
+			return "the record exists in " + strconv.Itoa(n) + " connections"
+		}
+		return "the record exists in 1 connection"
+	case CodeNotFound:
+		return "the resource server has no such record"
+	case CodeResourceUnavailable:
+		return "the resource server is unavailable"
+	case CodeInvalidResourceResponse:
+		return "the resource server's answer cannot be used"
+	case CodeInvalidID, CodeInvalidConnectionID:
+		return e.faultMessage()
 	}
+	return ""
+}
+
+// faultMessage words the fault of an invalid_id or invalid_connection_id
+// error: the part at fault, then what is wrong with it.
+func (e *Error) faultMessage() string {
 	where := e.Field
 	if e.Segment != "" {
-		where += " " + e.Segment + " segment"
+		where = e.Segment + " segment"
 	}
-	what := ""
+	if where == "" {
+		where = "input"
+	}
+	var what string
 	switch e.fault {
-	case faultEmpty:
-		return e.Field + " is empty"
-	case faultEmptySegment:
+	case faultEmpty, faultEmptySegment:
 		what = "is empty"
 	case faultNoColon:
 		what = "has no ':' before the record"
@@ -169,39 +261,48 @@ func (e *Error) message() string {
 	default:
 		what = "is invalid"
 	}
-	msg := where + " " + what
-	if e.Offset >= 0 {
-		msg += " at offset " + strconv.Itoa(e.Offset)
-	}
-	return msg + " in " + strconv.Quote(e.Input)
+	return where + " " + what
 }
 
-// quoteRune formats r as U+XXXX.
+// quoteRune formats r, a C0 or C1 control or DEL, as U+00XX.
 func quoteRune(r rune) string {
 	const hex = "0123456789ABCDEF"
 	return "U+00" + string([]byte{hex[r>>4&0xf], hex[r&0xf]})
 }
 
-// Hint returns what the agent should pass instead; it is part of the
-// message and of the JSON envelope.
+// Hint returns what the agent should do instead, or "" when there is
+// nothing to say. For an error from [NewError] or [Error.UnmarshalJSON] it
+// is the hint given.
 func (e *Error) Hint() string {
+	if e == nil {
+		return ""
+	}
+	if e.text.given {
+		return e.text.hint
+	}
 	switch e.Code {
 	case CodeInvalidID:
 		return "pass the id exactly as search returned it, as one value, unedited"
 	case CodeInvalidConnectionID:
 		return "pass connection_id exactly as search returned it, or omit it"
 	case CodeConflictingConnectionID:
-		return "pass the id alone, since it already names its connection, or pass connection_id " + strconv.Quote(e.Embedded)
+		return "pass the id alone, without connection_id"
 	case CodeAmbiguousConnection:
-		return "retry with connection_id set to one of the available connections"
+		return "retry with connection_id set to one of available_connections"
+	case CodeNotFound:
+		return "search again and fetch an id from the new results"
+	case CodeResourceUnavailable:
+		return "retry later"
+	case CodeInvalidResourceResponse:
+		return "retry later, or fetch another result"
 	}
-	return "check the arguments"
+	return ""
 }
 
 // Is reports whether target is the sentinel for e's Code, so that
 // errors.Is(err, ErrInvalidID) holds for every invalid_id error.
 func (e *Error) Is(target error) bool {
-	return target != nil && target == sentinel(e.Code)
+	return e != nil && target != nil && target == sentinel(e.Code)
 }
 
 // sentinel returns the exported sentinel for c, or nil.
@@ -238,12 +339,15 @@ func AmbiguousConnection(available []string) *Error {
 	}
 }
 
+// envelopeType is the type every envelope carries.
+const envelopeType = "adapter_error"
+
 // envelope is the JSON form of an *Error. Field order is the wire order.
 type envelope struct {
 	Type      string    `json:"type"`
 	Code      Code      `json:"code"`
 	Message   string    `json:"message"`
-	Hint      string    `json:"hint"`
+	Hint      string    `json:"hint,omitempty"`
 	Field     string    `json:"field,omitempty"`
 	Segment   string    `json:"segment,omitempty"`
 	Offset    *int      `json:"offset,omitempty"`
@@ -260,46 +364,131 @@ type envelope struct {
 //
 //	{"type":"adapter_error","code":…,"message":…,"hint":…, …}
 //
-// followed by the code's own fields: field, segment, offset (when one
-// applies) and the offending id or connection_id for invalid_id and
-// invalid_connection_id; id's embedded_connection_id and the
-// connection_id argument for conflicting_connection_id; and
-// available_connections (at most [MaxAvailableConnections]),
+// message is [Error.Message] and hint [Error.Hint] (left out when empty),
+// followed by the fields that apply, in this order: field, segment,
+// offset (when not -1), the input under its own name (id or
+// connection_id, when Field names one), and for conflicting_connection_id
+// the connection_id argument and the embedded_connection_id. For
+// ambiguous_connection it adds available_connections (at most
+// [MaxAvailableConnections], in the given order, [] when none),
 // available_connections_omitted (only when some were left out) and
-// retry_with "connection_id" for ambiguous_connection.
+// retry_with "connection_id". Each thing is said once: the message holds
+// neither the input nor the hint. JSON carries only text, so bytes that
+// are not valid UTF-8 (in an id, say) are written as U+FFFD. A nil *Error
+// marshals as null.
 func (e *Error) MarshalJSON() ([]byte, error) {
+	if e == nil {
+		return []byte("null"), nil
+	}
 	env := envelope{
-		Type:    "adapter_error",
-		Code:    e.Code,
-		Message: e.Error(),
-		Hint:    e.Hint(),
-		Field:   e.Field,
-		Segment: e.Segment,
+		Type:    envelopeType,
+		Code:    Code(validText(string(e.Code))),
+		Message: validText(e.Message()),
+		Hint:    validText(e.Hint()),
+		Field:   validText(e.Field),
+		Segment: validText(e.Segment),
 	}
 	if e.Offset >= 0 {
 		env.Offset = &e.Offset
 	}
+	input := validText(e.Input)
+	switch e.inputKey() {
+	case FieldID:
+		env.ID = &input
+	case FieldConnectionID:
+		env.ConnID = &input
+	}
 	switch e.Code {
+	case CodeConflictingConnectionID:
+		embedded := validText(e.Embedded)
+		env.Embedded = &embedded
 	case CodeAmbiguousConnection:
 		shown := e.Available
-		if shown == nil {
-			shown = []string{}
-		}
+		env.Omitted = e.omitted
 		if n := len(shown); n > MaxAvailableConnections {
 			shown = shown[:MaxAvailableConnections]
-			env.Omitted = n - MaxAvailableConnections
+			env.Omitted += n - MaxAvailableConnections
 		}
+		shown = validTexts(shown)
 		env.Available = &shown
 		env.RetryWith = FieldConnectionID
-	case CodeConflictingConnectionID:
-		env.ConnID = &e.Input
-		env.Embedded = &e.Embedded
-	default:
-		if e.Field == FieldConnectionID {
-			env.ConnID = &e.Input
-		} else {
-			env.ID = &e.Input
-		}
 	}
 	return json.Marshal(env)
+}
+
+// validText returns s with each run of bytes that are not valid UTF-8
+// replaced by U+FFFD, as JSON can only carry text; valid s, the usual
+// case, is returned as is. (encoding/json would write \ufffd for each
+// invalid byte, which decodes to a U+FFFD that it writes back raw: the
+// bytes of a round trip would differ.)
+func validText(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
+}
+
+// validTexts returns ss, never nil, with validText applied to each; it
+// copies ss only when one of them changes.
+func validTexts(ss []string) []string {
+	if ss == nil {
+		return []string{}
+	}
+	for i, s := range ss {
+		if v := validText(s); v != s {
+			out := append([]string(nil), ss...)
+			for j := i; j < len(out); j++ {
+				out[j] = validText(out[j])
+			}
+			return out
+		}
+	}
+	return ss
+}
+
+// UnmarshalJSON reads an envelope that [Error.MarshalJSON] wrote, such as
+// the text of a tool error, back into e, so that a client branches on
+// Code with [errors.Is] instead of decoding into a struct of its own.
+// Marshaling the result again gives the same bytes, whatever the code,
+// unknown codes included. The message and the hint are kept as given;
+// Available holds the connections listed, and the count of those left out
+// still counts in the message. Input is the id or connection_id the
+// envelope names, Embedded its embedded_connection_id, and Offset -1 when
+// the envelope has none.
+//
+// JSON that is not an object with "type":"adapter_error" and a code is an
+// error, and e is left unchanged.
+func (e *Error) UnmarshalJSON(data []byte) error {
+	var env envelope
+	if err := json.Unmarshal(data, &env); err != nil {
+		return fmt.Errorf("mcpid: decoding an error envelope: %w", err)
+	}
+	if env.Type != envelopeType || env.Code == "" {
+		return fmt.Errorf("mcpid: not an error envelope: type %q, code %q; want type %q and a code", env.Type, env.Code, envelopeType)
+	}
+	d := Error{
+		Code:    env.Code,
+		Field:   env.Field,
+		Segment: env.Segment,
+		Offset:  -1,
+		omitted: env.Omitted,
+		text:    errorText{env.Message, env.Hint, true},
+	}
+	if env.Offset != nil {
+		d.Offset = *env.Offset
+	}
+	switch {
+	case env.ID != nil:
+		d.Input = *env.ID
+	case env.ConnID != nil:
+		d.Input = *env.ConnID
+	}
+	if env.Embedded != nil {
+		d.Embedded = *env.Embedded
+	}
+	if env.Available != nil {
+		d.Available = *env.Available
+	}
+	*e = d
+	return nil
 }

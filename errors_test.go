@@ -5,76 +5,256 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcpid/mcpid/internal/idcases"
 )
 
-// TestEnvelopeGolden pins the JSON envelope of every code, byte for byte:
-// servers put it in structuredContent and agents parse it.
-func TestEnvelopeGolden(t *testing.T) {
-	many := make([]string, 23)
-	for i := range many {
-		many[i] = fmt.Sprintf("c%02d", i)
+// connections returns n connection ids, c00 to c<n-1>.
+func connections(n int) []string {
+	cs := make([]string, n)
+	for i := range cs {
+		cs[i] = fmt.Sprintf("c%02d", i)
 	}
-	errOf := func(_ any, err error) error { return err }
+	return cs
+}
+
+// errorCorpus is one error of every kind the package produces: every code,
+// every field, every fault, the given-text constructor and the lists of
+// available connections at their edges.
+func errorCorpus() []struct {
+	name string
+	err  *Error
+	want string // the envelope
+} {
+	asError := func(_ any, err error) *Error {
+		var e *Error
+		if !errors.As(err, &e) {
+			panic(fmt.Sprintf("not an *Error: %v", err))
+		}
+		return e
+	}
+	return []struct {
+		name string
+		err  *Error
+		want string
+	}{
+		{"invalid_id", asError(Parse("cin_a/orders:../../etc/passwd")),
+			`{"type":"adapter_error","code":"invalid_id","message":"record segment contains \"..\"","hint":"pass the id exactly as search returned it, as one value, unedited","field":"id","segment":"record","offset":13,"id":"cin_a/orders:../../etc/passwd"}`},
+		{"invalid_id, empty", asError(Parse("")),
+			`{"type":"adapter_error","code":"invalid_id","message":"id is empty","hint":"pass the id exactly as search returned it, as one value, unedited","field":"id","id":""}`},
+		{"invalid_id, no colon", asError(Parse("orders")),
+			`{"type":"adapter_error","code":"invalid_id","message":"stream segment has no ':' before the record","hint":"pass the id exactly as search returned it, as one value, unedited","field":"id","segment":"stream","offset":0,"id":"orders"}`},
+		{"invalid_id, second slash", asError(Parse("c/x/s:r")),
+			`{"type":"adapter_error","code":"invalid_id","message":"stream segment has a second '/'","hint":"pass the id exactly as search returned it, as one value, unedited","field":"id","segment":"stream","offset":3,"id":"c/x/s:r"}`},
+		{"invalid_id, control in opaque", asError(Parse("c/:T-17\n")),
+			`{"type":"adapter_error","code":"invalid_id","message":"record segment contains control character U+000A","hint":"pass the id exactly as search returned it, as one value, unedited","field":"id","segment":"record","offset":7,"id":"c/:T-17\n"}`},
+		{"invalid_id, empty opaque", asError(Parse("c/:")),
+			`{"type":"adapter_error","code":"invalid_id","message":"record segment is empty","hint":"pass the id exactly as search returned it, as one value, unedited","field":"id","segment":"record","offset":2,"id":"c/:"}`},
+		{"invalid_id, invalid UTF-8", asError(Parse("s:\xff")),
+			`{"type":"adapter_error","code":"invalid_id","message":"record segment is not valid UTF-8","hint":"pass the id exactly as search returned it, as one value, unedited","field":"id","segment":"record","offset":2,"id":"s:�"}`},
+		{"invalid_id, from Encode", asError(Encode("c", "a/b", "r")),
+			`{"type":"adapter_error","code":"invalid_id","message":"stream segment contains '/'","hint":"pass the id exactly as search returned it, as one value, unedited","field":"id","segment":"stream","offset":1,"id":"a/b"}`},
+		{"invalid_connection_id", asError(ResolveFetch("s:r", "a/b")),
+			`{"type":"adapter_error","code":"invalid_connection_id","message":"connection_id contains '/'","hint":"pass connection_id exactly as search returned it, or omit it","field":"connection_id","offset":1,"connection_id":"a/b"}`},
+		{"conflicting_connection_id", asError(ResolveFetch("c1/s:r", "c2")),
+			`{"type":"adapter_error","code":"conflicting_connection_id","message":"the id names a different connection than connection_id","hint":"pass the id alone, without connection_id","field":"connection_id","segment":"connection","connection_id":"c2","embedded_connection_id":"c1"}`},
+		{"conflicting_connection_id, opaque", asError(ResolveFetch("c1/:https://x.example/a", "c2")),
+			`{"type":"adapter_error","code":"conflicting_connection_id","message":"the id names a different connection than connection_id","hint":"pass the id alone, without connection_id","field":"connection_id","segment":"connection","connection_id":"c2","embedded_connection_id":"c1"}`},
+		{"ambiguous_connection, none", AmbiguousConnection(nil),
+			`{"type":"adapter_error","code":"ambiguous_connection","message":"the record exists in 0 connections","hint":"retry with connection_id set to one of available_connections","available_connections":[],"retry_with":"connection_id"}`},
+		{"ambiguous_connection, one", AmbiguousConnection(connections(1)),
+			`{"type":"adapter_error","code":"ambiguous_connection","message":"the record exists in 1 connection","hint":"retry with connection_id set to one of available_connections","available_connections":["c00"],"retry_with":"connection_id"}`},
+		{"ambiguous_connection, twenty", AmbiguousConnection(connections(20)),
+			`{"type":"adapter_error","code":"ambiguous_connection","message":"the record exists in 20 connections","hint":"retry with connection_id set to one of available_connections","available_connections":["c00","c01","c02","c03","c04","c05","c06","c07","c08","c09","c10","c11","c12","c13","c14","c15","c16","c17","c18","c19"],"retry_with":"connection_id"}`},
+		{"ambiguous_connection, fifty", AmbiguousConnection(connections(50)),
+			`{"type":"adapter_error","code":"ambiguous_connection","message":"the record exists in 50 connections","hint":"retry with connection_id set to one of available_connections","available_connections":["c00","c01","c02","c03","c04","c05","c06","c07","c08","c09","c10","c11","c12","c13","c14","c15","c16","c17","c18","c19"],"available_connections_omitted":30,"retry_with":"connection_id"}`},
+		{"not_found", &Error{Code: CodeNotFound, Offset: -1},
+			`{"type":"adapter_error","code":"not_found","message":"the resource server has no such record","hint":"search again and fetch an id from the new results"}`},
+		{"resource_unavailable", &Error{Code: CodeResourceUnavailable, Offset: -1},
+			`{"type":"adapter_error","code":"resource_unavailable","message":"the resource server is unavailable","hint":"retry later"}`},
+		{"invalid_resource_response", &Error{Code: CodeInvalidResourceResponse, Offset: -1},
+			`{"type":"adapter_error","code":"invalid_resource_response","message":"the resource server's answer cannot be used","hint":"retry later, or fetch another result"}`},
+		{"NewError", NewError(CodeNotFound, "no ticket has this key", "search tickets again"),
+			`{"type":"adapter_error","code":"not_found","message":"no ticket has this key","hint":"search tickets again"}`},
+		{"NewError, no hint", NewError(CodeResourceUnavailable, "the ticket service timed out", ""),
+			`{"type":"adapter_error","code":"resource_unavailable","message":"the ticket service timed out"}`},
+		{"NewError, unknown code", NewError("quota_exceeded", "the daily fetch quota is used up", "retry tomorrow"),
+			`{"type":"adapter_error","code":"quota_exceeded","message":"the daily fetch quota is used up","hint":"retry tomorrow"}`},
+	}
+}
+
+// TestEnvelopeGolden pins the JSON envelope of every code and every kind
+// of error, byte for byte: servers put it in structuredContent and agents
+// parse it.
+func TestEnvelopeGolden(t *testing.T) {
+	for _, tc := range errorCorpus() {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := json.Marshal(tc.err)
+			require.NoError(t, err)
+			if diff := cmp.Diff(tc.want, string(got)); diff != "" {
+				t.Errorf("envelope (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestEnvelopeRoundTrip decodes every envelope and checks that it
+// marshals to the same bytes and still matches its sentinel.
+func TestEnvelopeRoundTrip(t *testing.T) {
+	for _, tc := range errorCorpus() {
+		t.Run(tc.name, func(t *testing.T) {
+			require.NoError(t, idcases.CheckEnvelopeRoundTrip(tc.err, decodeEnvelope, sentinel(tc.err.Code)))
+		})
+	}
+}
+
+// decodeEnvelope is Error.UnmarshalJSON into a fresh value.
+func decodeEnvelope(b []byte) (error, error) {
+	var e Error
+	err := json.Unmarshal(b, &e)
+	return &e, err
+}
+
+// TestEnvelopeDecodedFields checks that decoding gives back the fields a
+// client reads, not only the same bytes.
+func TestEnvelopeDecodedFields(t *testing.T) {
+	for _, tc := range errorCorpus() {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := json.Marshal(tc.err)
+			require.NoError(t, err)
+			var got Error
+			require.NoError(t, json.Unmarshal(b, &got))
+			assert.Equal(t, tc.err.Code, got.Code)
+			assert.Equal(t, tc.err.Field, got.Field)
+			assert.Equal(t, tc.err.Segment, got.Segment)
+			assert.Equal(t, tc.err.Offset, got.Offset)
+			assert.Equal(t, tc.err.Embedded, got.Embedded)
+			assert.Equal(t, tc.err.Message(), got.Message())
+			assert.Equal(t, tc.err.Hint(), got.Hint())
+			if utf8.ValidString(tc.err.Input) {
+				assert.Equal(t, tc.err.Input, got.Input)
+			}
+			if n := len(tc.err.Available); n > 0 {
+				assert.Equal(t, tc.err.Available[:min(n, MaxAvailableConnections)], got.Available)
+			}
+			if utf8.ValidString(tc.err.Input) {
+				assert.Equal(t, tc.err.Error(), got.Error(), "the log text survives too")
+			}
+		})
+	}
+}
+
+// TestEnvelopeSaysEachThingOnce checks that the message holds neither the
+// hint nor the input, and the hint neither the message nor the input.
+func TestEnvelopeSaysEachThingOnce(t *testing.T) {
+	for _, tc := range errorCorpus() {
+		t.Run(tc.name, func(t *testing.T) {
+			e := tc.err
+			msg, hint := e.Message(), e.Hint()
+			require.NotEmpty(t, msg)
+			if hint != "" {
+				assert.NotContains(t, msg, hint)
+				assert.NotContains(t, hint, msg)
+			}
+			for _, input := range []string{e.Input, e.Embedded} {
+				if len(input) > 3 { // short inputs such as "c1" are words of the text
+					assert.NotContains(t, msg, input)
+					assert.NotContains(t, hint, input)
+				}
+			}
+			for _, c := range e.Available {
+				assert.NotContains(t, msg, c)
+			}
+		})
+	}
+}
+
+func TestUnmarshalJSONRejects(t *testing.T) {
+	for _, in := range []string{
+		`null`,
+		`[]`,
+		`"invalid_id"`,
+		`{}`,
+		`{"type":"adapter_error"}`,
+		`{"type":"other","code":"invalid_id"}`,
+		`{"type":"adapter_error","code":7}`,
+		`{"type":"adapter_error","code":"invalid_id","offset":"x"}`,
+		`{"type":"adapter_error","code":"x",`,
+	} {
+		t.Run(in, func(t *testing.T) {
+			e := AmbiguousConnection([]string{"kept"})
+			before := *e
+			err := e.UnmarshalJSON([]byte(in))
+			require.Error(t, err)
+			assert.Equal(t, before, *e, "e is left unchanged")
+		})
+	}
+}
+
+func TestNewError(t *testing.T) {
+	e := NewError(CodeNotFound, "no ticket has this key", "search tickets again")
+	require.ErrorIs(t, e, ErrNotFound)
+	assert.False(t, errors.Is(e, ErrInvalidID))
+	assert.Equal(t, "no ticket has this key", e.Message())
+	assert.Equal(t, "search tickets again", e.Hint())
+	assert.Equal(t, -1, e.Offset)
+	assert.Equal(t, "mcpid: not_found: no ticket has this key; search tickets again", e.Error())
+
+	t.Run("says only what it was given", func(t *testing.T) {
+		e := NewError(CodeInvalidID, "", "")
+		assert.Empty(t, e.Message())
+		assert.Empty(t, e.Hint())
+		assert.Equal(t, "mcpid: invalid_id", e.Error())
+		require.ErrorIs(t, e, ErrInvalidID)
+	})
+	t.Run("unknown code has no sentinel", func(t *testing.T) {
+		e := NewError("quota_exceeded", "m", "h")
+		for _, s := range []error{ErrInvalidID, ErrNotFound, ErrResourceUnavailable, ErrInvalidResourceResponse} {
+			assert.False(t, errors.Is(e, s))
+		}
+	})
+}
+
+func TestNilError(t *testing.T) {
+	var e *Error
+	assert.Equal(t, "mcpid: <nil>", e.Error())
+	assert.Empty(t, e.Message())
+	assert.Empty(t, e.Hint())
+	assert.False(t, e.Is(ErrInvalidID))
+	b, err := json.Marshal(e)
+	require.NoError(t, err)
+	assert.Equal(t, "null", string(b))
+}
+
+func TestErrorText(t *testing.T) {
+	// The log text: the code, the message, the inputs quoted with %q (the
+	// empty id too) and the hint; no raw control character whatever the
+	// input held.
 	tests := []struct {
 		name string
 		err  error
 		want string
 	}{
-		{
-			name: "invalid_id",
-			err:  errOf(Parse("cin_a/orders:../../etc/passwd")),
-			want: `{"type":"adapter_error","code":"invalid_id","message":"mcpid: invalid_id: id record segment contains \"..\" at offset 13 in \"cin_a/orders:../../etc/passwd\"; pass the id exactly as search returned it, as one value, unedited","hint":"pass the id exactly as search returned it, as one value, unedited","field":"id","segment":"record","offset":13,"id":"cin_a/orders:../../etc/passwd"}`,
-		},
-		{
-			name: "invalid_id, empty",
-			err:  errOf(Parse("")),
-			want: `{"type":"adapter_error","code":"invalid_id","message":"mcpid: invalid_id: id is empty; pass the id exactly as search returned it, as one value, unedited","hint":"pass the id exactly as search returned it, as one value, unedited","field":"id","id":""}`,
-		},
-		{
-			name: "invalid_connection_id",
-			err:  errOf(ResolveFetch("s:r", "a/b")),
-			want: `{"type":"adapter_error","code":"invalid_connection_id","message":"mcpid: invalid_connection_id: connection_id contains '/' at offset 1 in \"a/b\"; pass connection_id exactly as search returned it, or omit it","hint":"pass connection_id exactly as search returned it, or omit it","field":"connection_id","offset":1,"connection_id":"a/b"}`,
-		},
-		{
-			name: "conflicting_connection_id",
-			err:  errOf(ResolveFetch("c1/s:r", "c2")),
-			want: `{"type":"adapter_error","code":"conflicting_connection_id","message":"mcpid: conflicting_connection_id: id embeds connection \"c1\" but connection_id is \"c2\"; pass the id alone, since it already names its connection, or pass connection_id \"c1\"","hint":"pass the id alone, since it already names its connection, or pass connection_id \"c1\"","field":"connection_id","segment":"connection","connection_id":"c2","embedded_connection_id":"c1"}`,
-		},
-		{
-			name: "ambiguous_connection",
-			err:  AmbiguousConnection([]string{"cin_4f2a", "cin_9b7e"}),
-			want: `{"type":"adapter_error","code":"ambiguous_connection","message":"mcpid: ambiguous_connection: the record exists in 2 connections; retry with connection_id set to one of the available connections","hint":"retry with connection_id set to one of the available connections","available_connections":["cin_4f2a","cin_9b7e"],"retry_with":"connection_id"}`,
-		},
-		{
-			name: "ambiguous_connection, capped",
-			err:  AmbiguousConnection(many),
-			want: `{"type":"adapter_error","code":"ambiguous_connection","message":"mcpid: ambiguous_connection: the record exists in 23 connections; retry with connection_id set to one of the available connections","hint":"retry with connection_id set to one of the available connections","available_connections":["c00","c01","c02","c03","c04","c05","c06","c07","c08","c09","c10","c11","c12","c13","c14","c15","c16","c17","c18","c19"],"available_connections_omitted":3,"retry_with":"connection_id"}`,
-		},
-		{
-			name: "ambiguous_connection, none listed",
-			err:  AmbiguousConnection(nil),
-			want: `{"type":"adapter_error","code":"ambiguous_connection","message":"mcpid: ambiguous_connection: the record exists in 0 connections; retry with connection_id set to one of the available connections","hint":"retry with connection_id set to one of the available connections","available_connections":[],"retry_with":"connection_id"}`,
-		},
+		{"control", errOf(Parse("c/s:r\nx")), `mcpid: invalid_id: record segment contains control character U+000A (offset=5, id="c/s:r\nx"); pass the id exactly as search returned it, as one value, unedited`},
+		{"empty id", errOf(Parse("")), `mcpid: invalid_id: id is empty (id=""); pass the id exactly as search returned it, as one value, unedited`},
+		{"conflict", errOf(ResolveFetch("c1/:x", "c2")), `mcpid: conflicting_connection_id: the id names a different connection than connection_id (connection_id="c2", embedded_connection_id="c1"); pass the id alone, without connection_id`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			require.Error(t, tt.err)
-			got, err := json.Marshal(tt.err)
-			require.NoError(t, err)
-			if diff := cmp.Diff(tt.want, string(got)); diff != "" {
-				t.Errorf("envelope (-want +got):\n%s", diff)
+			if diff := cmp.Diff(tt.want, tt.err.Error()); diff != "" {
+				t.Errorf("Error() (-want +got):\n%s", diff)
 			}
-			// The message in the envelope is the error's own.
-			var env map[string]any
-			require.NoError(t, json.Unmarshal(got, &env))
-			assert.Equal(t, tt.err.Error(), env["message"])
 		})
 	}
 }
+
+// errOf returns the error of a two-valued call.
+func errOf(_ any, err error) error { return err }
 
 func TestAmbiguousConnection(t *testing.T) {
 	avail := []string{"cin_4f2a", "cin_9b7e"}
@@ -99,12 +279,20 @@ func TestErrorWrapped(t *testing.T) {
 	assert.Equal(t, "c2", e.Input)
 }
 
-func TestHintPerCode(t *testing.T) {
-	for _, c := range []Code{CodeInvalidID, CodeInvalidConnectionID, CodeConflictingConnectionID, CodeAmbiguousConnection} {
+func TestSentinelPerCode(t *testing.T) {
+	codes := []Code{CodeInvalidID, CodeInvalidConnectionID, CodeConflictingConnectionID, CodeAmbiguousConnection,
+		CodeNotFound, CodeResourceUnavailable, CodeInvalidResourceResponse}
+	seen := map[error]bool{}
+	for _, c := range codes {
 		e := &Error{Code: c, Offset: -1}
-		assert.NotEqual(t, (&Error{Code: "other"}).Hint(), e.Hint(), c)
-		assert.Contains(t, e.Error(), string(c))
-		assert.True(t, errors.Is(e, sentinel(c)))
+		s := sentinel(c)
+		require.NotNil(t, s, c)
+		assert.False(t, seen[s], "one sentinel per code")
+		seen[s] = true
+		assert.True(t, errors.Is(e, s))
+		assert.Equal(t, "mcpid: "+string(c), s.Error())
+		assert.NotEmpty(t, e.Message(), c)
+		assert.NotEmpty(t, e.Hint(), c)
 	}
 	assert.False(t, (&Error{Code: "other"}).Is(nil))
 }

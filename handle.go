@@ -1,15 +1,15 @@
 package mcpid
 
 import (
-	"math/bits"
 	"strings"
 	"unicode/utf8"
 )
 
-// Handle is a parsed fetch handle: an optional connection, a stream and a
-// record.
+// Handle is a parsed fetch handle, in one of its three forms:
 //
-//	handle = [ connection "/" ] stream ":" record
+//	stream:record               legacy
+//	connection/stream:record    self-contained, plain
+//	connection/:opaque          self-contained, opaque
 //
 // Handle is a small value, safe to copy and to compare with ==; two Handles
 // are equal exactly when their ids are equal byte for byte, so a Handle can
@@ -20,18 +20,20 @@ import (
 type Handle struct {
 	id     string // the whole id, as given
 	stream int    // offset of the stream: 0, or one past the '/'
-	colon  int    // offset of the ':' that ends the stream
+	colon  int    // offset of the ':' that ends the stream; == stream when opaque
 }
 
-// Parse parses id as a fetch handle, in its self-contained form
-// connection/stream:record or its legacy form stream:record. It splits at
-// the first '/' (which marks the self-contained form) and then at the first
-// ':' after it, and checks every segment against the grammar in the package
-// documentation; nothing is normalized.
+// Parse parses id as a fetch handle in any of its forms. It splits at the
+// first '/', which marks the self-contained forms; a ':' right after it
+// marks the opaque form, whose base id is everything after that ':';
+// otherwise it splits the rest at its first ':'. Every segment is checked
+// against the grammar in the package documentation; nothing is
+// normalized.
 //
 // A malformed id yields an [*Error] with Code [CodeInvalidID], naming the
 // segment and the byte offset of the first fault (segments are checked in
-// order, and within a segment the first offending byte wins).
+// order, and within a segment the first offending byte wins). The opaque
+// base id is the record segment.
 //
 // Parse does not allocate on success.
 func Parse(id string) (Handle, error) {
@@ -52,25 +54,38 @@ func MustParse(id string) Handle {
 	return h
 }
 
-// Encode returns the id of the handle with the given parts: the
-// self-contained form connectionID/stream:recordID, or the legacy form
-// stream:recordID when connectionID is "". Encode and [Parse] are exact
-// inverses: Parse(Encode(c, s, r)) gives back c, s and r.
+// Encode returns the id of the handle with the given parts:
+//
+//	Encode("", stream, recordID)            stream:recordID
+//	Encode(connectionID, stream, recordID)  connectionID/stream:recordID
+//	Encode(connectionID, "", baseID)        connectionID/:baseID
+//
+// An empty stream selects the opaque form, whose recordID is any opaque
+// base id (a URL, a key with '/' or ".."), and which needs a connection:
+// Encode("", "", r) fails on the empty connection. Encode and [Parse] are
+// exact inverses: Parse(Encode(c, s, r)) gives back c, s and r, and for
+// every id Parse accepts, Encode of its parts is the same bytes.
 //
 // A part that breaks the grammar yields an [*Error] with Code
-// [CodeInvalidID], Segment naming the part, Input holding it and Offset
-// counted within it (-1 when the part is empty). Encode allocates once, for
-// the result.
+// [CodeInvalidID], Segment naming the part (the opaque base id is the
+// record), Input holding it and Offset counted within it (-1 when the part
+// is empty). Encode allocates once, for the result.
 func Encode(connectionID, stream, recordID string) (string, error) {
-	if connectionID != "" {
-		if f := checkPart(connectionID, SegmentConnection, false); f.fault != faultNone {
+	if connectionID != "" || stream == "" {
+		if f := checkPart(connectionID, SegmentConnection, nameNoColonBytes); f.fault != faultNone {
 			return "", f.err(FieldID, connectionID)
 		}
 	}
-	if f := checkPart(stream, SegmentStream, false); f.fault != faultNone {
+	if stream == "" {
+		if f := checkPart(recordID, SegmentRecord, opaqueBytes); f.fault != faultNone {
+			return "", f.err(FieldID, recordID)
+		}
+		return connectionID + "/:" + recordID, nil
+	}
+	if f := checkPart(stream, SegmentStream, nameNoColonBytes); f.fault != faultNone {
 		return "", f.err(FieldID, stream)
 	}
-	if f := checkPart(recordID, SegmentRecord, true); f.fault != faultNone {
+	if f := checkPart(recordID, SegmentRecord, nameBytes); f.fault != faultNone {
 		return "", f.err(FieldID, recordID)
 	}
 	if connectionID == "" {
@@ -80,38 +95,50 @@ func Encode(connectionID, stream, recordID string) (string, error) {
 }
 
 // SelfContainedID is what a search tool does to each hit's id before it
-// shows it: it returns connectionID/baseID, with embedded true, when baseID
-// is a valid legacy handle and connectionID is a valid connection segment,
-// so that the model can later fetch with the id alone. In every other case
-// it returns baseID unchanged and false: an empty connectionID (a hit with no
-// connection), a baseID that already holds a '/' (self-contained ids, URLs,
-// paths), a baseID that is not a handle at all, and a connectionID that
-// cannot be embedded (one with ':', '/', "..", controls, ...). URLs with
-// a path or "//" pass through for their '/'; an opaque id that happens to
-// follow the legacy grammar, such as urn:isbn:123 or mailto:a@b.example,
-// is a handle like any other and gets its connection.
+// shows it: it gives the hit one id that carries its connection, so that
+// the model can fetch with that id alone. When connectionID is a valid
+// connection segment (name-nocolon):
 //
-// Whenever embedded is true, [ResolveFetch](id, "") succeeds and is scoped
-// to connectionID: SelfContainedID never mints a handle that fetch would
-// reject.
+//   - a legacy handle stream:record becomes connectionID/stream:record;
+//   - a self-contained handle that already embeds connectionID is returned
+//     as is;
+//   - any other non-empty baseID that is valid UTF-8 without control
+//     characters becomes the opaque connectionID/:baseID: URLs, keys with
+//     '/', '\' or "..", ids that are no handle at all, and handles that
+//     embed ANOTHER connection (reports/2024:q3.pdf from connection
+//     cin_drive is cin_drive/:reports/2024:q3.pdf, never a read of a
+//     connection "reports").
+//
+// In all three cases embedded is true: [ResolveFetch](id, "") succeeds and
+// is scoped to connectionID, and where baseID was wrapped,
+// [Handle.BaseID] of the id gives baseID back byte for byte. Otherwise
+// (connectionID empty or unembeddable, such as one with ':' or '/';
+// baseID empty, not valid UTF-8 or holding a control character) it returns
+// baseID unchanged and false, and the hit needs its connection shown beside
+// its id. SelfContainedID never mints an id that ResolveFetch rejects.
 func SelfContainedID(baseID, connectionID string) (id string, embedded bool) {
-	if connectionID == "" {
-		return baseID, false
-	}
-	if h, f := parse(baseID); f.fault != faultNone || h.IsSelfContained() {
-		return baseID, false
-	}
 	if _, f := checkName(connectionID, false); f != faultNone {
 		return baseID, false
 	}
-	return connectionID + "/" + baseID, true
+	if _, f := checkChars(baseID, opaqueBytes); f != faultNone || baseID == "" {
+		return baseID, false
+	}
+	h, f := parse(baseID)
+	switch {
+	case f.fault != faultNone:
+	case !h.IsSelfContained():
+		return connectionID + "/" + baseID, true
+	case h.ConnectionID() == connectionID:
+		return baseID, true
+	}
+	return connectionID + "/:" + baseID, true
 }
 
 // IsValid reports whether h is a parsed handle rather than the zero Handle.
 func (h Handle) IsValid() bool { return h.id != "" }
 
 // IsSelfContained reports whether h embeds its connection, that is whether
-// it has the form connection/stream:record.
+// it has the form connection/stream:record or connection/:opaque.
 func (h Handle) IsSelfContained() bool { return h.stream > 0 }
 
 // ConnectionID returns the embedded connection, or "" for a legacy handle
@@ -123,12 +150,13 @@ func (h Handle) ConnectionID() string {
 	return h.id[:h.stream-1]
 }
 
-// Stream returns the stream segment, or "" for the zero Handle. It does not
-// allocate.
+// Stream returns the stream segment, or "" for an opaque handle and for
+// the zero Handle. It does not allocate.
 func (h Handle) Stream() string { return h.id[h.stream:h.colon] }
 
-// RecordID returns the record segment, which may itself contain ':', or ""
-// for the zero Handle. It does not allocate.
+// RecordID returns the record segment, which may itself contain ':', the
+// opaque base id of an opaque handle, or "" for the zero Handle. It does
+// not allocate.
 func (h Handle) RecordID() string {
 	if h.id == "" {
 		return ""
@@ -136,7 +164,9 @@ func (h Handle) RecordID() string {
 	return h.id[h.colon+1:]
 }
 
-// IsOpaque reports whether h has the opaque form connection/:opaque.
+// IsOpaque reports whether h has the opaque form connection/:opaque. A
+// server must look an opaque base id up within the handle's connection and
+// never build a file system or URL path from it.
 func (h Handle) IsOpaque() bool { return h.id != "" && h.stream == h.colon }
 
 // BaseID returns the id without its connection: stream:record for a plain
@@ -206,30 +236,12 @@ func codeFor(field string) Code {
 	return CodeInvalidID
 }
 
-// parse is Parse without the error value. Ids of eight bytes or more go
-// through a fast check first, and only a malformed one pays for
-// parseSlow, which finds the first fault segment by segment; shorter ids
-// gain nothing from the word-at-a-time scan and go to parseSlow directly.
+// parse is Parse without the error value: the one parser of the grammar.
+// It finds the separators with [strings.IndexByte] and checks each
+// segment in order, so the first fault of the id is the one reported. An
+// empty segment is reported at the separator beside it, a missing ':' at
+// the start of the segment that lacks it.
 func parse(id string) (Handle, failure) {
-	if len(id) < 8 {
-		return parseSlow(id)
-	}
-	if h, ok := parseFast(id); ok {
-		return h, failure{}
-	}
-	if _, f := parseSlow(id); f.fault != faultNone {
-		return Handle{}, f
-	}
-	// Unreachable while parseFast and parseSlow agree, which the tests
-	// and fuzz targets check; fail closed all the same.
-	return Handle{}, failure{faultUnknown, "", -1}
-}
-
-// parseSlow checks id segment by segment, as the grammar reads: segments
-// in order, and within a segment the first offending byte wins. An empty
-// segment is reported at the separator beside it, a missing ':' at the
-// start of the segment that lacks it.
-func parseSlow(id string) (Handle, failure) {
 	if id == "" {
 		return Handle{}, failure{faultEmpty, "", -1}
 	}
@@ -242,6 +254,9 @@ func parseSlow(id string) (Handle, failure) {
 			return Handle{}, failure{f, SegmentConnection, off}
 		}
 		start = slash + 1
+		if start < len(id) && id[start] == ':' {
+			return parseOpaque(id, start)
+		}
 	}
 	rest := id[start:]
 	colon := strings.IndexByte(rest, ':')
@@ -269,194 +284,117 @@ func parseSlow(id string) (Handle, failure) {
 	return Handle{id: id, stream: start, colon: start + colon}, failure{}
 }
 
-// parseFast reports whether id, at least eight bytes long, is a valid
-// handle and returns it. It looks
-// at eight bytes at a time: a few arithmetic operations check a word and
-// find its separators. Bytes outside ASCII need no decoding: once the
-// whole id is known to be valid UTF-8 (checked only when such a byte
-// shows up), the one rule left for them is that no C1 control, encoded as
-// 0xC2 followed by 0x80 to 0x9F, appears. The last word may overlap the
-// one before it; every check is idempotent.
-func parseFast(id string) (Handle, bool) {
-	n := len(id) // at least 8
-	sc := fastScan{slash: -1, colon: -1}
-	for i := 0; i < n; i += 8 {
-		i = min(i, n-8)
-		v := load64(id, i)
-		b7 := v & lo7
-		// The high bit of each byte of these words answers one question
-		// about that byte (for ASCII bytes; v's own high bit marks the
-		// others). No carry crosses a byte.
-		bad := ^(b7 + ones*(0x80-0x20)) | (b7 + ones*0x01) | eq(b7, '\\') // control, DEL, '\\'
-		dotSlash := (b7 + ones*(0x80-'.')) &^ (b7 + ones*(0x80-'0'))      // '.' or '/'
-		colon := eq(b7, ':')
-		// Most words are plain: none of these, and all ASCII.
-		if (v|bad|dotSlash|colon)&hi == 0 {
-			continue
-		}
-		ascii := ^v & hi // the high bit of each ASCII byte
-		if ascii != hi {
-			// Every byte before this word is ASCII unless utf8Checked, so
-			// a rune starts at i.
-			if !sc.utf8Checked {
-				if !utf8.ValidString(id[i:]) {
-					return Handle{}, false
-				}
-				sc.utf8Checked = true
-			}
-			for c2 := eq8(v, 0xC2); c2 != 0; c2 &= c2 - 1 {
-				if id[i+bits.TrailingZeros64(c2)>>3+1] < 0xA0 {
-					return Handle{}, false
-				}
-			}
-		}
-		if bad&ascii != 0 {
-			return Handle{}, false
-		}
-		// '/' is odd and '.' even: bit 0 of each byte, moved to bit 7,
-		// tells them apart. Every '/' must be the first one.
-		odd := b7 << 7
-		for sl := dotSlash & odd & ascii; sl != 0; sl &= sl - 1 {
-			if !sc.seeSlash(i + bits.TrailingZeros64(sl)>>3) {
-				return Handle{}, false
-			}
-		}
-		if co := colon & ascii; co != 0 && sc.colon < 0 {
-			sc.colon = i + bits.TrailingZeros64(co)>>3
-		}
-		// No two dots in a row, within the word or from its last byte on.
-		if d := dotSlash &^ odd & ascii; d != 0 && (d&(d>>8) != 0 || (d>>63 != 0 && i+8 < n && id[i+8] == '.')) {
-			return Handle{}, false
-		}
+// parseOpaque parses the rest of an opaque handle, whose ':' is at colon,
+// right after the '/' that ends its checked connection. The opaque base id
+// is reported as the record segment, which is what [Handle.RecordID]
+// returns for it.
+func parseOpaque(id string, colon int) (Handle, failure) {
+	opaque := id[colon+1:]
+	if opaque == "" {
+		return Handle{}, failure{faultEmptySegment, SegmentRecord, colon}
 	}
-	return sc.handle(id)
-}
-
-// fastScan is what parseFast has learned: where the first '/' and the
-// first ':' are (or -1), and whether the id is known to be valid UTF-8.
-type fastScan struct {
-	slash, colon int
-	utf8Checked  bool
-}
-
-// seeSlash records the '/' at i and reports whether it is the first one
-// (or the first one again).
-func (sc *fastScan) seeSlash(i int) bool {
-	if sc.slash < 0 {
-		sc.slash = i
+	if off, f := checkChars(opaque, opaqueBytes); f != faultNone {
+		return Handle{}, failure{f, SegmentRecord, colon + 1 + off}
 	}
-	return sc.slash == i
+	return Handle{id: id, stream: colon, colon: colon}, failure{}
 }
 
-// handle checks the shape the separators give id: the first ':' comes
-// after the '/', and no segment is empty or ".".
-func (sc *fastScan) handle(id string) (Handle, bool) {
-	n, slash, colon := len(id), sc.slash, sc.colon
-	start := slash + 1
-	if colon < start || slash == 0 || colon == start || colon == n-1 ||
-		(slash == 1 && id[0] == '.') || (colon == start+1 && id[start] == '.') ||
-		(colon == n-2 && id[n-1] == '.') {
-		return Handle{}, false
-	}
-	return Handle{id: id, stream: start, colon: colon}, true
-}
-
-// Word-at-a-time constants: every byte 0x01, 0x7f, 0x80.
-const (
-	ones = 0x0101010101010101
-	lo7  = 0x7f7f7f7f7f7f7f7f
-	hi   = 0x8080808080808080
-)
-
-// load64 returns the eight bytes of s at i as a little-endian word; the
-// compiler turns it into one load.
-func load64(s string, i int) uint64 {
-	s = s[i : i+8]
-	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-}
-
-// eq8 sets the high bit of each byte of v that equals c, and only of
-// those.
-func eq8(v uint64, c byte) uint64 {
-	t := v ^ ones*uint64(c)
-	return ^((t&lo7 + lo7) | t) & hi
-}
-
-// eq sets the high bit of each byte of b7 (a word of 7-bit bytes) that
-// equals c, and only of those: no carry crosses a byte.
-func eq(b7 uint64, c byte) uint64 {
-	return ^((b7 ^ ones*uint64(c)) + lo7)
-}
-
-// checkPart checks one part given to Encode. Within a part, a '/' is not a
-// second separator but a forbidden character.
-func checkPart(part, segment string, colonOK bool) failure {
+// checkPart checks one part given to Encode against the rule that set
+// stands for. Within a part, a '/' is not a second separator but a
+// forbidden character.
+func checkPart(part, segment string, set *byteSet) failure {
 	if part == "" {
 		return failure{faultEmptySegment, segment, -1}
 	}
-	off, f := checkName(part, colonOK)
+	if part == "." && set != opaqueBytes {
+		return failure{faultDot, segment, 0}
+	}
+	off, f := checkChars(part, set)
 	if f == faultSecondSlash {
 		f = faultSlash
 	}
 	return failure{f, segment, off}
 }
 
-// special marks the ASCII bytes that checkName must look at: the controls,
-// DEL and the reserved characters. Other ASCII bytes are always legal.
-var special = func() (t [utf8.RuneSelf]bool) {
-	for c := range 0x20 {
-		t[c] = true
-	}
-	for _, c := range []byte{0x7f, '/', '\\', ':', '.'} {
-		t[c] = true
-	}
-	return t
-}()
+// byteSet marks the ASCII bytes that a segment may hold with no further
+// look. Bytes from 0x80 up are never in a set: they are decoded as UTF-8.
+type byteSet [256]bool
 
-// checkName checks a non-empty name against the name rule (name-nocolon
-// unless colonOK) and returns the offset and kind of its first fault, or
+// newByteSet returns the set of the printable ASCII bytes (0x20 to 0x7E)
+// other than those in reserved.
+func newByteSet(reserved string) *byteSet {
+	var s byteSet
+	for c := 0x20; c < 0x7f; c++ {
+		s[c] = !strings.ContainsRune(reserved, rune(c))
+	}
+	return &s
+}
+
+// The byte sets of the grammar's rules. A '.' that a set leaves out is a
+// fault only as the first of "..".
+var (
+	nameNoColonBytes = newByteSet(`/\:.`)
+	nameBytes        = newByteSet(`/\.`)
+	opaqueBytes      = newByteSet("")
+)
+
+// checkName checks a name against the name rule (name-nocolon unless
+// colonOK) and returns the offset and kind of its first fault, or
 // faultNone. A '/' is reported as faultSecondSlash, its meaning inside an
-// id.
+// id; an empty name as faultEmptySegment at offset -1.
 func checkName(name string, colonOK bool) (int, fault) {
-	if name == "." {
+	switch name {
+	case "":
+		return -1, faultEmptySegment
+	case ".":
 		return 0, faultDot
 	}
-	for i := 0; i < len(name); {
-		c := name[i]
-		if c < utf8.RuneSelf {
-			if special[c] {
-				switch {
-				case c == '.':
-					if i+1 < len(name) && name[i+1] == '.' {
-						return i, faultDotDot
-					}
-				case c == ':':
-					if !colonOK {
-						return i, faultColon
-					}
-				case c == '/':
-					return i, faultSecondSlash
-				case c == '\\':
-					return i, faultBackslash
-				default:
-					return i, faultControl
-				}
-			}
-			i++
+	if colonOK {
+		return checkChars(name, nameBytes)
+	}
+	return checkChars(name, nameNoColonBytes)
+}
+
+// checkChars returns the offset and kind of the first byte of s that is
+// neither in set nor the start of a valid UTF-8 sequence for a character
+// from U+00A0 up, or faultNone. ASCII bytes cost one table lookup; each
+// non-ASCII character is decoded once.
+func checkChars(s string, set *byteSet) (int, fault) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if set[c] {
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(name[i:])
+		if c < utf8.RuneSelf {
+			if c == '.' {
+				if i+1 < len(s) && s[i+1] == '.' {
+					return i, faultDotDot
+				}
+				continue
+			}
+			return i, asciiFault(c)
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size == 1 {
 			return i, faultUTF8
 		}
-		if r <= 0x9f { // C1 controls U+0080 to U+009F
+		if r <= 0x9f {
 			return i, faultControl
 		}
-		i += size
-	}
-	if name == "" {
-		return -1, faultEmptySegment
+		i += size - 1
 	}
 	return 0, faultNone
+}
+
+// asciiFault returns the fault of an ASCII byte that a set left out.
+func asciiFault(c byte) fault {
+	switch c {
+	case ':':
+		return faultColon
+	case '/':
+		return faultSecondSlash
+	case '\\':
+		return faultBackslash
+	}
+	return faultControl
 }

@@ -13,7 +13,8 @@ const (
 	// ScopeUnscoped: no connection is forwarded; the resource server picks
 	// the record's connection itself and may answer ambiguous_connection.
 	ScopeUnscoped Scope = iota
-	// ScopeEmbedded: the id names its connection (connection/stream:record).
+	// ScopeEmbedded: the id names its connection (connection/stream:record
+	// or connection/:opaque).
 	ScopeEmbedded
 	// ScopeExplicit: a legacy id, scoped by the connection_id argument.
 	ScopeExplicit
@@ -49,12 +50,15 @@ type FetchRequest struct {
 	EchoID string
 }
 
-// RecordPath returns the resource server's record path,
-// /v1/streams/{stream}/records/{record_id}, with both segments escaped by
-// [url.PathEscape], so that no byte of the id can add, remove or climb a
-// path segment. It returns "" for the zero FetchRequest.
+// RecordPath returns the record path of the resource-server layout this
+// package was designed around, /v1/streams/{stream}/records/{record_id},
+// with both segments escaped by [url.PathEscape], so that no byte of the
+// id can add, remove or climb a path segment. It returns "" for the zero
+// FetchRequest and for an opaque handle: a server resolves the opaque
+// base id, [Handle.BaseID], within the request's connection itself, and
+// never builds a path from it.
 func (r FetchRequest) RecordPath() string {
-	if !r.Handle.IsValid() {
+	if !r.Handle.IsValid() || r.Handle.IsOpaque() {
 		return ""
 	}
 	return "/v1/streams/" + url.PathEscape(r.Handle.Stream()) +
@@ -75,7 +79,7 @@ func (r FetchRequest) Query() url.Values {
 // optional connection_id, into one scoped request, without any I/O:
 //
 //	id        connection_id   result
-//	c1/s:r    ""              scoped to c1, ScopeEmbedded
+//	c1/s:r    ""              scoped to c1, ScopeEmbedded (c1/:x alike)
 //	c1/s:r    c1              scoped to c1, ScopeEmbedded
 //	c1/s:r    c2              conflicting_connection_id
 //	s:r       ""              unscoped, ScopeUnscoped
@@ -101,7 +105,7 @@ func ResolveFetch(id, connectionID string) (FetchRequest, error) {
 		return FetchRequest{}, f.err(FieldID, id)
 	}
 	if connectionID != "" {
-		if f := checkPart(connectionID, "", true); f.fault != faultNone {
+		if f := checkPart(connectionID, "", nameBytes); f.fault != faultNone {
 			return FetchRequest{}, f.err(FieldConnectionID, connectionID)
 		}
 	}

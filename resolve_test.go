@@ -44,7 +44,15 @@ func TestResolveFetch(t *testing.T) {
 		{name: "empty connection", id: "/s:r", wantCode: CodeInvalidID, wantField: FieldID, wantSegment: SegmentConnection, wantOffset: 0},
 		{name: "only a connection", id: "c/", wantCode: CodeInvalidID, wantField: FieldID, wantSegment: SegmentStream, wantOffset: 1},
 		{name: "empty record", id: "c/s:", wantCode: CodeInvalidID, wantField: FieldID, wantSegment: SegmentRecord, wantOffset: 3},
-		{name: "empty stream", id: "c/:r", wantCode: CodeInvalidID, wantField: FieldID, wantSegment: SegmentStream, wantOffset: 2},
+		{name: "empty stream before a second slash", id: "c//r", wantCode: CodeInvalidID, wantField: FieldID, wantSegment: SegmentStream, wantOffset: 2},
+
+		// The opaque form follows the same table.
+		{name: "opaque alone", id: "c1/:https://x.example/a", wantConn: "c1", wantScope: ScopeEmbedded},
+		{name: "opaque and equal argument", id: "c1/:T-17", connID: "c1", wantConn: "c1", wantScope: ScopeEmbedded},
+		{name: "opaque and other argument", id: "c1/:T-17", connID: "c2", wantCode: CodeConflictingConnectionID, wantField: FieldConnectionID, wantSegment: SegmentConnection, wantOffset: -1},
+		{name: "opaque and malformed argument", id: "c1/:T-17", connID: "..", wantCode: CodeInvalidConnectionID, wantField: FieldConnectionID, wantOffset: 0},
+		{name: "empty opaque", id: "c/:", connID: "c", wantCode: CodeInvalidID, wantField: FieldID, wantSegment: SegmentRecord, wantOffset: 2},
+		{name: "opaque without connection", id: "/:x", wantCode: CodeInvalidID, wantField: FieldID, wantSegment: SegmentConnection, wantOffset: 0},
 		{name: "no record", id: "c/s", wantCode: CodeInvalidID, wantField: FieldID, wantSegment: SegmentStream, wantOffset: 2},
 		{name: "extra slash", id: "c/x/s:r", wantCode: CodeInvalidID, wantField: FieldID, wantSegment: SegmentStream, wantOffset: 3},
 
@@ -117,6 +125,10 @@ func TestResolveFetchTable(t *testing.T) {
 			wantScope = ScopeEmbedded
 		}
 		assert.Equal(t, wantScope, req.Scope, tc.Name)
+		if tc.Stream == "" {
+			assert.Empty(t, req.RecordPath(), "an opaque base id never becomes a path")
+			continue
+		}
 		assertRecordPath(t, req.RecordPath(), tc.Stream, tc.Record)
 	}
 }

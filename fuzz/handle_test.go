@@ -5,48 +5,22 @@ package fuzz
 
 import (
 	"errors"
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/mcpid/mcpid"
 	"github.com/mcpid/mcpid/internal/idcases"
 )
 
-// refName is the name rule written as plainly as possible: the reference
-// the fast parser is checked against.
-func refName(s string, colonOK bool) bool {
-	if s == "" || s == "." || strings.Contains(s, "..") || !utf8.ValidString(s) {
-		return false
-	}
-	for _, r := range s {
-		switch {
-		case r == '/', r == '\\', r < 0x20, r == 0x7f, r >= 0x80 && r <= 0x9f:
-			return false
-		case r == ':' && !colonOK:
-			return false
-		}
-	}
-	return true
-}
-
-// refParse is the grammar read straight off the design: split at the
-// first '/', then at the first ':'.
-func refParse(id string) (conn, stream, record string, ok bool) {
-	rest := id
-	if c, r, found := strings.Cut(id, "/"); found {
-		if !refName(c, false) {
-			return "", "", "", false
-		}
-		conn, rest = c, r
-	}
-	stream, record, found := strings.Cut(rest, ":")
-	if !found || !refName(stream, false) || !refName(record, true) {
-		return "", "", "", false
-	}
-	return conn, stream, record, true
-}
+// The reference parser and name rules, written plainly, are shared with
+// the unit tests through idcases.
+var (
+	refParse  = idcases.RefParse
+	refName   = idcases.RefName
+	refOpaque = idcases.RefOpaque
+)
 
 func seedIDs(f *testing.F) {
 	for _, tc := range idcases.Cases() {
@@ -93,8 +67,11 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("Parse(%q) = (%q, %q, %q), reference (%q, %q, %q)",
 				id, h.ConnectionID(), h.Stream(), h.RecordID(), conn, stream, record)
 		}
-		if h.String() != id || h.IsSelfContained() != (conn != "") || !h.IsValid() {
-			t.Fatalf("Parse(%q): String %q, IsSelfContained %v", id, h.String(), h.IsSelfContained())
+		if h.String() != id || h.IsSelfContained() != (conn != "") || h.IsOpaque() != (stream == "") || !h.IsValid() {
+			t.Fatalf("Parse(%q): String %q, IsSelfContained %v, IsOpaque %v", id, h.String(), h.IsSelfContained(), h.IsOpaque())
+		}
+		if want := strings.TrimPrefix(id, conn+"/"); conn != "" && h.BaseID() != strings.TrimPrefix(want, ":") {
+			t.Fatalf("Parse(%q).BaseID() = %q", id, h.BaseID())
 		}
 		enc, err := mcpid.Encode(conn, stream, record)
 		if err != nil || enc != id {
@@ -116,9 +93,15 @@ func FuzzEncode(f *testing.F) {
 	f.Add("a:b", "s", "r")
 	f.Add("c", "s/t", "r")
 	f.Add("", "..", ".")
+	f.Add("c", "", "https://x.example/../a")
+	f.Add("", "", "r")
+	f.Add("c", "", "a\x85")
 	f.Fuzz(func(t *testing.T, conn, stream, record string) {
 		id, err := mcpid.Encode(conn, stream, record)
 		valid := (conn == "" || refName(conn, false)) && refName(stream, false) && refName(record, true)
+		if stream == "" { // the opaque form
+			valid = refName(conn, false) && refOpaque(record)
+		}
 		if valid != (err == nil) {
 			t.Fatalf("Encode(%q, %q, %q) = %q, %v; parts valid = %v", conn, stream, record, id, err, valid)
 		}
@@ -149,6 +132,8 @@ func FuzzResolveFetch(f *testing.F) {
 	f.Add("s:r", "a/b")
 	f.Add("c1/s:r", "c2")
 	f.Add("s:r", "..")
+	f.Add("c1/:x/../y", "c2")
+	f.Add("c1/:x", "c1")
 	f.Fuzz(func(t *testing.T, id, conn string) {
 		req, err := mcpid.ResolveFetch(id, conn)
 
@@ -170,6 +155,9 @@ func FuzzResolveFetch(f *testing.F) {
 			}
 			if req != (mcpid.FetchRequest{}) {
 				t.Fatalf("ResolveFetch(%q, %q) failed but returned %#v", id, conn, req)
+			}
+			if err := idcases.CheckEnvelopeRoundTrip(err, decodeEnvelope, sentinels[e.Code]); err != nil {
+				t.Fatal(err)
 			}
 			return
 		}
@@ -211,6 +199,12 @@ func FuzzResolveFetch(f *testing.F) {
 func checkRecordPath(t *testing.T, req mcpid.FetchRequest) {
 	t.Helper()
 	path := req.RecordPath()
+	if req.Handle.IsOpaque() {
+		if path != "" {
+			t.Fatalf("RecordPath of opaque %q = %q", req.EchoID, path)
+		}
+		return
+	}
 	u, err := url.Parse(path)
 	if err != nil || u.RawQuery != "" || u.Fragment != "" {
 		t.Fatalf("RecordPath %q does not parse as a bare path: %v", path, err)
@@ -233,32 +227,46 @@ func checkRecordPath(t *testing.T, req mcpid.FetchRequest) {
 func FuzzSelfContainedID(f *testing.F) {
 	for _, tc := range idcases.Cases() {
 		f.Add(tc.ID, "cin_4f2a")
+		f.Add(tc.ID, tc.Conn)
 		f.Add(tc.Record, tc.Conn)
 	}
 	f.Add("https://example.com/x", "c")
+	f.Add("reports/2024:q3.pdf", "cin_drive")
 	f.Add("s:r", "a:b")
 	f.Fuzz(func(t *testing.T, base, conn string) {
 		id, embedded := mcpid.SelfContainedID(base, conn)
-		if !embedded {
-			if id != base {
-				t.Fatalf("SelfContainedID(%q, %q) = %q, not embedded but changed", base, conn, id)
-			}
-			h, err := mcpid.Parse(base)
-			if err == nil && !h.IsSelfContained() && refName(conn, false) {
-				t.Fatalf("SelfContainedID(%q, %q) refused a legacy id and a valid connection", base, conn)
-			}
-			return
-		}
-		if id != conn+"/"+base {
-			t.Fatalf("SelfContainedID(%q, %q) = %q", base, conn, id)
-		}
-		// Search never mints a handle that fetch would reject.
-		req, err := mcpid.ResolveFetch(id, "")
-		if err != nil || req.ConnectionID != conn || req.Scope != mcpid.ScopeEmbedded {
-			t.Fatalf("ResolveFetch(%q, \"\") = %#v, %v", id, req, err)
-		}
-		if req, err := mcpid.ResolveFetch(id, conn); err != nil || req.ConnectionID != conn {
-			t.Fatalf("ResolveFetch(%q, %q) = %#v, %v", id, conn, req, err)
+		if err := idcases.CheckSelfContainedID(base, conn, id, embedded, resolveAlone); err != nil {
+			t.Fatal(err)
 		}
 	})
+}
+
+// TestSelfContainedIDCorpus checks both promises of SelfContainedID over
+// a generated corpus: every base id the shared table can give (each id,
+// each record, each connection/record pair) with connections valid and
+// not.
+func TestSelfContainedIDCorpus(t *testing.T) {
+	conns := []string{"cin_4f2a", "c", "c1", "c2", "café", "cin_drive", "a:b", "a/b", "..", ".", "", "c\x00", "c\xff"}
+	var bases []string
+	for _, tc := range idcases.Cases() {
+		bases = append(bases, tc.ID, tc.Record, tc.Conn+"/"+tc.Record, tc.Stream+"/"+tc.ID)
+	}
+	for _, conn := range conns {
+		for _, base := range bases {
+			id, embedded := mcpid.SelfContainedID(base, conn)
+			if err := idcases.CheckSelfContainedID(base, conn, id, embedded, resolveAlone); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// resolveAlone is ResolveFetch of an id alone, as the shared checker sees
+// it.
+func resolveAlone(id string) (conn, base string, err error) {
+	req, err := mcpid.ResolveFetch(id, "")
+	if err == nil && req.Scope != mcpid.ScopeEmbedded {
+		err = fmt.Errorf("scope %v", req.Scope)
+	}
+	return req.ConnectionID, req.Handle.BaseID(), err
 }

@@ -1,15 +1,20 @@
 // Package idcases holds the one table of fetch-handle ids, with a verdict
 // for each, that drives the parser, codec and resolution tests and seeds
-// the fuzz targets. It is data for tests only.
+// the fuzz targets, and the plainly written reference parser they are
+// checked against. It is for tests only.
 package idcases
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Case is one id and what parsing it must give.
 type Case struct {
 	Name string
 	ID   string
-	// Valid ids: the parts.
+	// Valid ids: the parts. Stream is "" for the opaque form, whose
+	// Record is the opaque base id.
 	OK                   bool
 	Conn, Stream, Record string
 	// Invalid ids: where the fault is.
@@ -57,7 +62,7 @@ func Cases() []Case {
 		// Structure.
 		bad("empty id", "", "", -1),
 		bad("empty connection", "/s:r", "connection", 0),
-		bad("empty stream", "c/:r", "stream", 2),
+		bad("empty stream before a second slash", "c//r", "stream", 2),
 		bad("empty legacy stream", ":r", "stream", 0),
 		bad("empty record", "c/s:", "record", 3),
 		bad("empty legacy record", "s:", "record", 1),
@@ -119,6 +124,35 @@ func Cases() []Case {
 		ok("C1 lookalike U+00A0 in a long id", "cin_4f2a/orders:o\u00a01", "cin_4f2a", "orders", "o\u00a01"),
 		ok("0xC2 lead at a word's last byte", "0123456\u00a9/s:r", "0123456\u00a9", "s", "r"),
 		bad("first fault wins", "a\x00b/c..d:e", "connection", 1),
+
+		// The opaque form: anything but controls and invalid UTF-8, verbatim.
+		ok("opaque key", "cin_9b1c/:T-17", "cin_9b1c", "", "T-17"),
+		ok("opaque URL", "cin_9b1c/:https://wiki.example.com/p/7?rev=3#top", "cin_9b1c", "", "https://wiki.example.com/p/7?rev=3#top"),
+		ok("opaque key with slash", "cin_drive/:files:reports/q3.pdf", "cin_drive", "", "files:reports/q3.pdf"),
+		ok("opaque backslash", `c/:C:\dir\f.txt`, "c", "", `C:\dir\f.txt`),
+		ok("opaque dotdot", "c/:commits:v1.2..v1.3", "c", "", "commits:v1.2..v1.3"),
+		ok("opaque traversal is kept verbatim", "c/:../../etc/passwd", "c", "", "../../etc/passwd"),
+		ok("opaque dot", "c/:.", "c", "", "."),
+		ok("opaque colon", "c/::", "c", "", ":"),
+		ok("opaque slash colon", "c/:/:", "c", "", "/:"),
+		ok("opaque spaces", "c/: a b ", "c", "", " a b "),
+		ok("opaque non-ASCII", "café/:données/été", "café", "", "données/été"),
+		ok("opaque holds another handle", "c2/:c1/s:r", "c2", "", "c1/s:r"),
+		ok("opaque holds an opaque handle", "c2/:c1/:x", "c2", "", "c1/:x"),
+		ok("opaque 64 KiB", "c/:"+strings.Repeat("k/", 32<<10), "c", "", strings.Repeat("k/", 32<<10)),
+		bad("empty opaque", "c/:", "record", 2),
+		bad("opaque without connection", "/:x", "connection", 0),
+		bad("opaque with dot connection", "./:x", "connection", 0),
+		bad("opaque with dotdot connection", "a..b/:x", "connection", 1),
+		bad("opaque with colon connection", "a:b/:x", "connection", 1),
+		bad("opaque with backslash connection", `a\b/:x`, "connection", 1),
+		bad("opaque NUL", "c/:a\x00", "record", 4),
+		bad("opaque LF", "c/:a\nb", "record", 4),
+		bad("opaque DEL", "c/:\x7f", "record", 3),
+		bad("opaque C1", "c/:x\u0085", "record", 4),
+		bad("opaque invalid byte", "c/:x\xff", "record", 4),
+		bad("opaque encoded surrogate", "c/:\xed\xa0\x80", "record", 3),
+		bad("opaque control after valid non-ASCII", "c/:é\u009f", "record", 5),
 		bad("connection checked before stream", "a..b/c\x00:d", "connection", 1),
 	}
 	return append(cases, asciiCases()...)
@@ -131,6 +165,7 @@ func asciiCases() []Case {
 	for c := byte(0x20); c < 0x7f; c++ {
 		ch := string([]byte{c})
 		name := func(where string) string { return fmt.Sprintf("%q in %s", ch, where) }
+		cases = append(cases, ok(name("opaque"), "c/:a"+ch+"b", "c", "", "a"+ch+"b"))
 		switch c {
 		case '/':
 			cases = append(cases,
