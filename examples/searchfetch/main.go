@@ -49,13 +49,10 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
-
-	"github.com/mcpid/mcpid/searchfetch"
 )
 
 func main() {
@@ -166,35 +163,4 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 		return serveHTTP(ctx, newHTTPServer(s.handler(defaultLimits), defaultLimits), ln, stderr)
 	}
 	return runDemo(ctx, s, c, fx, base, stdout)
-}
-
-// mcpServer is the MCP server of one SDK, with the search and fetch tools.
-type mcpServer interface {
-	// serveStream serves one MCP session over newline-delimited JSON-RPC
-	// on in and out, as over stdio, until in ends or ctx is done.
-	serveStream(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error
-	// handler returns the streamable HTTP handler, at /mcp, within lim.
-	handler(lim limits) http.Handler
-}
-
-// The server's name and version in the MCP handshake.
-const (
-	serverName    = "mcpid-searchfetch"
-	serverVersion = "v0.2.0"
-)
-
-// newMCPServer returns the server of the named SDK, whose tools call the
-// resource server through rc; in ChatGPT mode when chatgpt is set. logger
-// records the backend failures that reach the model only as a generic
-// envelope; nil records nothing.
-func newMCPServer(sdk string, rc *resourceClient, chatgpt bool, logger *slog.Logger) mcpServer {
-	opts := &searchfetch.Options{Logger: logger}
-	if chatgpt {
-		opts.Mode = searchfetch.ModeChatGPT
-	}
-	b := backend{rc: rc}
-	if sdk == "mcpgo" {
-		return newMcpgoServer(b, opts)
-	}
-	return newGosdkServer(b, opts)
 }

@@ -20,6 +20,9 @@ import (
 // tools of each SDK to the go-sdk client over its CommandTransport, and
 // exits when the client closes its stdin.
 func TestStdioSubprocess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command")
+	}
 	bin := filepath.Join(t.TempDir(), "searchfetch")
 	build := exec.Command("go", "build", "-o", bin, ".")
 	out, err := build.CombinedOutput()

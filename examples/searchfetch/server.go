@@ -1,0 +1,41 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+
+	"github.com/mcpid/mcpid/searchfetch"
+)
+
+// mcpServer is the MCP server of one SDK, with the search and fetch tools.
+type mcpServer interface {
+	// serveStream serves one MCP session over newline-delimited JSON-RPC
+	// on in and out, as over stdio, until in ends or ctx is done.
+	serveStream(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error
+	// handler returns the streamable HTTP handler, at /mcp, within lim.
+	handler(lim limits) http.Handler
+}
+
+// The server's name and version in the MCP handshake.
+const (
+	serverName    = "mcpid-searchfetch"
+	serverVersion = "v0.2.0"
+)
+
+// newMCPServer returns the server of the named SDK, whose tools call the
+// resource server through rc; in ChatGPT mode when chatgpt is set. logger
+// records the backend failures that reach the model only as a generic
+// envelope; nil records nothing.
+func newMCPServer(sdk string, rc *resourceClient, chatgpt bool, logger *slog.Logger) mcpServer {
+	opts := &searchfetch.Options{Logger: logger}
+	if chatgpt {
+		opts.Mode = searchfetch.ModeChatGPT
+	}
+	b := backend{rc: rc}
+	if sdk == "mcpgo" {
+		return newMcpgoServer(b, opts)
+	}
+	return newGosdkServer(b, opts)
+}
