@@ -26,17 +26,27 @@ const (
 
 // connectClient connects the go-sdk client to s in process, over a pair
 // of pipes that carry the same newline-delimited JSON-RPC as -stdio. The
-// session ends when the returned client session is closed.
-func connectClient(ctx context.Context, s mcpServer) (*mcp.ClientSession, error) {
+// session ends when the returned client session is closed; the returned
+// channel is closed once the server has returned too.
+func connectClient(ctx context.Context, s mcpServer) (*mcp.ClientSession, <-chan struct{}, error) {
 	serverIn, clientOut := io.Pipe()
 	clientIn, serverOut := io.Pipe()
+	done := make(chan struct{})
 	go func() {
+		defer close(done)
 		err := s.serveStream(ctx, serverIn, serverOut)
 		_ = serverOut.CloseWithError(err) // the client then sees the end
 		_ = serverIn.CloseWithError(err)
 	}()
 	client := mcp.NewClient(&mcp.Implementation{Name: "searchfetch-demo", Version: "v0.1.0"}, nil)
-	return client.Connect(ctx, &mcp.IOTransport{Reader: clientIn, Writer: clientOut}, nil)
+	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: clientIn, Writer: clientOut}, nil)
+	if err != nil {
+		_ = clientOut.Close() // ends the server's input
+		_ = clientIn.Close()  // and fails its writes
+		<-done
+		return nil, nil, err
+	}
+	return cs, done, nil
 }
 
 // runDemo connects the go-sdk client to s in process and walks the journey
@@ -46,11 +56,14 @@ func connectClient(ctx context.Context, s mcpServer) (*mcp.ClientSession, error)
 func runDemo(ctx context.Context, s mcpServer, c config, fx *fixture, base string, w io.Writer) error {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	cs, err := connectClient(ctx, s)
+	cs, served, err := connectClient(ctx, s)
 	if err != nil {
 		return err
 	}
-	defer cs.Close()
+	defer func() {
+		_ = cs.Close()
+		<-served
+	}()
 
 	d := &demo{cs: cs, fx: fx, w: w}
 	where := "the external resource server"

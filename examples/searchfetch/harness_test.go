@@ -49,9 +49,14 @@ func connect(t *testing.T, s mcpServer) *session {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	cs, err := connectClient(ctx, s)
+	cs, served, err := connectClient(ctx, s)
 	require.NoError(t, err)
-	t.Cleanup(func() { _ = cs.Close() })
+	// One stream at a time: mcp-go's stdio server keeps its session in a
+	// process-wide variable, so the next test waits for this one to end.
+	t.Cleanup(func() {
+		_ = cs.Close()
+		<-served
+	})
 	return &session{cs: cs}
 }
 
