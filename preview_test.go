@@ -3,6 +3,7 @@ package mcpid
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -35,10 +36,11 @@ var previewHits = map[string][]Hit{
 	"no-connection": {
 		{ID: "orders:o1", Stream: "orders", Title: "orders:o1", Snippet: "A hit without a connection: fetch decides."},
 	},
-	"embedded-wins": {
-		// The id embeds cin_a: a different ConnectionID is not shown,
-		// since passing it would only conflict.
-		{ID: "cin_a/orders:o1", ConnectionID: "cin_b", Title: "Order o1"},
+	"embeds-another": {
+		// The id embeds c2 but the hit came from c1: the line shows c1,
+		// so that fetch reports the conflict instead of reading c2.
+		{ID: "c2/s:r", ConnectionID: "c1", Title: "Order o1"},
+		{ID: "c1/s:r", ConnectionID: "c1", Title: "embeds its own"},
 	},
 	"quoted-ids": {
 		{ID: "docs:Q3 report.pdf", ConnectionID: "cin drive", Title: "Q3"},
@@ -77,8 +79,9 @@ To fetch, pass an id exactly as shown; pass connection_id only where its line sh
 		{"hit without a connection", "no-connection", PreviewOptions{}, `Showing 1 of 1 hit.
 1. id=orders:o1 stream="orders" snippet="A hit without a connection: fetch decides."
 To fetch, pass an id exactly as shown; pass connection_id only where its line shows one.`},
-		{"embedded connection wins", "embedded-wins", PreviewOptions{}, `Showing 1 of 1 hit.
-1. id=cin_a/orders:o1 title="Order o1"
+		{"id embeds another connection", "embeds-another", PreviewOptions{}, `Showing 2 of 2 hits.
+1. id=c2/s:r connection_id=c1 title="Order o1"
+2. id=c1/s:r title="embeds its own"
 To fetch, pass an id exactly as shown; pass connection_id only where its line shows one.`},
 		{"partial page", "multi-source", PreviewOptions{Total: 40, HasMore: true}, `Showing 2 of more than 40 hits.
 1. id=cin_4f2a/orders:o1 stream="orders" connector_key="postgres" display_name="Prod DB" title="Order o1"
@@ -347,7 +350,7 @@ func TestPreviewCutBoundary(t *testing.T) {
 				if !utf8.RuneStart(s[n]) {
 					continue
 				}
-				p := cutBoundary(s, n)
+				p, _ := cutBoundary(s, n)
 				require.LessOrEqual(t, p, n)
 				// No boundary between p and n was missed.
 				for q := p + 1; q <= n; q++ {
@@ -378,7 +381,9 @@ func TestPreviewEscapeLength(t *testing.T) {
 		for _, s := range texts {
 			got, n := appendEscaped(nil, s, 1<<20, esc)
 			require.Equal(t, len(s), n, "%s %q", name, s)
-			require.Equal(t, quotedLen(s, 1<<20, esc), len(got)+2, "%s %q", name, s)
+			q, read := quotedLen(s, 1<<20, esc)
+			require.Equal(t, q, len(got)+2, "%s %q", name, s)
+			require.Equal(t, len(s), read, "%s %q", name, s)
 			var v string
 			require.NoError(t, json.Unmarshal([]byte(`"`+string(got)+`"`), &v), "%s %q", name, got)
 			assert.Equal(t, replaceInvalid(s), v, "%s %q", name, s)
@@ -766,5 +771,119 @@ func TestPreviewTightBudget(t *testing.T) {
 			tight.Budget--
 			assert.LessOrEqual(t, len(RenderPreview(tt.hits, tight)), tight.Budget)
 		})
+	}
+}
+
+// jsonHits are hits for the JSON form: URLs of every kind, and ids that
+// need escaping.
+var jsonHits = map[string][]Hit{
+	"urls": {
+		{ID: "c/docs:https", Title: "https", URL: "https://wiki.example.com/p/7?x=1#top"},
+		{ID: "c/docs:http", Title: "upper-case scheme", URL: "HTTP://example.com"},
+		{ID: "c/docs:relative", Title: "relative", URL: "/p/7"},
+		{ID: "c/docs:js", Title: "javascript", URL: "javascript:alert(1)"},
+		{ID: "c/docs:pdpp", Title: "other scheme", URL: "pdpp://c/docs/1"},
+		{ID: "c/docs:space", Title: "space", URL: "https://example.com/a b"},
+		{ID: "c/docs:userinfo", Title: "userinfo", URL: "https://good.example@evil.example/"},
+		{ID: "c/docs:nohost", Title: "no host", URL: "https:///p"},
+		{ID: "c/docs:percent", Title: "bad escape", URL: "https://example.com/%zz"},
+		{ID: "c/docs:long", Title: "over-long", URL: "https://example.com/" + strings.Repeat("x", 2000)},
+	},
+}
+
+func TestRenderPreviewJSONGolden(t *testing.T) {
+	hits := func(name string) []Hit {
+		if h, ok := jsonHits[name]; ok {
+			return h
+		}
+		return previewHits[name]
+	}
+	tests := []struct {
+		name string
+		hits string
+		opts PreviewOptions
+		want string
+	}{
+		{"single-source", "single-source", PreviewOptions{},
+			`{"results":[{"id":"cin_4f2a/orders:o1","title":"Order o1: 3 items","url":"","text":"Shipped to Berlin on 2024-05-02."},{"id":"cin_4f2a/orders:o2","title":"Order o2","url":"","text":"Refunded."}]}`},
+		{"multi-source", "multi-source", PreviewOptions{},
+			`{"results":[{"id":"cin_4f2a/orders:o1","title":"Order o1","url":""},{"id":"cin_9b1c/tickets:T-17","title":"Refund for o1","url":"","text":"Customer asks about order o1."}]}`},
+		{"title equal to the id is kept", "no-connection", PreviewOptions{},
+			`{"results":[{"id":"orders:o1","title":"orders:o1","url":"","text":"A hit without a connection: fetch decides."}]}`},
+		{"quoted and odd ids", "quoted-ids", PreviewOptions{},
+			`{"results":[{"id":"docs:Q3 report.pdf","title":"Q3","url":""},{"id":"docs:say \"hi\"\\now","title":"quotes and backslash","url":""},{"id":"docs:a\u2028b\u00a0c\udb80\udc00\u0009","title":"line separator, no-break space, private use, tab","url":""},{"id":"","title":"empty id","url":""},{"id":"docs:日本語","title":"printable non-ASCII stays bare","url":""}]}`},
+		{"invalid UTF-8 id left out", "invalid-utf8", PreviewOptions{},
+			`{"results":[{"id":"docs:ok1","title":"first","url":""},{"id":"docs:ok3","title":"connection not valid UTF-8: left out","url":""},{"id":"docs:ok4","title":"fourth","url":""}]}`},
+		{"url rules", "urls", PreviewOptions{MaxHits: 10, Budget: 1000},
+			`{"results":[{"id":"c/docs:https","title":"https","url":"https://wiki.example.com/p/7?x=1#top"},{"id":"c/docs:http","title":"upper-case scheme","url":"HTTP://example.com"},{"id":"c/docs:relative","title":"relative","url":""},{"id":"c/docs:js","title":"javascript","url":""},{"id":"c/docs:pdpp","title":"other scheme","url":""},{"id":"c/docs:space","title":"space","url":""},{"id":"c/docs:userinfo","title":"userinfo","url":""},{"id":"c/docs:nohost","title":"no host","url":""},{"id":"c/docs:percent","title":"bad escape","url":""},{"id":"c/docs:long","title":"over-long","url":""}]}`},
+		{"over-long url shown when it fits", "urls", PreviewOptions{MaxHits: 10, Budget: 4000, TitleMax: -1},
+			`{"results":[{"id":"c/docs:https","title":"","url":"https://wiki.example.com/p/7?x=1#top"},{"id":"c/docs:http","title":"","url":"HTTP://example.com"},{"id":"c/docs:relative","title":"","url":""},{"id":"c/docs:js","title":"","url":""},{"id":"c/docs:pdpp","title":"","url":""},{"id":"c/docs:space","title":"","url":""},{"id":"c/docs:userinfo","title":"","url":""},{"id":"c/docs:nohost","title":"","url":""},{"id":"c/docs:percent","title":"","url":""},{"id":"c/docs:long","title":"","url":"https://example.com/` + strings.Repeat("x", 2000) + `"}]}`},
+		{"budget leaves hits out", "multi-source", PreviewOptions{Budget: 80},
+			`{"results":[{"id":"cin_4f2a/orders:o1","title":"Order o1","url":""}]}`},
+		{"budget cuts text first", "single-source", PreviewOptions{Budget: 170},
+			`{"results":[{"id":"cin_4f2a/orders:o1","title":"Order o1: 3 items","url":"","text":"Shipped to Berlin on 20…"},{"id":"cin_4f2a/orders:o2","title":"Order o2","url":""}]}`},
+		{"budget for the ids alone", "single-source", PreviewOptions{Budget: 110},
+			`{"results":[{"id":"cin_4f2a/orders:o1","title":"","url":""},{"id":"cin_4f2a/orders:o2","title":"","url":""}]}`},
+		{"no room for a hit", "single-source", PreviewOptions{Budget: 60}, `{"results":[]}`},
+		{"no room for the object", "single-source", PreviewOptions{Budget: 13}, ``},
+		{"no hits", "none", PreviewOptions{}, `{"results":[]}`},
+		{"MaxHits", "single-source", PreviewOptions{MaxHits: 1, SnippetMax: 12},
+			`{"results":[{"id":"cin_4f2a/orders:o1","title":"Order o1: 3 items","url":"","text":"Shipped…"}]}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := tt.opts
+			opts.Format = FormatJSON
+			got := RenderPreview(hits(tt.hits), opts)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("RenderPreview (-want +got):\n%s", diff)
+			}
+			checkJSONPreview(t, got, hits(tt.hits), opts)
+		})
+	}
+}
+
+// checkJSONPreview checks the guarantees that hold for every JSON
+// preview: the budget, one valid object of results with exactly the keys
+// of OpenAI's contract, ids in the order of the hits, and ExtractIDs.
+func checkJSONPreview(t *testing.T, out string, hits []Hit, opts PreviewOptions) {
+	t.Helper()
+	budget := opts.Budget
+	if budget == 0 {
+		budget = 1800
+	}
+	require.LessOrEqual(t, len(out), max(budget, 0), "budget")
+	if out == "" {
+		require.Less(t, budget, len(`{"results":[]}`), "empty output")
+		return
+	}
+	require.True(t, json.Valid([]byte(out)), "json.Valid: %s", out)
+	var v struct {
+		Results []map[string]string `json:"results"`
+	}
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.DisallowUnknownFields()
+	require.NoError(t, dec.Decode(&v))
+	last := -1
+	var ids []string
+	for _, r := range v.Results {
+		for k := range r {
+			assert.Contains(t, []string{"id", "title", "url", "text"}, k)
+		}
+		assert.Contains(t, r, "title")
+		assert.Contains(t, r, "url")
+		i := slices.IndexFunc(hits[last+1:], func(h Hit) bool { return h.ID == r["id"] })
+		require.GreaterOrEqual(t, i, 0, "id %q of a hit, in order", r["id"])
+		last += 1 + i
+		ids = append(ids, r["id"])
+		if u := r["url"]; u != "" {
+			assert.Equal(t, hits[last].URL, u, "url never cut")
+		}
+	}
+	if len(ids) > 0 {
+		assert.Less(t, strings.Index(out, `"id":`), 200, "first id")
+	}
+	if diff := cmp.Diff(ids, ExtractIDs(out)); diff != "" {
+		t.Errorf("ExtractIDs (-want +got):\n%s", diff)
 	}
 }
