@@ -4,7 +4,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // Hit is one search result as [RenderPreview] shows it: its id, the
@@ -432,7 +431,7 @@ func (p *preview) fieldSize(fd *field, s string) int {
 	if fd.whole {
 		return fd.over + len(s)
 	}
-	q, read := quotedLen(s, c, &textEscapes)
+	q, read, _ := quotedLen(s, c, &textEscapes)
 	p.read += read
 	return fd.over + min(c, q) - 2
 }
@@ -609,14 +608,10 @@ func (p *preview) measureQuoted(id string, room int) (int, bool) {
 	if len(id)+2 > room {
 		return 0, false
 	}
-	p.scan += len(id)
-	p.read += len(id)
-	if !utf8.ValidString(id) {
-		return 0, false
-	}
-	n, read := quotedLen(id, room, &idEscapes)
+	n, read, valid := quotedLen(id, room, &idEscapes)
+	p.scan += read
 	p.read += read
-	return n, n <= room
+	return n, valid && n <= room
 }
 
 // fixed returns the bytes of the text without hits: for the text form the
@@ -765,21 +760,25 @@ func (p *preview) appendValue(dst []byte, fd *field, s string, sh *share) []byte
 		limit = min(limit, sh.room, room)
 		minCut = minShare
 	}
-	n := len(dst)
+	n, read := len(dst), 0
 	if fd.whole {
 		if fd.over+len(s) <= limit {
 			dst = append(dst, s...)
-			p.read += len(s)
+			read = len(s)
 		}
 	} else {
-		var read int
 		dst, read = appendCut(dst, s, limit-fd.over, minCut)
-		p.read += read
 	}
+	p.read += read
 	if fd.kind == p.full {
+		// A value read and then left out (no boundary to cut at, or a
+		// stub) costs the room it read, so that such values cannot make
+		// the cost grow past the budget.
 		sh.items--
 		if len(dst) > n {
 			sh.room -= len(dst) - n + fd.over
+		} else {
+			sh.room -= min(sh.room, read)
 		}
 	}
 	return dst

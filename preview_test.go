@@ -381,7 +381,8 @@ func TestPreviewEscapeLength(t *testing.T) {
 		for _, s := range texts {
 			got, n := appendEscaped(nil, s, 1<<20, esc)
 			require.Equal(t, len(s), n, "%s %q", name, s)
-			q, read := quotedLen(s, 1<<20, esc)
+			q, read, valid := quotedLen(s, 1<<20, esc)
+			require.Equal(t, utf8.ValidString(s), valid, "%s %q", name, s)
 			require.Equal(t, q, len(got)+2, "%s %q", name, s)
 			require.Equal(t, len(s), read, "%s %q", name, s)
 			var v string

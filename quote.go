@@ -33,11 +33,11 @@ func escapeTable(short bool) (t [256]uint8) {
 }
 
 // quotedLen returns the length n of s as a JSON string literal, quotes
-// included, as appendEscaped writes it, and the bytes of s it read. It
-// stops once n exceeds limit, so that it reads at most about limit bytes
-// of s.
-func quotedLen(s string, limit int, esc *[256]uint8) (n, read int) {
-	n = 2
+// included, as appendEscaped writes it, the bytes of s it read, and
+// whether those bytes are valid UTF-8. It stops once n exceeds limit, so
+// that it reads at most about limit bytes of s.
+func quotedLen(s string, limit int, esc *[256]uint8) (n, read int, valid bool) {
+	n, valid = 2, true
 	i := 0
 	for i < len(s) && n <= limit {
 		c := s[i]
@@ -47,10 +47,11 @@ func quotedLen(s string, limit int, esc *[256]uint8) (n, read int) {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
+		valid = valid && (r != utf8.RuneError || size > 1)
 		n += runeLen(r, size)
 		i += size
 	}
-	return n, i
+	return n, i, valid
 }
 
 // runeLen returns the bytes that the non-ASCII rune r, read from size
@@ -176,7 +177,7 @@ func appendCut(dst []byte, s string, room, minCut int) ([]byte, int) {
 	if p == 0 || room+2 < minCut {
 		return dst[:mark], read + back
 	}
-	q, _ := quotedLen(s[p:n], room+2, &textEscapes)
+	q, _, _ := quotedLen(s[p:n], room+2, &textEscapes)
 	return append(dst[:cut-(q-2)], ellipsis...), read + back
 }
 
@@ -195,15 +196,14 @@ const maxNonStarters = 30
 func cutBoundary(s string, n int) (p, read int) {
 	i := n
 	for range maxNonStarters + 2 {
-		read += 2 * utf8.UTFMax
 		if norm.NFC.PropertiesString(s[i:]).BoundaryBefore() {
-			return i, read
+			return i, n - i + utf8.UTFMax
 		}
 		if i == 0 {
-			return 0, read
+			return 0, n + utf8.UTFMax
 		}
 		_, size := utf8.DecodeLastRuneInString(s[:i])
 		i -= size
 	}
-	return n, read
+	return n, n - i + utf8.UTFMax
 }
