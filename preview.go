@@ -724,31 +724,29 @@ func (p *preview) appendFields(dst []byte, h *Hit, sh *share) []byte {
 		if p.caps[k] >= 0 && k <= p.full {
 			s = p.value(h, fd.val)
 		}
-		if s == "" && !fd.always() {
-			continue
-		}
-		mark := len(dst)
-		dst = append(dst, fd.key...)
-		start := len(dst)
-		if s != "" {
+		switch {
+		case fd.always():
+			dst = append(dst, fd.key...)
+			if s != "" {
+				dst = p.appendValue(dst, &fd, s, sh)
+			}
+			dst = append(dst, '"')
+		case s != "":
 			dst = p.appendValue(dst, &fd, s, sh)
 		}
-		if len(dst) == start && !fd.always() {
-			dst = dst[:mark]
-			continue
-		}
-		dst = append(dst, '"')
 	}
 	return dst
 }
 
-// appendValue writes the value s of a field, without quotes: uncut when
-// its kind is shown uncut, else cut to the room the shared kind gives it.
-// Each field takes at most the level, plus what the fields before it left
-// unused as far as the fields after it can still have the level. Without
-// a level, the fields take the room in order: the first hits keep useful
-// text rather than every hit a stub, and a field cut to less than
-// minShare is left out.
+// appendValue writes a field with value s: for an optional field its key,
+// the value and the closing quote, or nothing; for a field always
+// written, the value alone. The value is uncut when its kind is shown
+// uncut, else cut to the room the shared kind gives it. Each field takes
+// at most the level, plus what the fields before it left unused as far as
+// the fields after it can still have the level. Without a level, the
+// fields take the room in order: the first hits keep useful text rather
+// than every hit a stub, and a field cut to less than minShare is left
+// out. Nothing is written past the field's room, even for a moment.
 func (p *preview) appendValue(dst []byte, fd *field, s string, sh *share) []byte {
 	limit := fd.over + p.caps[fd.kind] - 2 // the field at its cap
 	minCut := 0
@@ -760,14 +758,26 @@ func (p *preview) appendValue(dst []byte, fd *field, s string, sh *share) []byte
 		limit = min(limit, sh.room, room)
 		minCut = minShare
 	}
-	n, read := len(dst), 0
-	if fd.whole {
-		if fd.over+len(s) <= limit {
-			dst = append(dst, s...)
-			read = len(s)
+	mark, read := len(dst), 0
+	if limit-fd.over > 0 {
+		if !fd.always() {
+			dst = append(dst, fd.key...)
 		}
-	} else {
-		dst, read = appendCut(dst, s, limit-fd.over, minCut)
+		n := len(dst)
+		if fd.whole {
+			if fd.over+len(s) <= limit {
+				dst = append(dst, s...)
+				read = len(s)
+			}
+		} else {
+			dst, read = appendCut(dst, s, limit-fd.over, minCut)
+		}
+		switch {
+		case len(dst) == n:
+			dst = dst[:mark]
+		case !fd.always():
+			dst = append(dst, '"')
+		}
 	}
 	p.read += read
 	if fd.kind == p.full {
@@ -775,8 +785,8 @@ func (p *preview) appendValue(dst []byte, fd *field, s string, sh *share) []byte
 		// stub) costs the room it read, so that such values cannot make
 		// the cost grow past the budget.
 		sh.items--
-		if len(dst) > n {
-			sh.room -= len(dst) - n + fd.over
+		if len(dst) > mark {
+			sh.room -= len(dst) - mark
 		} else {
 			sh.room -= min(sh.room, read)
 		}

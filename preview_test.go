@@ -3,6 +3,7 @@ package mcpid
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,7 +14,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"golang.org/x/text/unicode/norm"
 )
 
 // previewHits are hits as a search tool builds them: ids made
@@ -253,145 +253,6 @@ func fieldValue(t *testing.T, line, key string) string {
 	return v
 }
 
-func TestPreviewCut(t *testing.T) {
-	tests := []struct {
-		name string
-		text string
-	}{
-		{"combining marks", strings.Repeat("e\u0301", 100)},
-		{"two marks", strings.Repeat("a\u0300\u0316", 80)},
-		{"hangul jamo", strings.Repeat("\u1100\u1161\u11a8", 80)},
-		{"four-byte runes", strings.Repeat("\U0001F600", 80)},
-		{"escapes", strings.Repeat("\"\\\n\u2028", 80)},
-		{"invalid bytes", strings.Repeat("a\xff\u0301", 80)},
-		{"private use above the BMP", strings.Repeat("\U000F0000", 80)},
-		{"long run of marks", "x" + strings.Repeat("\u0301", 300)},
-	}
-	for _, tt := range tests {
-		for snippetMax := 1; snippetMax <= 120; snippetMax++ {
-			t.Run(fmt.Sprintf("%s/%d", tt.name, snippetMax), func(t *testing.T) {
-				hits := []Hit{{ID: "docs:a", Snippet: tt.text}}
-				opts := PreviewOptions{SnippetMax: snippetMax}
-				out := RenderPreview(hits, opts)
-				checkPreview(t, out, hits, opts)
-				line := strings.Split(out, "\n")[1]
-				if !strings.Contains(line, " snippet=") {
-					// Only when the first segment does not fit; norm ends
-					// a run of marks after 30 of them.
-					assert.Less(t, snippetMax, 2+len(ellipsis)+1+32*2, "snippet left out")
-					return
-				}
-				_, lit, _ := strings.Cut(line, " snippet=")
-				assert.LessOrEqual(t, len(lit), snippetMax)
-				v := fieldValue(t, line, "snippet")
-				prefix, ok := strings.CutSuffix(v, "…")
-				require.True(t, ok, "cut marked with …: %q", v)
-				require.NotEmpty(t, prefix)
-				want := replaceInvalid(tt.text)
-				require.True(t, strings.HasPrefix(want, prefix), "%q is a prefix", prefix)
-				// The cut is where norm puts a boundary in the text.
-				raw := rawPrefixLen(tt.text, len(prefix))
-				assert.True(t, isNormBoundary(tt.text, raw), "norm boundary at %d", raw)
-			})
-		}
-	}
-}
-
-// rawPrefixLen returns the length of the prefix of s that is shown as n
-// bytes once invalid bytes are replaced by U+FFFD.
-func rawPrefixLen(s string, n int) int {
-	i := 0
-	for shown := 0; shown < n; {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		shown += utf8.RuneLen(r)
-		i += size
-	}
-	return i
-}
-
-// isNormBoundary reports whether p is a normalization boundary of s: the
-// rune at p cannot combine with anything before it, or
-// norm.NFC.LastBoundary, on the whole of some prefix of s, finds its last
-// boundary at p (after invalid UTF-8, p itself may be one).
-func isNormBoundary(s string, p int) bool {
-	if norm.NFC.PropertiesString(s[p:]).BoundaryBefore() {
-		return true
-	}
-	for n := p; n <= len(s); n++ {
-		if n < len(s) && !utf8.RuneStart(s[n]) {
-			continue
-		}
-		switch b := norm.NFC.LastBoundary([]byte(s[:n])); {
-		case b == p:
-			return true
-		case b > p:
-			return false
-		}
-	}
-	return false
-}
-
-func TestPreviewCutBoundary(t *testing.T) {
-	texts := []string{
-		"abc",
-		strings.Repeat("e\u0301", 200),
-		"x" + strings.Repeat("\u0301", 100),
-		strings.Repeat("\u0301", 100),
-		strings.Repeat("\u1100\u1161\u11a8 ", 60),
-		strings.Repeat("\U0001F600\u200d", 70),
-		strings.Repeat("\xff\x80\xe2\x82\u0301\xf0\x9f\x98", 60),
-		strings.Repeat("a\u0300\u0316\u0f73\u0344", 60),
-		strings.Repeat("\u0cc6\u0cc2\u0cd5", 90),
-	}
-	boundary := func(s string, i int) bool { return norm.NFC.PropertiesString(s[i:]).BoundaryBefore() }
-	for i, s := range texts {
-		t.Run(strconv.Itoa(i), func(t *testing.T) {
-			for n := 0; n < len(s); n++ {
-				if !utf8.RuneStart(s[n]) {
-					continue
-				}
-				p, _ := cutBoundary(s, n)
-				require.LessOrEqual(t, p, n)
-				// No boundary between p and n was missed.
-				for q := p + 1; q <= n; q++ {
-					require.False(t, utf8.RuneStart(s[q]) && boundary(s, q), "n=%d: boundary at %d after %d", n, q, p)
-				}
-				switch {
-				case p == 0:
-				case boundary(s, p):
-					require.True(t, isNormBoundary(s, p), "n=%d p=%d", n, p)
-				default:
-					// Only inside a run of combining runes longer than
-					// norm keeps together.
-					require.Equal(t, n, p)
-					require.Greater(t, utf8.RuneCountInString(s[max(0, n-4*(maxNonStarters+1)):n]), maxNonStarters)
-				}
-			}
-		})
-	}
-}
-
-func TestPreviewEscapeLength(t *testing.T) {
-	var texts []string
-	for c := range 256 {
-		texts = append(texts, string([]byte{byte(c)}), "a"+string([]byte{byte(c)})+"b")
-	}
-	texts = append(texts, "\u0085\u00a0\u00e9\u2028\u2029\u200d\ufeff\ufffd\U0001F600\U000F0000\U0010FFFF", "\xe2\x82", "\xed\xa0\x80", "e\u0301")
-	for name, esc := range map[string]*[256]uint8{"text": &textEscapes, "id": &idEscapes} {
-		for _, s := range texts {
-			got, n := appendEscaped(nil, s, 1<<20, esc)
-			require.Equal(t, len(s), n, "%s %q", name, s)
-			q, read, valid := quotedLen(s, 1<<20, esc)
-			require.Equal(t, utf8.ValidString(s), valid, "%s %q", name, s)
-			require.Equal(t, q, len(got)+2, "%s %q", name, s)
-			require.Equal(t, len(s), read, "%s %q", name, s)
-			var v string
-			require.NoError(t, json.Unmarshal([]byte(`"`+string(got)+`"`), &v), "%s %q", name, got)
-			assert.Equal(t, replaceInvalid(s), v, "%s %q", name, s)
-		}
-	}
-}
-
 // budgetHits is the token-budget fixture: 200 hits across two
 // connections, one with self-contained ids and one whose connection
 // cannot be embedded, each with a 500-character snippet.
@@ -581,48 +442,6 @@ func TestPreviewIDFitsOrIsLeftOut(t *testing.T) {
 	assert.Equal(t, []string{"docs:a", long, "docs:c"}, ExtractIDs(out))
 }
 
-func TestExtractIDs(t *testing.T) {
-	tests := []struct {
-		name string
-		text string
-		want []string
-	}{
-		{"empty", "", nil},
-		{"no ids", "Showing 0 of 3 hits.\n3 hits not shown; see structuredContent.results.", nil},
-		{"bare", "h\n1. id=a:b connection_id=c title=\"x\"\n2. id=c/d:e", []string{"a:b", "c/d:e"}},
-		{"quoted", `1. id="a b\"\\\u2028\ud83d\ude00\u00e9\/\n\t\r\b\f" title="1. id=x"`, []string{"a b\"\\\u2028\U0001F600\u00e9/\n\t\r\b\f"}},
-		{"empty quoted", `7. id="" title="x"`, []string{""}},
-		{"not at line start", "x 1. id=a\n 2. id=b\n1.id=c\n1. ID=d", nil},
-		{"no number", ". id=a\nn. id=b", nil},
-		{"malformed literals skipped", "1. id=\"abc\n2. id=\"\\x\"\n3. id=\"\\ud800\"\n4. id=\"\\udc00\"\n5. id=\"\\u12\"\n6. id=\"\\\n7. id=ok", []string{"ok"}},
-		{"crlf is not a separator", "1. id=a\r\n2. id=b", []string{"a\r", "b"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, ExtractIDs(tt.text)); diff != "" {
-				t.Errorf("ExtractIDs (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
-func TestExtractIDsInvertsRenderPreview(t *testing.T) {
-	for name, hits := range previewHits {
-		t.Run(name, func(t *testing.T) {
-			opts := PreviewOptions{Budget: 1 << 16, MaxHits: 100}
-			var want []string
-			for _, h := range hits {
-				if utf8.ValidString(h.ID) && utf8.ValidString(h.ConnectionID) {
-					want = append(want, h.ID)
-				}
-			}
-			if diff := cmp.Diff(want, ExtractIDs(RenderPreview(hits, opts))); diff != "" {
-				t.Errorf("ExtractIDs (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
 func TestPreviewFirstIDNearTop(t *testing.T) {
 	hits := []Hit{{ID: "docs:" + strings.Repeat("x", 1000)}}
 	out := RenderPreview(hits, PreviewOptions{Total: 1<<63 - 1, HasMore: true, MaxHits: 1<<63 - 1})
@@ -632,113 +451,32 @@ func TestPreviewFirstIDNearTop(t *testing.T) {
 
 func TestAppendPreviewNoAllocs(t *testing.T) {
 	hits := budgetHits()
-	for _, opts := range []PreviewOptions{
-		{},
-		{Total: 500, HasMore: true},
-		{Budget: 4000, MaxHits: 50},
-		{Budget: 300},
-		{SnippetMax: 37},
-	} {
-		t.Run(fmt.Sprintf("%+v", opts), func(t *testing.T) {
-			budget := max(opts.Budget, 1800)
-			buf := make([]byte, 3, 3+budget)
-			assert.Equal(t, 0.0, testing.AllocsPerRun(100, func() {
-				buf = AppendPreview(buf[:3], hits, opts)
-			}))
-			assert.Equal(t, 3+budget, cap(buf), "the buffer was not replaced")
-		})
-	}
-	quoted := previewHits["quoted-ids"]
-	buf := make([]byte, 0, 1800)
-	assert.Equal(t, 0.0, testing.AllocsPerRun(100, func() {
-		buf = AppendPreview(buf[:0], quoted, PreviewOptions{})
-	}))
-}
-
-// benchHits is the shared input of the preview benchmarks: typical hits
-// with 300-byte snippets, a few escapes and some non-ASCII text.
-func benchHits(n int) []Hit {
-	hits := make([]Hit, n)
 	for i := range hits {
-		hits[i] = Hit{
-			ID:           fmt.Sprintf("cin_4f2a/orders:o%d", i),
-			ConnectionID: "cin_4f2a",
-			ConnectorKey: "postgres",
-			Stream:       "orders",
-			DisplayName:  "Prod DB",
-			Title:        fmt.Sprintf("Order o%d for Müller GmbH", i),
-			Snippet:      strings.Repeat("Shipped \"express\" to Köln,\n3 items. ", 9)[:300],
+		hits[i].URL = fmt.Sprintf("https://drive.example.com/d/%d", i)
+	}
+	inputs := map[string][]Hit{"budget": hits, "quoted ids": previewHits["quoted-ids"], "urls": jsonHits["urls"], "huge fields": hugeHits(50, 20000, "é\"")}
+	for _, format := range []Format{FormatText, FormatJSON} {
+		for name, hits := range inputs {
+			for _, opts := range []PreviewOptions{
+				{},
+				{Total: 500, HasMore: true},
+				{Budget: 4000, MaxHits: 50},
+				{Budget: 300},
+				{SnippetMax: 37},
+				{Budget: 4000, MaxHits: math.MaxInt, SnippetMax: math.MaxInt},
+			} {
+				opts.Format = format
+				t.Run(fmt.Sprintf("%s/%+v", name, opts), func(t *testing.T) {
+					budget := max(opts.Budget, 1800)
+					buf := make([]byte, 3, 3+budget)
+					assert.Equal(t, 0.0, testing.AllocsPerRun(20, func() {
+						buf = AppendPreview(buf[:3], hits, opts)
+					}))
+					assert.Equal(t, 3+budget, cap(buf), "the buffer was not replaced")
+				})
+			}
 		}
 	}
-	return hits
-}
-
-// naiveAppendPreview is the baseline twin of AppendPreview: the same
-// fields of every hit, quoted by strconv.AppendQuote, with no budget, no
-// id checks and no cuts.
-func naiveAppendPreview(dst []byte, hits []Hit) []byte {
-	dst = append(dst, "Showing "...)
-	dst = strconv.AppendInt(dst, int64(len(hits)), 10)
-	dst = append(dst, " hits."...)
-	for i, h := range hits {
-		dst = append(dst, '\n')
-		dst = strconv.AppendInt(dst, int64(i+1), 10)
-		dst = append(dst, ". id="...)
-		dst = append(dst, h.ID...)
-		dst = append(dst, " stream="...)
-		dst = strconv.AppendQuote(dst, h.Stream)
-		dst = append(dst, " connector_key="...)
-		dst = strconv.AppendQuote(dst, h.ConnectorKey)
-		dst = append(dst, " display_name="...)
-		dst = strconv.AppendQuote(dst, h.DisplayName)
-		dst = append(dst, " title="...)
-		dst = strconv.AppendQuote(dst, h.Title)
-		dst = append(dst, " snippet="...)
-		dst = strconv.AppendQuote(dst, h.Snippet)
-	}
-	return append(dst, "\n"+fetchHint...)
-}
-
-func BenchmarkPreview(b *testing.B) {
-	all := PreviewOptions{Budget: 1 << 16, MaxHits: 10, SnippetMax: 1000}
-	benchmarks := []struct {
-		name string
-		hits []Hit
-		opts PreviewOptions
-	}{
-		{"10hits", benchHits(10), PreviewOptions{}},
-		{"10000hits", benchHits(10000), PreviewOptions{}},
-		{"10hits-all", benchHits(10), all},
-		// With no cap on hits, the budget alone bounds the work: a page
-		// of 1,000 costs what a page of 10,000 does.
-		{"1000hits-nomax", benchHits(1000), PreviewOptions{MaxHits: 1 << 20}},
-		{"10000hits-nomax", benchHits(10000), PreviewOptions{MaxHits: 1 << 20}},
-	}
-	for _, bm := range benchmarks {
-		b.Run("Render/"+bm.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				_ = RenderPreview(bm.hits, bm.opts)
-			}
-		})
-		b.Run("Append/"+bm.name, func(b *testing.B) {
-			b.ReportAllocs()
-			buf := make([]byte, 0, max(bm.opts.Budget, 1800))
-			for b.Loop() {
-				buf = AppendPreview(buf[:0], bm.hits, bm.opts)
-			}
-			b.SetBytes(int64(len(buf)))
-		})
-	}
-	b.Run("Append/naive-10hits-all", func(b *testing.B) {
-		b.ReportAllocs()
-		hits := benchHits(10)
-		buf := make([]byte, 0, 1<<16)
-		for b.Loop() {
-			buf = naiveAppendPreview(buf[:0], hits)
-		}
-		b.SetBytes(int64(len(buf)))
-	})
 }
 
 // TestPreviewTightBudget checks that a preview fits in its own length:
