@@ -526,15 +526,18 @@ func (s *selection) next(p *preview, i int, h *Hit) (idLine, bool) {
 	if s.scanned > 2*p.budget {
 		return idLine{}, false
 	}
-	room := p.budget - p.fixed(s.shown+1, s.quoted) - s.lines - 1
+	fixed := p.fixed(s.shown+1, s.quoted)
 	scan := p.scan
-	l, ok := p.measure(i+1, h, room)
+	l, ok := p.measure(i+1, h, p.budget-fixed-s.lines-1)
 	s.scanned += p.scan - scan
 	if !ok {
 		return l, false
 	}
 	quoted := s.quoted || !l.bareID
-	if p.fixed(s.shown+1, quoted)+s.lines+l.n+1 > p.budget {
+	if quoted != s.quoted {
+		fixed = p.fixed(s.shown+1, quoted)
+	}
+	if fixed+s.lines+l.n+1 > p.budget {
 		return l, false
 	}
 	s.shown++
