@@ -181,6 +181,7 @@ type field struct {
 // always reports whether the field is written even without a value.
 func (fd *field) always() bool { return fd.over == 0 }
 
+// optional returns a field written only when it has a value.
 func optional(val, kind int, key string) field {
 	return field{val: val, kind: kind, key: key, over: len(key) + 1}
 }
