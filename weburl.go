@@ -21,7 +21,7 @@ func isWebURL(u string) bool {
 	}
 	for j := 0; j < len(u); j++ {
 		switch c := u[j]; {
-		case c <= ' ' || c >= 0x7f || strings.IndexByte("\"<>\\^`{|}", c) >= 0:
+		case !uriBytes[c]:
 			return false
 		case c == '%' && (j+2 >= len(u) || !isHex(u[j+1]) || !isHex(u[j+2])):
 			return false
@@ -29,6 +29,15 @@ func isWebURL(u string) bool {
 	}
 	return true
 }
+
+// uriBytes holds the bytes RFC 3986 allows in a URI: printable ASCII but
+// the space and "<>\^`{|}.
+var uriBytes = func() (t [256]bool) {
+	for c := '!'; c <= '~'; c++ {
+		t[c] = !strings.ContainsRune("\"<>\\^`{|}", c)
+	}
+	return t
+}()
 
 // isHex reports whether c is a hex digit.
 func isHex(c byte) bool {
