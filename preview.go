@@ -8,7 +8,8 @@ import (
 
 // Hit is one search result as [RenderPreview] shows it: its id, the
 // connection it came from, and free text that helps the model choose.
-// Empty fields are not shown.
+// The text form leaves out empty fields; the JSON form always has a
+// title and a url, possibly "".
 type Hit struct {
 	// ID is the id the model passes to fetch, shown complete or not at
 	// all; typically [SelfContainedID] made it.
