@@ -430,8 +430,11 @@ func (p *preview) plan() {
 // fits its cap, else its cap. It reads no more of s than the cap.
 func (p *preview) fieldSize(fd *field, s string) int {
 	c := p.caps[fd.kind]
-	if fd.whole {
+	switch {
+	case fd.whole:
 		return fd.over + len(s)
+	case c <= 2:
+		return 0 // no room for a value within the quotes: nothing is written
 	}
 	q, read, _ := quotedLen(s, c, &textEscapes)
 	p.read += read

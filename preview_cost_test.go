@@ -88,6 +88,17 @@ func TestPreviewCostBoundedByBudget(t *testing.T) {
 	}
 }
 
+// zeroHits returns n hits of zeros whose snippets grow by ten bytes a
+// hit, the shape in which a cap of 1 once broke the JSON form's budget.
+func zeroHits(n int) []Hit {
+	hits := make([]Hit, n)
+	for i := range hits {
+		hits[i] = Hit{ID: "0", ConnectionID: "0", Title: "0", Snippet: strings.Repeat("0", 1+i%5*10)}
+	}
+	hits[1].ID, hits[3].ID = "01", strings.Repeat("0", 40)
+	return hits
+}
+
 func TestPreviewHostileOptions(t *testing.T) {
 	snippet := []Hit{{ID: "cin_a/docs:d1", Title: "Design review", Snippet: strings.Repeat("lorem ipsum ", 420)[:5000], URL: "https://example.com/d1"}}
 	tests := []struct {
@@ -106,6 +117,11 @@ func TestPreviewHostileOptions(t *testing.T) {
 		{"MinInt", hugeHits(3, 50, "x"), PreviewOptions{Budget: math.MinInt, MaxHits: math.MinInt, Total: math.MinInt, LabelMax: math.MinInt, TitleMax: math.MinInt, SnippetMax: math.MinInt}},
 		{"caps MinInt", hugeHits(3, 50, "x"), PreviewOptions{MaxHits: math.MinInt, Total: math.MinInt, LabelMax: math.MinInt, TitleMax: math.MinInt, SnippetMax: math.MinInt}},
 		{"Total MaxInt", hugeHits(3, 50, "x"), PreviewOptions{Budget: 300, Total: math.MaxInt, HasMore: true}},
+		// A cap of 1 or 2 leaves no room inside the quotes: the JSON
+		// title, always written, once counted as taking -1 bytes, and
+		// the text took them: 305 bytes.
+		{"TitleMax 1", zeroHits(20), PreviewOptions{Budget: 300, TitleMax: 1}},
+		{"TitleMax 2", zeroHits(20), PreviewOptions{Budget: 300, TitleMax: 2}},
 	}
 	for _, tt := range tests {
 		for _, format := range []Format{FormatText, FormatJSON, 7} {
