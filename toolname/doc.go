@@ -231,4 +231,11 @@
 // profile, which is a mistake rather than a reservation, and a MaxLen
 // outside what the profile can hold. [Names.UnmarshalJSON] rejects
 // anything that MarshalJSON does not write.
+//
+// An [*Error] has the shape of the mcpid package's Error, so that a reader
+// learns one: the same field order (Code, Field, then Index where mcpid
+// has Segment, Offset, Input), a [Error.Message] that states only the
+// fault, a [Error.Hint] that states only the remedy, an [Error.Error]
+// built from the two in the same format, and methods that accept a nil
+// *Error.
 package toolname

@@ -2,8 +2,8 @@ package toolname
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Code classifies an [*Error]. Its values are stable strings meant for logs,
@@ -46,23 +46,22 @@ var (
 	ErrInvalidNames      = errors.New("toolname: " + string(CodeInvalidNames))
 )
 
-// Error is the only error type the package returns. Every error from [Split]
-// and [Assign] is an *Error; test its Code with [errors.Is] against the
-// sentinels, or read its fields after [errors.As].
+// Error is the only error type the package returns. Every error from
+// [Split], [Assign] and [Names.UnmarshalJSON] is an *Error; test its Code
+// with [errors.Is] against the sentinels, or read its fields after
+// [errors.As]; never the message text.
 //
-// The message is built only when Error is called, so callers that merely
-// test the code pay for no formatting.
+// An Error says each thing once. [Error.Message] states the fault and
+// nothing else: not the input, which is in Input, nor its position, which
+// is in Index and Offset, nor the remedy, which is [Error.Hint].
+// [Error.Error], the text for logs, joins the code, the message, the
+// positions, the input quoted with %q and the hint.
+//
+// The message is built when asked for, from the fields; building an
+// *Error costs one allocation and nothing else.
 type Error struct {
 	// Code says what kind of input was rejected.
 	Code Code
-
-	// Input is the rejected text: the whole routing key for
-	// CodeInvalidRoutingKey, the offending server or tool for
-	// CodeInvalidKey, MaxLen in decimal for CodeInvalidProfile, the
-	// reserved name for CodeInvalidReserved, and for CodeInvalidNames the
-	// offending server, tool or name, or "" when the text as a whole is
-	// at fault.
-	Input string
 
 	// Field names the rejected part: "server" or "tool" for
 	// CodeInvalidKey, "MaxLen" for CodeInvalidProfile, "reserved" for
@@ -84,76 +83,185 @@ type Error struct {
 	// first byte that is not valid UTF-8.
 	Offset int
 
+	// Input is the rejected text: the whole routing key for
+	// CodeInvalidRoutingKey, the offending server or tool for
+	// CodeInvalidKey, MaxLen in decimal for CodeInvalidProfile, the
+	// reserved name for CodeInvalidReserved, and for CodeInvalidNames the
+	// offending server, tool or name, or "" when the text as a whole is
+	// at fault.
+	Input string
+
 	limit  int    // CodeInvalidProfile: the rule's own limit
 	detail string // CodeInvalidNames: what is wrong
 	err    error  // CodeInvalidNames: the JSON error, if any
 }
 
-// Error returns a one-line message of the form
-// "toolname: <code>: <what is wrong>; <what to do instead>", with the
-// input quoted by %q.
+// Error returns the text for logs, in one format for every error:
+//
+//	toolname: <code>: <message> (index=<n>, offset=<n>, <field>=<input quoted with %q>); <hint>
+//
+// where the parenthesis holds index and offset when they are not -1, and
+// the input under the name of its Field ("routing_key" for
+// CodeInvalidRoutingKey, "input" when Field is empty), left out when
+// there is no Field and no input; the parenthesis is left out when it
+// would be empty, as is the hint when it is empty. Error on a nil *Error
+// returns "toolname: <nil>".
 func (e *Error) Error() string {
 	if e == nil {
 		return "toolname: <nil>"
 	}
-	prefix := "toolname: " + string(e.Code) + ": "
+	msg := "toolname: " + string(e.Code)
+	if m := e.Message(); m != "" {
+		msg += ": " + m
+	}
+	var inputs []string
+	if e.Index >= 0 {
+		inputs = append(inputs, "index="+strconv.Itoa(e.Index))
+	}
+	if e.Offset >= 0 {
+		inputs = append(inputs, "offset="+strconv.Itoa(e.Offset))
+	}
+	if key := e.inputKey(); key != "" {
+		inputs = append(inputs, key+"="+strconv.Quote(e.Input))
+	}
+	if len(inputs) > 0 {
+		msg += " (" + strings.Join(inputs, ", ") + ")"
+	}
+	if h := e.Hint(); h != "" {
+		msg += "; " + h
+	}
+	return msg
+}
+
+// inputKey returns the name Error gives Input, or "" when it leaves the
+// input out.
+func (e *Error) inputKey() string {
+	switch {
+	case e.Field != "":
+		return e.Field
+	case e.Code == CodeInvalidRoutingKey:
+		return "routing_key"
+	case e.Input != "":
+		return "input"
+	}
+	return ""
+}
+
+// Message states the fault, and nothing else: what is wrong with which
+// part, for example "raw ':' in the server part", but neither the input,
+// nor its index and offset, nor the remedy. For a code the package does
+// not define it is "".
+func (e *Error) Message() string {
+	if e == nil {
+		return ""
+	}
 	switch e.Code {
 	case CodeInvalidRoutingKey:
 		switch {
 		case e.Offset < 0:
-			return prefix + fmt.Sprintf("%q has no \"::\" separator; build routing keys with Join", e.Input)
-		case e.Offset < len(e.Input) && e.Input[e.Offset] == ':':
-			return prefix + fmt.Sprintf("%q has a raw ':' at byte %d of its server part; Join escapes ':' in a server as %%3A", e.Input, e.Offset)
-		default:
-			return prefix + fmt.Sprintf("%q has a non-canonical escape at byte %d of its server part; only %%25 and %%3A are valid", e.Input, e.Offset)
+			return `no "::" separator between server and tool`
+		case e.rawColon():
+			return "raw ':' in the server part"
 		}
+		return "non-canonical escape in the server part"
 	case CodeInvalidKey:
 		if e.Offset < 0 {
-			return prefix + fmt.Sprintf("key %d has an empty %s; every key needs a non-empty server and tool", e.Index, e.Field)
+			return "key has an empty " + e.part("server or tool")
 		}
-		return prefix + fmt.Sprintf("key %d has a %s %q that is not valid UTF-8 at byte %d; pass names as UTF-8 text", e.Index, e.Field, e.Input, e.Offset)
+		return "key has a " + e.part("server or tool") + " that is not valid UTF-8"
 	case CodeInvalidProfile:
-		if n, err := strconv.Atoi(e.Input); err == nil && n >= minMaxLen {
-			return prefix + fmt.Sprintf("%s %s is above %d, the profile's own limit; use a lower MaxLen, or 0 for the profile's own limit", e.Field, e.Input, e.limit)
+		if e.aboveLimit() {
+			return e.part("MaxLen") + " is above " + strconv.Itoa(e.limit) + ", the profile's own limit"
 		}
-		return prefix + fmt.Sprintf("%s %s is below %d, the length of the shortest hashed name; use a larger MaxLen, or 0 for the profile's own limit", e.Field, e.Input, minMaxLen)
+		return e.part("MaxLen") + " is below " + strconv.Itoa(minMaxLen) + ", the length of the shortest hashed name"
 	case CodeInvalidReserved:
-		return prefix + fmt.Sprintf("reserved name %d, %q, is not valid under the profile; reserve only names the profile allows", e.Index, e.Input)
+		return "reserved name is not valid under the profile"
 	case CodeInvalidNames:
-		msg := prefix + "not a table that Names.MarshalJSON writes: " + e.detail
-		switch {
-		case e.Index >= 0:
-			msg += fmt.Sprintf(" (entry %d, %s %q)", e.Index, e.Field, e.Input)
-		case e.Field != "":
-			msg += fmt.Sprintf(" (%s %q)", e.Field, e.Input)
-		}
+		msg := "not a table that Names.MarshalJSON writes: " + e.detail
 		if e.err != nil {
 			msg += ": " + e.err.Error()
 		}
-		return msg + "; restore a table saved by MarshalJSON, or start a new chain"
+		return msg
 	}
-	return prefix + fmt.Sprintf("input %q (field %q, index %d, offset %d)", e.Input, e.Field, e.Index, e.Offset)
+	return ""
 }
 
-// Is reports whether target is the sentinel for e's Code, so that
-// errors.Is(err, ErrInvalidKey) holds for every invalid-key error.
-func (e *Error) Is(target error) bool {
-	if e == nil || target == nil {
-		return false
+// part returns Field, the part the message names, or def for an Error
+// built without one.
+func (e *Error) part(def string) string {
+	if e.Field == "" {
+		return def
+	}
+	return e.Field
+}
+
+// rawColon reports whether Offset points at a ':' in Input, which tells
+// a raw ':' from a bad escape in an invalid routing key.
+func (e *Error) rawColon() bool {
+	return e.Offset < len(e.Input) && e.Input[e.Offset] == ':'
+}
+
+// aboveLimit reports whether the MaxLen of an invalid profile error is too
+// large rather than too small.
+func (e *Error) aboveLimit() bool {
+	n, err := strconv.Atoi(e.Input)
+	return err == nil && n >= minMaxLen
+}
+
+// Hint returns what the caller should do instead, or "" for a code the
+// package does not define.
+func (e *Error) Hint() string {
+	if e == nil {
+		return ""
 	}
 	switch e.Code {
 	case CodeInvalidRoutingKey:
-		return target == ErrInvalidRoutingKey
+		switch {
+		case e.Offset < 0:
+			return "build routing keys with Join"
+		case e.rawColon():
+			return "escape ':' in a server as %3A, as Join does"
+		}
+		return "use only the escapes %25 and %3A, as Join does"
 	case CodeInvalidKey:
-		return target == ErrInvalidKey
+		if e.Offset < 0 {
+			return "give every key a non-empty server and tool"
+		}
+		return "pass names as UTF-8 text"
 	case CodeInvalidProfile:
-		return target == ErrInvalidProfile
+		if e.aboveLimit() {
+			return "use a lower MaxLen, or 0 for the profile's own limit"
+		}
+		return "use a larger MaxLen, or 0 for the profile's own limit"
 	case CodeInvalidReserved:
-		return target == ErrInvalidReserved
+		return "reserve only names the profile allows"
 	case CodeInvalidNames:
-		return target == ErrInvalidNames
+		return "restore a table saved by MarshalJSON, or start a new chain"
 	}
-	return false
+	return ""
+}
+
+// Is reports whether target is the sentinel for e's Code, so that
+// errors.Is(err, ErrInvalidKey) holds for every invalid_key error.
+func (e *Error) Is(target error) bool {
+	return e != nil && target != nil && target == sentinel(e.Code)
+}
+
+// sentinel returns the exported sentinel for c, or nil.
+func sentinel(c Code) error {
+	switch c {
+	case CodeInvalidRoutingKey:
+		return ErrInvalidRoutingKey
+	case CodeInvalidKey:
+		return ErrInvalidKey
+	case CodeInvalidProfile:
+		return ErrInvalidProfile
+	case CodeInvalidReserved:
+		return ErrInvalidReserved
+	case CodeInvalidNames:
+		return ErrInvalidNames
+	}
+	return nil
 }
 
 // Unwrap returns the JSON error behind a CodeInvalidNames error, if any.
@@ -165,23 +273,23 @@ func (e *Error) Unwrap() error {
 }
 
 func routingKeyError(key string, offset int) *Error {
-	return &Error{Code: CodeInvalidRoutingKey, Input: key, Index: -1, Offset: offset}
+	return &Error{Code: CodeInvalidRoutingKey, Index: -1, Offset: offset, Input: key}
 }
 
 func keyError(index int, field, value string, offset int) *Error {
-	return &Error{Code: CodeInvalidKey, Input: value, Field: field, Index: index, Offset: offset}
+	return &Error{Code: CodeInvalidKey, Field: field, Index: index, Offset: offset, Input: value}
 }
 
 func profileError(maxLen, limit int) *Error {
-	return &Error{Code: CodeInvalidProfile, Input: strconv.Itoa(maxLen), Field: "MaxLen", Index: -1, Offset: -1, limit: limit}
+	return &Error{Code: CodeInvalidProfile, Field: "MaxLen", Index: -1, Offset: -1, Input: strconv.Itoa(maxLen), limit: limit}
 }
 
 func reservedError(index int, name string) *Error {
-	return &Error{Code: CodeInvalidReserved, Input: name, Field: "reserved", Index: index, Offset: -1}
+	return &Error{Code: CodeInvalidReserved, Field: "reserved", Index: index, Offset: -1, Input: name}
 }
 
 // namesError is a CodeInvalidNames error; field and input name the culprit
 // of entry index, if there is one.
 func namesError(detail string, index int, field, input string, err error) *Error {
-	return &Error{Code: CodeInvalidNames, Input: input, Field: field, Index: index, Offset: -1, detail: detail, err: err}
+	return &Error{Code: CodeInvalidNames, Field: field, Index: index, Offset: -1, Input: input, detail: detail, err: err}
 }

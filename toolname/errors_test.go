@@ -7,11 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// producedErrors returns one error of every kind the package returns.
+// producedErrors returns one error of every kind the package returns:
+// every code, and within a code every wording of the message.
 func producedErrors(t *testing.T) map[string]error {
 	t.Helper()
 	out := map[string]error{}
@@ -71,26 +73,111 @@ func TestErrorIs(t *testing.T) {
 	}
 }
 
-func TestErrorMessage(t *testing.T) {
+func TestSentinelPerCode(t *testing.T) {
+	codes := []Code{CodeInvalidRoutingKey, CodeInvalidKey, CodeInvalidProfile, CodeInvalidReserved, CodeInvalidNames}
+	seen := map[error]bool{}
+	for _, c := range codes {
+		s := sentinel(c)
+		require.NotNil(t, s, c)
+		assert.False(t, seen[s], "one sentinel per code")
+		seen[s] = true
+		assert.Equal(t, "toolname: "+string(c), s.Error())
+		// An Error built by hand, without the fields a message names,
+		// still matches its sentinel and still has words for its fault.
+		e := &Error{Code: c, Index: -1, Offset: -1}
+		assert.True(t, errors.Is(e, s), c)
+		assert.NotEmpty(t, e.Message(), c)
+		assert.NotEmpty(t, e.Hint(), c)
+		assert.NotContains(t, e.Message(), "  ", c)
+	}
+	other := &Error{Code: "other", Index: -1, Offset: -1}
+	assert.Nil(t, sentinel(other.Code))
+	assert.False(t, other.Is(nil))
+	assert.False(t, other.Is(ErrInvalidKey))
+}
+
+// TestErrorSaysEachThingOnce checks, for every error the package returns,
+// that Error is assembled from Message and Hint, that the message holds
+// neither the hint nor the input, and that each wording of a code is its
+// own.
+func TestErrorSaysEachThingOnce(t *testing.T) {
+	messages := map[string]string{}
 	for name, err := range producedErrors(t) {
 		t.Run(name, func(t *testing.T) {
 			var e *Error
 			require.ErrorAs(t, err, &e)
-			msg := err.Error()
-			assert.True(t, strings.HasPrefix(msg, "toolname: "+string(e.Code)+": "), msg)
-			assert.NotContains(t, msg, "\n")
-			if e.Code != CodeInvalidProfile && e.Input != "" {
-				assert.Contains(t, msg, strconv.Quote(e.Input))
+			msg, hint := e.Message(), e.Hint()
+			require.NotEmpty(t, msg)
+			require.NotEmpty(t, hint)
+			text := err.Error()
+			assert.True(t, strings.HasPrefix(text, "toolname: "+string(e.Code)+": "+msg), text)
+			assert.True(t, strings.HasSuffix(text, "; "+hint), text)
+			assert.NotContains(t, text, "\n")
+			assert.NotContains(t, msg, hint)
+			assert.NotContains(t, hint, msg)
+			if len(e.Input) > 3 { // short inputs such as "t" are words of the text
+				assert.NotContains(t, msg, e.Input)
+				assert.NotContains(t, hint, e.Input)
+			}
+			if e.Input != "" {
+				assert.Contains(t, text, "="+strconv.Quote(e.Input))
+			}
+			if prev, ok := messages[msg]; ok {
+				t.Errorf("%q has the message of %q: %q", name, prev, msg)
+			}
+			messages[msg] = name
+		})
+	}
+}
+
+// TestErrorText pins the log text of one error per code, and of the
+// forms an Error built by hand can take.
+func TestErrorText(t *testing.T) {
+	_, _, splitErr := Split("kube:prod::get")
+	_, keyErr := Assign(OpenAI, []Key{{"s", "t"}, {"s", "caf\xc3"}})
+	_, profileErr := Assign(Profile{MaxLen: 5}, nil)
+	_, reservedErr := Assign(OpenAI, nil, WithReserved("ok", "my tool"))
+	namesErr := new(Names).UnmarshalJSON([]byte(`{"version":1,"names":[{"server":"s","tool":"t","name":"s__t","reason":"renamed"}]}`))
+	tests := []struct {
+		name string
+		err  error
+		code Code
+		want string
+	}{
+		{"routing key", splitErr, CodeInvalidRoutingKey,
+			`toolname: invalid_routing_key: raw ':' in the server part (offset=4, routing_key="kube:prod::get"); escape ':' in a server as %3A, as Join does`},
+		{"key", keyErr, CodeInvalidKey,
+			`toolname: invalid_key: key has a tool that is not valid UTF-8 (index=1, offset=3, tool="caf\xc3"); pass names as UTF-8 text`},
+		{"profile", profileErr, CodeInvalidProfile,
+			`toolname: invalid_profile: MaxLen is below 11, the length of the shortest hashed name (MaxLen="5"); use a larger MaxLen, or 0 for the profile's own limit`},
+		{"reserved", reservedErr, CodeInvalidReserved,
+			`toolname: invalid_reserved: reserved name is not valid under the profile (index=1, reserved="my tool"); reserve only names the profile allows`},
+		{"names", namesErr, CodeInvalidNames,
+			`toolname: invalid_names: not a table that Names.MarshalJSON writes: names entry has an unknown reason (index=0, reason="renamed"); restore a table saved by MarshalJSON, or start a new chain`},
+		{"names, the text as a whole", new(Names).UnmarshalJSON([]byte(`{}{}`)), CodeInvalidNames,
+			`toolname: invalid_names: not a table that Names.MarshalJSON writes: text after the table; restore a table saved by MarshalJSON, or start a new chain`},
+		{"unknown code", &Error{Code: "other", Index: 2, Offset: -1, Input: "x"}, "other",
+			`toolname: other (index=2, input="x")`},
+		{"unknown code, no input", &Error{Code: "other", Index: -1, Offset: -1}, "other",
+			`toolname: other`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var e *Error
+			require.ErrorAs(t, tt.err, &e)
+			assert.Equal(t, tt.code, e.Code)
+			if diff := cmp.Diff(tt.want, tt.err.Error()); diff != "" {
+				t.Errorf("Error() (-want +got):\n%s", diff)
 			}
 		})
 	}
-	t.Run("nil", func(t *testing.T) {
-		var e *Error
-		assert.NotPanics(t, func() { _ = e.Error() })
-		assert.False(t, e.Is(ErrInvalidKey))
-	})
-	t.Run("unknown code", func(t *testing.T) {
-		e := &Error{Code: "other", Input: "x", Index: -1, Offset: -1}
-		assert.True(t, strings.HasPrefix(e.Error(), "toolname: other: "))
-	})
+}
+
+func TestNilError(t *testing.T) {
+	var e *Error
+	assert.Equal(t, "toolname: <nil>", e.Error())
+	assert.Empty(t, e.Message())
+	assert.Empty(t, e.Hint())
+	assert.False(t, e.Is(ErrInvalidKey))
+	assert.NoError(t, e.Unwrap())
 }

@@ -30,7 +30,23 @@ func ExampleSplit() {
 	// Output:
 	// "kube:prod" "ns::get" <nil>
 	// true
-	// toolname: invalid_routing_key: "kube:prod::ns::get" has a raw ':' at byte 4 of its server part; Join escapes ':' in a server as %3A
+	// toolname: invalid_routing_key: raw ':' in the server part (offset=4, routing_key="kube:prod::ns::get"); escape ':' in a server as %3A, as Join does
+}
+
+func ExampleError() {
+	keys := []toolname.Key{
+		{Server: "github", Tool: "search"},
+		{Server: "", Tool: "fetch"},
+	}
+	_, err := toolname.Assign(toolname.Portable, keys)
+	var e *toolname.Error
+	if errors.As(err, &e) && errors.Is(err, toolname.ErrInvalidKey) {
+		fmt.Printf("key %d, field %s: %s\n", e.Index, e.Field, e.Message())
+		fmt.Println(e.Hint())
+	}
+	// Output:
+	// key 1, field server: key has an empty server
+	// give every key a non-empty server and tool
 }
 
 func ExampleAssign() {
