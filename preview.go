@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/mcpid/mcpid/internal/weburl"
 )
 
 // Hit is one search result as [RenderPreview] shows it: its id, the
@@ -373,7 +375,7 @@ func (p *preview) value(h *Hit, val int) string {
 		return ""
 	}
 	p.read += len(h.URL)
-	if !isWebURL(h.URL) {
+	if !weburl.Valid(h.URL) {
 		return ""
 	}
 	return h.URL

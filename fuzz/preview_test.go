@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"io"
 	"math"
-	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/mcpid/mcpid"
+	"github.com/mcpid/mcpid/internal/weburl"
 )
 
 // previewSeeds is the shared table that seeds FuzzPreview. ids, conns and
@@ -564,7 +564,7 @@ func checkFuzzJSON(t *testing.T, out string, hits []mcpid.Hit, opts mcpid.Previe
 		last += 1 + i
 		h := hits[last]
 		ids = append(ids, r.id)
-		if r.url != "" && (r.url != h.URL || !webURL(r.url)) {
+		if r.url != "" && (r.url != h.URL || !weburl.Reference(r.url)) {
 			t.Fatalf("url %q of hit URL %q", r.url, h.URL)
 		}
 		for _, v := range []struct {
@@ -653,23 +653,4 @@ func readResults(t *testing.T, out string) []jsonResult {
 		t.Fatalf("more than one value in %s", out)
 	}
 	return results
-}
-
-// webURL is the slow reference of the URL rule: net/url parses it as an
-// absolute http or https URL with a host and no userinfo, and every byte
-// is one RFC 3986 allows.
-func webURL(u string) bool {
-	p, err := url.Parse(u)
-	if err != nil || p.Host == "" || p.User != nil || p.Opaque != "" {
-		return false
-	}
-	if s := strings.ToLower(p.Scheme); s != "http" && s != "https" {
-		return false
-	}
-	for _, c := range []byte(u) {
-		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"<>\\^`{|}", c) >= 0 {
-			return false
-		}
-	}
-	return true
 }

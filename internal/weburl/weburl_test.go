@@ -1,33 +1,12 @@
-package mcpid
+package weburl
 
 import (
-	"net/url"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 )
 
-// webURLSlow is the reference of isWebURL: net/url parses u as an
-// absolute http or https URL with a host and no userinfo, and every byte
-// is one RFC 3986 allows.
-func webURLSlow(u string) bool {
-	p, err := url.Parse(u)
-	if err != nil || p.Host == "" || p.User != nil || p.Opaque != "" {
-		return false
-	}
-	if s := strings.ToLower(p.Scheme); s != "http" && s != "https" {
-		return false
-	}
-	for _, c := range []byte(u) {
-		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"<>\\^`{|}", c) >= 0 {
-			return false
-		}
-	}
-	return true
-}
-
-func TestIsWebURL(t *testing.T) {
+func TestValid(t *testing.T) {
 	tests := []struct {
 		url  string
 		want bool
@@ -64,8 +43,8 @@ func TestIsWebURL(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.url, func(t *testing.T) {
-			assert.Equal(t, tt.want, isWebURL(tt.url))
-			assert.Equal(t, tt.want, webURLSlow(tt.url), "reference")
+			assert.Equal(t, tt.want, Valid(tt.url))
+			assert.Equal(t, tt.want, Reference(tt.url), "reference")
 		})
 	}
 }
