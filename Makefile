@@ -6,9 +6,12 @@ GO          ?= go
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 FUZZTIME    ?= 10s
 LONGFUZZ    ?= 10m
-# Minimizing each new interesting input can take the whole of a short run;
-# the smoke run keeps it brief, long campaigns use Go's default.
-FUZZFLAGS   ?=
+# Go minimizes every new interesting input for up to a minute by default,
+# and a campaign makes no progress meanwhile: long campaigns bound it to
+# FUZZMINTIME, the smoke run to SMOKEMINTIME.
+FUZZMINTIME  ?= 10s
+SMOKEMINTIME ?= 1s
+FUZZFLAGS    ?= -fuzzminimizetime=$(FUZZMINTIME)
 BENCHCOUNT  ?= 6
 # The root module, the SDK adapters (each its own module, so that the root
 # go.mod never names an SDK) and the examples.
@@ -32,7 +35,7 @@ test:
 
 # fuzz-smoke runs every fuzz target for FUZZTIME; fuzz runs them for LONGFUZZ.
 fuzz-smoke:
-	@$(MAKE) --no-print-directory fuzz LONGFUZZ=$(FUZZTIME) FUZZFLAGS=-fuzzminimizetime=1s
+	@$(MAKE) --no-print-directory fuzz LONGFUZZ=$(FUZZTIME) FUZZMINTIME=$(SMOKEMINTIME)
 
 fuzz:
 	@targets=$$($(GO) test -list '^Fuzz' ./fuzz | grep '^Fuzz'); \

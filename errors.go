@@ -254,8 +254,12 @@ func (e *Error) faultMessage() string {
 	case faultBackslash:
 		what = `contains '\'`
 	case faultControl:
-		r, _ := utf8.DecodeRuneInString(e.Input[e.Offset:])
-		what = "contains control character " + quoteRune(r)
+		what = "contains a control character"
+		// Offset and Input are exported: a caller may have changed them.
+		if e.Offset >= 0 && e.Offset < len(e.Input) {
+			r, _ := utf8.DecodeRuneInString(e.Input[e.Offset:])
+			what = "contains control character " + quoteRune(r)
+		}
 	case faultUTF8:
 		what = "is not valid UTF-8"
 	default:

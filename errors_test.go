@@ -296,3 +296,16 @@ func TestSentinelPerCode(t *testing.T) {
 	}
 	assert.False(t, (&Error{Code: "other"}).Is(nil))
 }
+
+// An *Error's fields are exported: one whose Offset a caller moved out of
+// Input still words its message instead of panicking.
+func TestErrorOffsetMovedByCaller(t *testing.T) {
+	_, err := Parse("s:a\x01b")
+	var e *Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, "record segment contains control character U+0001", e.Message())
+	for _, off := range []int{-1, len(e.Input), 1 << 20} {
+		e.Offset = off
+		assert.Equal(t, "record segment contains a control character", e.Message(), "offset %d", off)
+	}
+}

@@ -4,62 +4,95 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
-	"golang.org/x/text/unicode/norm"
+	"github.com/mcpid/mcpid/internal/weburl"
 )
 
 // Hit is one search result as [RenderPreview] shows it: its id, the
 // connection it came from, and free text that helps the model choose.
-// Empty fields are not shown.
+// The text form leaves out empty fields; the JSON form always has a
+// title and a url, possibly "".
 type Hit struct {
 	// ID is the id the model passes to fetch, shown complete or not at
 	// all; typically [SelfContainedID] made it.
 	ID string
-	// ConnectionID is the connection the hit came from. It is shown only
-	// when ID does not embed a connection: an embedded connection decides
-	// the fetch, and passing another one would only conflict.
+	// ConnectionID is the connection the hit came from. The text form
+	// shows it unless ID embeds this same connection: an id that embeds
+	// it decides the fetch, and an id that embeds another one shows it so
+	// that fetch reports the conflict instead of reading the wrong
+	// connection. The JSON form never shows it.
 	ConnectionID string
 	// ConnectorKey, Stream and DisplayName are labels: the kind of
-	// source, the stream and the source's name.
+	// source, the stream and the source's name. Only the text form shows
+	// them.
 	ConnectorKey string
 	Stream       string
 	DisplayName  string
-	// Title is the record's title; it is not shown when it equals ID.
+	// Title is the record's title. The text form leaves out a title equal
+	// to ID; the JSON form always has one.
 	Title string
-	// Snippet is an excerpt of the record.
+	// Snippet is an excerpt of the record: the snippet of the text form,
+	// the "text" of the JSON form.
 	Snippet string
-	// URL is where a person can open the record.
+	// URL is where a person can open the record. Only the JSON form shows
+	// it, and only when it is an absolute http or https URL (see
+	// [FormatJSON]); the text form leaves it to the structured results,
+	// so that its room goes to ids and text the model reads.
 	URL string
 }
 
-// Format selects the shape of a preview.
+// Format selects the shape of a preview. Use [FormatJSON] for ChatGPT and
+// every other host that expects OpenAI's search/fetch contract, where the
+// search tool answers with one text item holding JSON; use [FormatText]
+// for hosts that show the text to a model as prose.
 type Format uint8
 
 // The formats of a preview.
 const (
-	// FormatText is numbered prose lines, one a hit (the zero value).
+	// FormatText is a header, one numbered line per shown hit, the fetch
+	// instruction and the count of hits not shown; the package
+	// documentation pins the layout. It is the zero value.
 	FormatText Format = iota
-	// FormatJSON is the JSON object OpenAI's search/fetch contract
-	// requires: {"results":[{"id":…,"title":…,"url":…},…]}.
+	// FormatJSON is the one JSON object OpenAI's search/fetch contract
+	// requires of a search tool's text:
+	//
+	//	{"results":[{"id":"…","title":"…","url":"…","text":"…"},…]}
+	//
+	// The object has no other key, and each result has exactly these keys
+	// in this order: "id", complete and decoding to [Hit.ID] byte for
+	// byte (every non-printable rune escaped as \uXXXX); "title", the
+	// title cut like the text form's (possibly ""); "url", [Hit.URL] when
+	// it is an absolute http or https URL (the scheme in any case, a
+	// host, no userinfo, only the characters RFC 3986 allows, '%' only
+	// before two hex digits) that fits, never cut, else ""; and "text",
+	// the snippet cut like the text form's, only when room remains for
+	// some of it. A hit whose id cannot fit, or is not valid UTF-8, is
+	// left out: the JSON form has no count of hits not shown, so a server
+	// puts every hit in its structured results. Labels and connection ids
+	// are not shown: use ids that embed their connection
+	// ([SelfContainedID]). Room goes to the ids first, then the URLs,
+	// then the titles, then the texts. A budget of less than 14 bytes,
+	// too small for {"results":[]}, gives "".
 	FormatJSON
 )
 
 // PreviewOptions configures [RenderPreview] and [AppendPreview]. The zero
 // value means the defaults. A negative Budget or MaxHits means none: no
-// text at all, or no hit lines. A negative field cap hides that field.
+// text at all, or no hits. A negative field cap hides that field. Every
+// value is safe: a cap larger than the budget means the budget, and a
+// budget larger than any text can be (math.MaxInt>>8 bytes) means that.
 type PreviewOptions struct {
 	// Budget is the hard cap on the bytes of the text; 0 means 1800.
 	Budget int
-	// MaxHits is the most hit lines to show; 0 means 5. Only the first
+	// MaxHits is the most hits to show; 0 means 5. Only the first
 	// MaxHits hits are looked at.
 	MaxHits int
 	// Total is the number of hits in the whole result, when it is more
-	// than the hits passed in; a smaller value is ignored.
+	// than the hits passed in; a smaller value is ignored. The JSON form
+	// does not use it.
 	Total int
 	// HasMore reports that the result has hits beyond Total (or beyond the
-	// hits passed in).
+	// hits passed in). The JSON form does not use it.
 	HasMore bool
 	// LabelMax caps each label (stream, connector key, display name) in
 	// bytes, counting its quotes and the … that marks a cut; 0 means 40.
@@ -69,7 +102,7 @@ type PreviewOptions struct {
 	// SnippetMax caps the snippet the same way; 0 means 200.
 	SnippetMax int
 	// Format is the shape of the text: FormatText (the zero value) or
-	// FormatJSON.
+	// FormatJSON; any other value means FormatText.
 	Format Format
 }
 
@@ -82,18 +115,32 @@ const (
 	defaultSnippetMax = 200
 )
 
+// maxBudget is the largest budget a preview uses: no text comes near it,
+// and below it no sum of lengths overflows an int.
+const maxBudget = math.MaxInt >> 8
+
 // The fixed text of a preview.
 const (
 	fetchHint       = "To fetch, pass an id exactly as shown; pass connection_id only where its line shows one."
 	fetchHintQuoted = "To fetch, pass an id exactly as shown (a quoted id is a JSON string: pass its decoded value); pass connection_id only where its line shows one."
-	ellipsis        = "…"
 	idKey           = ". id="
 	connectionKey   = " connection_id="
+	jsonOpen        = `{"results":[`
+	jsonClose       = `]}`
+	jsonIDKey       = `{"id":`
 )
 
-// minLine is the fewest bytes a hit line takes with its line break:
-// "1. id=x\n". No more than budget/minLine hits can be shown.
-const minLine = 8
+// jsonSkeleton is the bytes of a JSON result besides its quoted id:
+// `,"title":""`, `,"url":""` and the closing brace.
+const jsonSkeleton = len(jsonIDKey) + len(`,"title":"","url":""}`)
+
+// The fewest bytes a hit takes with its separator: "1. id=x\n" in the
+// text form, {"id":"","title":"","url":""}, in the JSON form. No more
+// than budget/minLine hits can be shown.
+const (
+	minLine     = 8
+	minJSONLine = jsonSkeleton + 2 + 1
+)
 
 // minShare is the smallest room, in bytes of a quoted value, worth
 // giving a field that must be cut: less shows a stub.
@@ -103,8 +150,8 @@ const minShare = 24
 // of to share room fairly; fields beyond are assumed to need their cap.
 const maxLevelFields = 64
 
-// The kinds of free text, in the order they give up room: snippets first,
-// then titles, then labels.
+// The kinds of free text, in the order they give up room: the last kind
+// first. The text form's labels and the JSON form's URLs share the first.
 const (
 	kindLabel = iota
 	kindTitle
@@ -112,46 +159,64 @@ const (
 	nKinds
 )
 
-// fields are the free-text fields of a hit line, in the order shown.
-var fields = [...]struct {
-	key  string // the separator, the key and the opening quote
-	kind int
-}{
-	{` stream="`, kindLabel},
-	{` connector_key="`, kindLabel},
-	{` display_name="`, kindLabel},
-	{` title="`, kindTitle},
-	{` snippet="`, kindSnippet},
+// The values of a Hit that a field shows.
+const (
+	valStream = iota
+	valConnectorKey
+	valDisplayName
+	valTitle
+	valSnippet
+	valURL
+)
+
+// field is a free-text field of a hit, in the order a format shows them.
+type field struct {
+	val  int    // which value of the Hit
+	kind int    // which kind of room it takes
+	key  string // written before the value; ends with the opening quote
+	// over is the bytes the field adds besides its value: its key and
+	// closing quote, or 0 for a field always written, whose key and
+	// quotes belong to the hit's mandatory text.
+	over  int
+	whole bool // shown whole or not at all
 }
 
-// fieldText returns the text of field f of h, or "" when it is not shown:
-// a title equal to the id says nothing new.
-func fieldText(h *Hit, f int) string {
-	switch f {
-	case 0:
-		return h.Stream
-	case 1:
-		return h.ConnectorKey
-	case 2:
-		return h.DisplayName
-	case 3:
-		if h.Title == h.ID {
-			return ""
-		}
-		return h.Title
+// always reports whether the field is written even without a value.
+func (fd *field) always() bool { return fd.over == 0 }
+
+// optional returns a field written only when it has a value.
+func optional(val, kind int, key string) field {
+	return field{val: val, kind: kind, key: key, over: len(key) + 1}
+}
+
+var (
+	textFields = []field{
+		optional(valStream, kindLabel, ` stream="`),
+		optional(valConnectorKey, kindLabel, ` connector_key="`),
+		optional(valDisplayName, kindLabel, ` display_name="`),
+		optional(valTitle, kindTitle, ` title="`),
+		optional(valSnippet, kindSnippet, ` snippet="`),
 	}
-	return h.Snippet
-}
+	jsonFields = []field{
+		{val: valTitle, kind: kindTitle, key: `,"title":"`},
+		{val: valURL, kind: kindLabel, key: `,"url":"`, whole: true},
+		optional(valSnippet, kindSnippet, `,"text":"`),
+	}
+)
 
-// RenderPreview returns the model-visible text of a search result: a
+// RenderPreview returns the model-visible text of a search result in at
+// most opts.Budget bytes, in the format opts.Format: for [FormatText] a
 // header, one line per shown hit, the fetch instruction and the count of
-// hits not shown, in at most opts.Budget bytes. Ids are shown complete or
-// not at all, and free text is quoted so that it cannot forge a line or an
-// id; the layout and the rules are in the package documentation.
-// [ExtractIDs] reads the shown ids back.
+// hits not shown (the layout and the rules are in the package
+// documentation); for [FormatJSON] one JSON object as that constant
+// describes. Ids are shown complete or not at all, and free text is
+// quoted so that it cannot forge a line or an id. [ExtractIDs] reads the
+// shown ids back.
 //
-// The cost depends on the budget and MaxHits, not on len(hits): hits
-// beyond the first MaxHits are only counted.
+// The cost depends on the budget, not on len(hits) or on the length of
+// the fields: hits beyond the first MaxHits are only counted, no more
+// than the budget allows are looked at, and a field is read no further
+// than the room it may take.
 func RenderPreview(hits []Hit, opts PreviewOptions) string {
 	p := newPreview(hits, opts)
 	if p.budget <= 0 {
@@ -177,24 +242,25 @@ func AppendPreview(dst []byte, hits []Hit, opts PreviewOptions) []byte {
 }
 
 // preview is the plan of a preview: which hits fit, and how the room left
-// by the fixed text and the id lines goes to free text. It is computed in
-// one pass over the window, and the same selection is replayed while
-// writing, so that no more than the sizes of a bounded number of fields is
-// stored.
+// by the fixed text and the mandatory part of each hit goes to free text.
+// It is computed in one pass over the window, and the same selection is
+// replayed while writing, so that no more than the sizes of a bounded
+// number of fields is stored.
 type preview struct {
 	window  []Hit // the hits looked at: a prefix of the input
+	format  Format
+	fields  []field
 	budget  int
 	total   int // hits in the whole result, at least len(hits)
 	passed  int // len(hits): the hits a server puts in its structured results
 	hasMore bool
-	caps    [nKinds]int // the cap of each kind of field; -1 hides it
+	caps    [nKinds]int // the cap of each kind of field, at most budget; -1 hides it
 
 	sel selection // the selection after the planning pass
 	all bool      // every hit is shown, so no line counts hits left out
 
-	// full is the number of kinds shown uncut, in the order labels,
-	// titles, snippets; kind full (if any) shares room and the kinds
-	// after it are hidden.
+	// full is the number of kinds shown uncut, in kind order; kind full
+	// (if any) shares room and the kinds after it are hidden.
 	full  int
 	room  int // bytes the shared kind may use
 	items int // non-empty fields of the shared kind in shown hits
@@ -204,30 +270,42 @@ type preview struct {
 	level int
 	need  int // bytes the preview writes at most
 
-	// sizes holds the bytes that the first fields of each kind take
-	// uncut or at their cap.
+	// sizes holds the bytes that the first known fields of each kind take
+	// uncut or at their cap; the others are assumed to take their cap.
+	known [nKinds]int
 	sizes [nKinds][maxLevelFields]int32
+
+	// scan counts the bytes of ids and connection ids measured, which
+	// bounds the hits looked at; read counts every byte read from the
+	// hits, so that tests can check that the cost is bounded by the
+	// budget.
+	scan, read int
 }
 
 // selection is the state of the greedy choice of hits: a hit is shown when
-// its id line fits beside the ones already chosen, the header and the
-// footer, all at their final length.
+// its mandatory text fits beside the hits already chosen and the fixed
+// text, all at their final length.
 type selection struct {
-	shown  int
-	quoted bool // some shown id is quoted, which the fetch hint explains
-	lines  int  // bytes of the shown id lines, with their line breaks
+	shown   int
+	quoted  bool // some shown id is quoted, which the fetch hint explains
+	lines   int  // bytes of the shown hits' mandatory text, with separators
+	scanned int  // bytes of ids and connection ids measured
 }
 
-// idLine is the measure of a hit's mandatory line.
+// idLine is the measure of a hit's mandatory text: the id line of the
+// text form, the result without free text of the JSON form.
 type idLine struct {
-	n        int  // bytes without the line break
+	n        int  // bytes without the separator
 	bareID   bool // the id is shown bare
 	bareConn bool // the connection id is shown bare
 	conn     bool // connection_id is shown
 }
 
 func newPreview(hits []Hit, opts PreviewOptions) preview {
-	p := preview{budget: opts.Budget, hasMore: opts.HasMore}
+	p := preview{budget: min(opts.Budget, maxBudget), hasMore: opts.HasMore}
+	if opts.Format == FormatJSON {
+		p.format = FormatJSON
+	}
 	switch {
 	case p.budget == 0:
 		p.budget = defaultBudget
@@ -241,20 +319,66 @@ func newPreview(hits []Hit, opts PreviewOptions) preview {
 	case maxHits < 0:
 		maxHits = 0
 	}
-	p.window = hits[:min(len(hits), maxHits, p.budget/minLine)]
+	caps := [nKinds]int{opts.LabelMax, opts.TitleMax, opts.SnippetMax}
+	defaults := [nKinds]int{defaultLabelMax, defaultTitleMax, defaultSnippetMax}
+	line := minLine
+	p.fields = textFields
+	if p.format == FormatJSON {
+		if p.budget < len(jsonOpen+jsonClose) {
+			p.budget = -1
+			return p
+		}
+		line = minJSONLine
+		p.fields = jsonFields
+		caps[kindLabel] = p.budget // URLs have no cap but the budget
+		opts.Total, p.hasMore = 0, false
+	}
+	p.window = hits[:min(len(hits), maxHits, p.budget/line)]
 	p.passed = len(hits)
 	p.total = max(len(hits), opts.Total)
-	for k, c := range [nKinds]int{opts.LabelMax, opts.TitleMax, opts.SnippetMax} {
+	for k, c := range caps {
 		switch {
 		case c == 0:
-			c = [nKinds]int{defaultLabelMax, defaultTitleMax, defaultSnippetMax}[k]
+			c = defaults[k]
 		case c < 0:
 			c = -1
 		}
-		p.caps[k] = c
+		p.caps[k] = min(c, p.budget)
 	}
 	p.plan()
 	return p
+}
+
+// value returns the value field val of h shows, or "" when it shows none:
+// a title equal to the id says nothing new in the text form, and a URL is
+// shown only when it is an absolute http or https URL that can fit.
+func (p *preview) value(h *Hit, val int) string {
+	switch val {
+	case valStream:
+		return h.Stream
+	case valConnectorKey:
+		return h.ConnectorKey
+	case valDisplayName:
+		return h.DisplayName
+	case valTitle:
+		if p.format == FormatText && len(h.Title) == len(h.ID) {
+			p.read += len(h.ID)
+			if h.Title == h.ID {
+				return ""
+			}
+		}
+		return h.Title
+	case valSnippet:
+		return h.Snippet
+	}
+	if len(h.URL) > p.budget {
+		return ""
+	}
+	p.read += len(h.URL)
+	if !weburl.Valid(h.URL) {
+		return ""
+	}
+	return h.URL
 }
 
 // plan chooses the hits to show and shares the room left among their free
@@ -267,20 +391,27 @@ func (p *preview) plan() {
 		if _, ok := p.sel.next(p, i, h); !ok {
 			continue
 		}
-		for f, fd := range fields {
-			c := p.caps[fd.kind]
-			s := fieldText(h, f)
-			if s == "" || c < 0 {
+		for _, fd := range p.fields {
+			k := fd.kind
+			if p.caps[k] < 0 {
 				continue
 			}
-			// What the field takes at most: uncut if it fits its cap,
-			// else its cap.
-			size := len(fd.key) - 1 + min(c, quotedLen(s, c, &textEscapes))
-			if n := count[fd.kind]; n < maxLevelFields {
-				p.sizes[fd.kind][n] = int32(min(size, 1<<31-1))
+			s := p.value(h, fd.val)
+			if s == "" {
+				continue
 			}
-			sum[fd.kind] += size
-			count[fd.kind]++
+			count[k]++
+			if sum[k] > p.budget {
+				// The kind cannot be shown uncut: the sizes of its
+				// further fields are not needed.
+				continue
+			}
+			size := p.fieldSize(&fd, s)
+			if n := p.known[k]; n < maxLevelFields {
+				p.sizes[k][n] = int32(min(size, math.MaxInt32))
+				p.known[k]++
+			}
+			sum[k] += size
 		}
 	}
 	p.need = p.fixed(p.sel.shown, p.sel.quoted) + p.sel.lines
@@ -297,52 +428,83 @@ func (p *preview) plan() {
 	}
 }
 
+// fieldSize returns the bytes the field takes with value s: uncut if it
+// fits its cap, else its cap. It reads no more of s than the cap.
+func (p *preview) fieldSize(fd *field, s string) int {
+	c := p.caps[fd.kind]
+	switch {
+	case fd.whole:
+		return fd.over + len(s)
+	case c <= 2:
+		return 0 // no room for a value within the quotes: nothing is written
+	}
+	q, read, _ := quotedLen(s, c, &textEscapes)
+	p.read += read
+	return fd.over + min(c, q) - 2
+}
+
 // levelFor returns the largest size L such that the fields of kind k, each
 // cut to at most L bytes, fit in p.room, when L leaves every cut field of
-// that kind at least minShare bytes of quoted value; else 0.
+// that kind at least minShare bytes of quoted value; else 0. Fields shown
+// whole or not at all take the room in order: 0.
 func (p *preview) levelFor(k int) int {
-	longest := 0 // the longest key of kind k, without its quote
-	for _, fd := range fields {
+	longest := 0 // the largest overhead of a field of kind k
+	for _, fd := range p.fields {
 		if fd.kind == k {
-			longest = max(longest, len(fd.key)-1)
+			if fd.whole {
+				return 0
+			}
+			longest = max(longest, fd.over)
 		}
 	}
-	most := longest + p.caps[k] // what a field beyond sizes may take
-	used := func(level int) int {
+	most := longest + p.caps[k] - 2 // what a field of unknown size may take
+	known := p.sizes[k][:p.known[k]]
+	fits := func(level int) bool {
 		n := 0
-		for _, size := range p.sizes[k][:min(p.items, maxLevelFields)] {
+		for _, size := range known {
 			n += min(int(size), level)
 		}
-		return n + max(0, p.items-maxLevelFields)*min(most, level)
+		return n <= p.room && mulSat(p.items-len(known), min(most, level)) <= p.room-n
 	}
 	lo, hi := 0, min(most, p.room)
 	for lo < hi {
 		mid := lo + (hi-lo+1)/2
-		if used(mid) <= p.room {
+		if fits(mid) {
 			lo = mid
 		} else {
 			hi = mid - 1
 		}
 	}
-	if lo < longest+minShare {
+	if lo < longest+minShare-2 {
 		return 0
 	}
 	return lo
 }
 
+// mulSat returns a*b for a, b >= 0, or math.MaxInt when that overflows.
+func mulSat(a, b int) int {
+	if a <= 0 || b <= 0 {
+		return 0
+	}
+	if a > math.MaxInt/b {
+		return math.MaxInt
+	}
+	return a * b
+}
+
 // size returns an upper bound of the bytes the preview writes.
 func (p *preview) size() int { return min(p.budget, p.need) }
 
-// fitsAll reports whether every hit is in the window and every id line
-// fits. Then the text has no line counting hits not shown, which the
-// greedy choice of next cannot foresee.
+// fitsAll reports whether, in the text form, every hit is in the window
+// and every id line fits. Then the text has no line counting hits not
+// shown, which the greedy choice of next cannot foresee.
 func (p *preview) fitsAll() bool {
-	if p.hasMore || p.total > len(p.window) || p.total == 0 {
+	if p.format != FormatText || p.hasMore || p.total > len(p.window) || p.total == 0 {
 		return false
 	}
 	lines, quoted := 0, false
 	for i := range p.window {
-		l, ok := measureLine(i+1, &p.window[i], p.budget-lines)
+		l, ok := p.measure(i+1, &p.window[i], p.budget-lines)
 		if !ok {
 			return false
 		}
@@ -354,25 +516,35 @@ func (p *preview) fitsAll() bool {
 
 // next measures the hit at index i of the window and reports whether it is
 // shown; if so it adds the hit to s. Hits are chosen greedily, in order: a
-// hit is shown when its id line fits beside those already chosen, with the
-// header and the footer at the length they would then have, so that a
+// hit is shown when its mandatory text fits beside that of those already
+// chosen, with the fixed text at the length it would then have, so that a
 // later hit with a shorter id may still fit where an earlier one did not.
-// When p.all, every hit is shown.
+// Once the ids measured add up to twice the budget, no further hit is
+// looked at: ids that do not fit cannot make the cost grow past the
+// budget. When p.all, every hit is shown.
 func (s *selection) next(p *preview, i int, h *Hit) (idLine, bool) {
 	if p.all {
-		l, _ := measureLine(i+1, h, p.budget)
+		l, _ := p.measure(i+1, h, p.budget)
 		s.shown++
 		s.quoted = s.quoted || !l.bareID
 		s.lines += l.n + 1
 		return l, true
 	}
-	room := p.budget - p.fixed(s.shown+1, s.quoted) - s.lines - 1
-	l, ok := measureLine(i+1, h, room)
+	if s.scanned > 2*p.budget {
+		return idLine{}, false
+	}
+	fixed := p.fixed(s.shown+1, s.quoted)
+	scan := p.scan
+	l, ok := p.measure(i+1, h, p.budget-fixed-s.lines-1)
+	s.scanned += p.scan - scan
 	if !ok {
 		return l, false
 	}
 	quoted := s.quoted || !l.bareID
-	if p.fixed(s.shown+1, quoted)+s.lines+l.n+1 > p.budget {
+	if quoted != s.quoted {
+		fixed = p.fixed(s.shown+1, quoted)
+	}
+	if fixed+s.lines+l.n+1 > p.budget {
 		return l, false
 	}
 	s.shown++
@@ -381,56 +553,86 @@ func (s *selection) next(p *preview, i int, h *Hit) (idLine, bool) {
 	return l, true
 }
 
-// measureLine measures the id line of h, numbered n, and reports whether
-// it can be shown in room bytes: its id and connection id must be valid
-// UTF-8. Nothing longer than room is read.
-func measureLine(n int, h *Hit, room int) (idLine, bool) {
+// measure measures the mandatory text of h, numbered n, and reports
+// whether it can be shown in room bytes: its id and connection id must be
+// valid UTF-8. Nothing longer than room is read.
+func (p *preview) measure(n int, h *Hit, room int) (idLine, bool) {
+	if p.format == FormatJSON {
+		l := idLine{n: jsonSkeleton}
+		id, ok := p.measureQuoted(h.ID, room-l.n)
+		l.n += id
+		return l, ok
+	}
 	l := idLine{n: digits(n) + len(idKey)}
-	id, bare, ok := measureID(h.ID, room-l.n)
+	id, bare, ok := p.measureID(h.ID, room-l.n)
 	if !ok {
 		return l, false
 	}
 	l.n += id
 	l.bareID = bare
-	if h.ConnectionID != "" {
-		if hd, f := parse(h.ID); f.fault != faultNone || !hd.IsSelfContained() {
-			l.conn = true
-			c, bare, ok := measureID(h.ConnectionID, room-l.n-len(connectionKey))
-			if !ok {
-				return l, false
-			}
-			l.n += len(connectionKey) + c
-			l.bareConn = bare
+	if p.showsConnection(h) {
+		l.conn = true
+		c, bare, ok := p.measureID(h.ConnectionID, room-l.n-len(connectionKey))
+		if !ok {
+			return l, false
 		}
+		l.n += len(connectionKey) + c
+		l.bareConn = bare
 	}
 	return l, l.n <= room
 }
 
-// measureID returns the bytes id takes when shown and whether it is shown
-// bare: when it is not empty and every rune is printable and not a space,
-// '"' or '\\'; else it is shown as a JSON string literal. It reports false
-// when id is not valid UTF-8 or does not fit in room bytes, reading no
-// more than about room bytes of it.
-func measureID(id string, room int) (n int, bare, ok bool) {
-	if len(id) > room || !utf8.ValidString(id) {
+// showsConnection reports whether the text form shows the connection id
+// of h: when h has one that its id does not embed. An id that embeds
+// another connection shows it too, so that the fetch fails with
+// conflicting_connection_id rather than read the wrong connection.
+// Embedding is decided as [Parse] decides it.
+func (p *preview) showsConnection(h *Hit) bool {
+	if h.ConnectionID == "" {
+		return false
+	}
+	p.read += len(h.ID)
+	hd, f := parse(h.ID)
+	return f.fault != faultNone || hd.ConnectionID() != h.ConnectionID
+}
+
+// measureID returns the bytes id takes when shown in the text form and
+// whether it is shown bare: when it is not empty and every rune is
+// printable and not a space, '"' or '\\'; else it is shown as a JSON
+// string literal. It reports false when id is not valid UTF-8 or does not
+// fit in room bytes, reading no more than room bytes of it.
+func (p *preview) measureID(id string, room int) (n int, bare, ok bool) {
+	n, ok = p.measureQuoted(id, min(room, math.MaxInt-2)+2)
+	if !ok {
 		return 0, false, false
 	}
-	// A bare id takes len(id) bytes and its literal two more: count up to
-	// room+2, so that a bare id that just fills the room fits.
-	n = quotedLen(id, min(room, math.MaxInt-2)+2, &idEscapes)
 	if n == len(id)+2 && id != "" && strings.IndexByte(id, ' ') < 0 {
 		return len(id), true, true
 	}
-	if n > room {
-		return 0, false, false
-	}
-	return n, false, true
+	return n, false, n <= room
 }
 
-// fixed returns the bytes of the text without hit lines: the header, the
-// fetch hint when hits are shown, and the count of hits not shown, each
-// with its line break but the last.
+// measureQuoted returns the bytes id takes as a JSON string literal, and
+// reports whether it is valid UTF-8 and fits in room bytes.
+func (p *preview) measureQuoted(id string, room int) (int, bool) {
+	if len(id)+2 > room {
+		return 0, false
+	}
+	n, read, valid := quotedLen(id, room, &idEscapes)
+	p.scan += read
+	p.read += read
+	return n, valid && n <= room
+}
+
+// fixed returns the bytes of the text without hits: for the text form the
+// header, the fetch hint when hits are shown, and the count of hits not
+// shown, each with its line break but the last; for the JSON form the
+// object around the results, less the separator the first result does
+// not have.
 func (p *preview) fixed(shown int, quoted bool) int {
+	if p.format == FormatJSON {
+		return len(jsonOpen+jsonClose) - min(shown, 1)
+	}
 	var buf [96]byte
 	n := len(p.appendHeader(buf[:0], shown))
 	if shown > 0 {
@@ -451,6 +653,9 @@ func (p *preview) hasFooter(shown int) bool { return p.hasMore || p.total > show
 
 // append writes the preview to dst.
 func (p *preview) append(dst []byte) []byte {
+	if p.format == FormatJSON {
+		return p.appendJSON(dst)
+	}
 	if p.sel.shown == 0 {
 		// No hit fits: the header and the count, or the header alone, or
 		// nothing.
@@ -467,7 +672,7 @@ func (p *preview) append(dst []byte) []byte {
 	}
 	dst = p.appendHeader(dst, p.sel.shown)
 	var sel selection
-	room, items := p.room, p.items
+	sh := share{room: p.room, items: p.items}
 	for i := range p.window {
 		h := &p.window[i]
 		l, ok := sel.next(p, i, h)
@@ -482,32 +687,7 @@ func (p *preview) append(dst []byte) []byte {
 			dst = append(dst, connectionKey...)
 			dst = appendID(dst, h.ConnectionID, l.bareConn)
 		}
-		for f, fd := range fields {
-			c := p.caps[fd.kind]
-			s := fieldText(h, f)
-			if s == "" || c < 0 || fd.kind > p.full {
-				continue
-			}
-			limit := len(fd.key) - 1 + c
-			if fd.kind < p.full {
-				dst = appendText(dst, fd.key, s, limit, 0)
-				continue
-			}
-			// The shared kind. Each field takes at most the level, plus
-			// what the fields before it left unused as far as the fields
-			// after it can still have the level. Without a level, the
-			// fields take the room in order: the first hits keep useful
-			// text rather than every hit a stub, and a field cut to less
-			// than minShare is left out.
-			share := room
-			if p.level > 0 {
-				share = max(p.level, room-(items-1)*p.level)
-			}
-			n := len(dst)
-			dst = appendText(dst, fd.key, s, min(limit, room, share), minShare)
-			room -= len(dst) - n
-			items--
-		}
+		dst = p.appendFields(dst, h, &sh)
 	}
 	dst = append(dst, '\n')
 	if sel.quoted {
@@ -517,6 +697,109 @@ func (p *preview) append(dst []byte) []byte {
 	}
 	if p.hasFooter(p.sel.shown) {
 		dst = p.appendFooter(append(dst, '\n'), p.sel.shown)
+	}
+	return dst
+}
+
+// appendJSON writes the JSON form to dst.
+func (p *preview) appendJSON(dst []byte) []byte {
+	dst = append(dst, jsonOpen...)
+	var sel selection
+	sh := share{room: p.room, items: p.items}
+	for i := range p.window {
+		h := &p.window[i]
+		if _, ok := sel.next(p, i, h); !ok {
+			continue
+		}
+		if sel.shown > 1 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, jsonIDKey...)
+		dst = appendQuotedID(dst, h.ID)
+		dst = p.appendFields(dst, h, &sh)
+		dst = append(dst, '}')
+	}
+	return append(dst, jsonClose...)
+}
+
+// share is the room left to the shared kind while writing, and the
+// number of its fields still to write.
+type share struct{ room, items int }
+
+// appendFields writes the free-text fields of h.
+func (p *preview) appendFields(dst []byte, h *Hit, sh *share) []byte {
+	for _, fd := range p.fields {
+		k := fd.kind
+		s := ""
+		if p.caps[k] >= 0 && k <= p.full {
+			s = p.value(h, fd.val)
+		}
+		switch {
+		case fd.always():
+			dst = append(dst, fd.key...)
+			if s != "" {
+				dst = p.appendValue(dst, &fd, s, sh)
+			}
+			dst = append(dst, '"')
+		case s != "":
+			dst = p.appendValue(dst, &fd, s, sh)
+		}
+	}
+	return dst
+}
+
+// appendValue writes a field with value s: for an optional field its key,
+// the value and the closing quote, or nothing; for a field always
+// written, the value alone. The value is uncut when its kind is shown
+// uncut, else cut to the room the shared kind gives it. Each field takes
+// at most the level, plus what the fields before it left unused as far as
+// the fields after it can still have the level. Without a level, the
+// fields take the room in order: the first hits keep useful text rather
+// than every hit a stub, and a field cut to less than minShare is left
+// out. Nothing is written past the field's room, even for a moment.
+func (p *preview) appendValue(dst []byte, fd *field, s string, sh *share) []byte {
+	limit := fd.over + p.caps[fd.kind] - 2 // the field at its cap
+	minCut := 0
+	if fd.kind == p.full {
+		room := sh.room
+		if p.level > 0 {
+			room = max(p.level, sh.room-mulSat(sh.items-1, p.level))
+		}
+		limit = min(limit, sh.room, room)
+		minCut = minShare
+	}
+	mark, read := len(dst), 0
+	if limit-fd.over > 0 {
+		if !fd.always() {
+			dst = append(dst, fd.key...)
+		}
+		n := len(dst)
+		if fd.whole {
+			if fd.over+len(s) <= limit {
+				dst = append(dst, s...)
+				read = len(s)
+			}
+		} else {
+			dst, read = appendCut(dst, s, limit-fd.over, minCut)
+		}
+		switch {
+		case len(dst) == n:
+			dst = dst[:mark]
+		case !fd.always():
+			dst = append(dst, '"')
+		}
+	}
+	p.read += read
+	if fd.kind == p.full {
+		// A value read and then left out (no boundary to cut at, or a
+		// stub) costs the room it read, so that such values cannot make
+		// the cost grow past the budget.
+		sh.items--
+		if len(dst) > mark {
+			sh.room -= len(dst) - mark
+		} else {
+			sh.room -= min(sh.room, read)
+		}
 	}
 	return dst
 }
@@ -581,313 +864,11 @@ func digits(n int) int {
 	return d
 }
 
-// appendID appends an id or connection id: bare, or as a JSON string
-// literal.
+// appendID appends an id or connection id of the text form: bare, or as
+// a JSON string literal.
 func appendID(dst []byte, id string, bare bool) []byte {
 	if bare {
 		return append(dst, id...)
 	}
-	dst = append(dst, '"')
-	dst, _ = appendEscaped(dst, id, len(id)*12, &idEscapes)
-	return append(dst, '"')
-}
-
-// appendText appends a free-text field: key, which ends with the opening
-// quote, then s escaped and the closing quote, in at most limit bytes. When
-// s does not fit, it is cut at the last normalization boundary that leaves
-// room for "…", so that no UTF-8 sequence or combining sequence is split;
-// when nothing of s fits, or the quoted value would have to be cut to fit
-// in less than minCut bytes, nothing is appended.
-func appendText(dst []byte, key, s string, limit, minCut int) []byte {
-	room := limit - len(key) - 1
-	if room <= 0 {
-		return dst
-	}
-	mark := len(dst)
-	dst = append(dst, key...)
-	dst, n := appendEscaped(dst, s, room-len(ellipsis), &textEscapes)
-	if n < len(s) {
-		cut := len(dst)
-		var m int
-		dst, m = appendEscaped(dst, s[n:], room-(cut-mark-len(key)), &textEscapes)
-		if n+m < len(s) {
-			p := cutBoundary(s, n)
-			if p == 0 || room+2 < minCut {
-				return dst[:mark]
-			}
-			dst = append(dst[:cut-quotedLen(s[p:n], room, &textEscapes)+2], ellipsis...)
-		}
-	}
-	return append(dst, '"')
-}
-
-// maxNonStarters is the longest run of combining runes that cutBoundary
-// keeps with the rune they follow, as in norm's stream-safe text format,
-// which breaks longer runs too.
-const maxNonStarters = 30
-
-// cutBoundary returns the last normalization boundary of s at or before
-// n < len(s), where n is the start of a rune, or 0 when there is none: the
-// last position, looking back from n, where the rune that starts there
-// cannot combine with anything before it (norm's BoundaryBefore). So a cut
-// there never splits a UTF-8 sequence or a combining sequence, e.g. "e"
-// and U+0301, or Hangul jamo. Within a run of more than maxNonStarters
-// combining runes it returns n.
-func cutBoundary(s string, n int) int {
-	i := n
-	for range maxNonStarters + 2 {
-		if norm.NFC.PropertiesString(s[i:]).BoundaryBefore() {
-			return i
-		}
-		if i == 0 {
-			return 0
-		}
-		_, size := utf8.DecodeLastRuneInString(s[:i])
-		i -= size
-	}
-	return n
-}
-
-// Escape tables: for each byte, the bytes it takes inside a JSON string
-// literal (1 when copied as it is), or 0 for a byte that starts a multibyte
-// rune. Free text uses the short escapes \n, \r and \t; ids escape every
-// control character as \u00XX.
-var textEscapes, idEscapes = escapeTable(true), escapeTable(false)
-
-func escapeTable(short bool) (t [256]uint8) {
-	for c := range utf8.RuneSelf {
-		switch {
-		case c == '"' || c == '\\':
-			t[c] = 2
-		case short && (c == '\n' || c == '\r' || c == '\t'):
-			t[c] = 2
-		case c < 0x20 || c == 0x7f:
-			t[c] = 6
-		default:
-			t[c] = 1
-		}
-	}
-	return t
-}
-
-// quotedLen returns the length of s as a JSON string literal, quotes
-// included, as appendEscaped writes it. It stops counting once the length
-// exceeds limit, so that it reads at most about limit bytes of s.
-func quotedLen(s string, limit int, esc *[256]uint8) int {
-	n := 2
-	for i := 0; i < len(s) && n <= limit; {
-		c := s[i]
-		if w := esc[c]; w != 0 {
-			n += int(w)
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		n += runeLen(r, size)
-		i += size
-	}
-	return n
-}
-
-// runeLen returns the bytes that the non-ASCII rune r, read from size
-// bytes, takes inside a JSON string literal.
-func runeLen(r rune, size int) int {
-	switch {
-	case r == utf8.RuneError && size == 1:
-		return 3 // U+FFFD
-	case unicode.IsPrint(r):
-		return size
-	case r > 0xffff:
-		return 12
-	}
-	return 6
-}
-
-// appendEscaped appends as much of s as fits in room bytes, escaped for a
-// JSON string literal, and returns the number of bytes of s it consumed,
-// always at the start of a rune. Printable runes are copied, invalid bytes
-// become U+FFFD, and every other rune is escaped.
-func appendEscaped(dst []byte, s string, room int, esc *[256]uint8) ([]byte, int) {
-	i := 0
-	for i < len(s) {
-		c := s[i]
-		w := int(esc[c])
-		if w == 1 {
-			// A run of bytes copied as they are.
-			j, end := i+1, min(len(s), i+room)
-			if end <= i {
-				break
-			}
-			for j < end && esc[s[j]] == 1 {
-				j++
-			}
-			dst = append(dst, s[i:j]...)
-			room -= j - i
-			i = j
-			continue
-		}
-		if w != 0 {
-			if w > room {
-				break
-			}
-			room -= w
-			i++
-			switch {
-			case w == 6:
-				dst = appendU(dst, rune(c))
-			case c == '\n':
-				dst = append(dst, '\\', 'n')
-			case c == '\r':
-				dst = append(dst, '\\', 'r')
-			case c == '\t':
-				dst = append(dst, '\\', 't')
-			default: // '"' and '\\'
-				dst = append(dst, '\\', c)
-			}
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		w = runeLen(r, size)
-		if w > room {
-			break
-		}
-		room -= w
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = utf8.AppendRune(dst, utf8.RuneError)
-		case w == size:
-			dst = append(dst, s[i:i+size]...)
-		case r > 0xffff:
-			r -= 0x10000
-			dst = appendU(appendU(dst, 0xd800+r>>10), 0xdc00+r&0x3ff)
-		default:
-			dst = appendU(dst, r)
-		}
-		i += size
-	}
-	return dst, i
-}
-
-// appendU appends the escape \uXXXX of r <= 0xffff.
-func appendU(dst []byte, r rune) []byte {
-	const hex = "0123456789abcdef"
-	return append(dst, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
-}
-
-// ExtractIDs returns the ids of the hit lines of a text that
-// [RenderPreview] wrote, in order and byte for byte: from every line that
-// starts with a number followed by ". id=", the bare id up to the next
-// space, or the decoded JSON string literal. Titles and snippets cannot
-// add, hide or change an id, since they never hold a line break and come
-// after the id. It returns nil when the text holds no id.
-func ExtractIDs(text string) []string {
-	var ids []string
-	for len(text) > 0 {
-		line := text
-		if i := strings.IndexByte(text, '\n'); i >= 0 {
-			line, text = text[:i], text[i+1:]
-		} else {
-			text = ""
-		}
-		if id, ok := lineID(line); ok {
-			ids = append(ids, id)
-		}
-	}
-	return ids
-}
-
-// lineID returns the id of a hit line, or false when line is not one.
-func lineID(line string) (string, bool) {
-	i := 0
-	for i < len(line) && '0' <= line[i] && line[i] <= '9' {
-		i++
-	}
-	if i == 0 || !strings.HasPrefix(line[i:], idKey) {
-		return "", false
-	}
-	rest := line[i+len(idKey):]
-	if !strings.HasPrefix(rest, `"`) {
-		if j := strings.IndexByte(rest, ' '); j >= 0 {
-			rest = rest[:j]
-		}
-		return rest, true
-	}
-	return unquoteJSON(rest)
-}
-
-// unquoteJSON decodes the JSON string literal at the start of s, which
-// starts with '"'.
-func unquoteJSON(s string) (string, bool) {
-	var b []byte
-	for i := 1; i < len(s); {
-		c := s[i]
-		if c == '"' {
-			return string(b), true
-		}
-		if c != '\\' {
-			b = append(b, c)
-			i++
-			continue
-		}
-		if i+1 >= len(s) {
-			return "", false
-		}
-		e := s[i+1]
-		i += 2
-		switch e {
-		case '"', '\\', '/':
-			b = append(b, e)
-		case 'b':
-			b = append(b, '\b')
-		case 'f':
-			b = append(b, '\f')
-		case 'n':
-			b = append(b, '\n')
-		case 'r':
-			b = append(b, '\r')
-		case 't':
-			b = append(b, '\t')
-		case 'u':
-			r, ok := hex4(s, i)
-			if !ok || 0xdc00 <= r && r <= 0xdfff {
-				return "", false
-			}
-			i += 4
-			if 0xd800 <= r && r < 0xdc00 {
-				// A high surrogate: the low one must follow.
-				lo, ok := hex4(s, i+2)
-				if !ok || s[i] != '\\' || s[i+1] != 'u' || lo < 0xdc00 || lo > 0xdfff {
-					return "", false
-				}
-				r = 0x10000 + (r-0xd800)<<10 + (lo - 0xdc00)
-				i += 6
-			}
-			b = utf8.AppendRune(b, r)
-		default:
-			return "", false
-		}
-	}
-	return "", false
-}
-
-// hex4 decodes the four hex digits of s at i.
-func hex4(s string, i int) (rune, bool) {
-	if i+4 > len(s) {
-		return 0, false
-	}
-	var r rune
-	for _, c := range []byte(s[i : i+4]) {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c -= 'a' - 10
-		case 'A' <= c && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	return r, true
+	return appendQuotedID(dst, id)
 }

@@ -3,6 +3,8 @@ package mcpid
 import (
 	"encoding/json"
 	"fmt"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,7 +14,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"golang.org/x/text/unicode/norm"
 )
 
 // previewHits are hits as a search tool builds them: ids made
@@ -35,10 +36,11 @@ var previewHits = map[string][]Hit{
 	"no-connection": {
 		{ID: "orders:o1", Stream: "orders", Title: "orders:o1", Snippet: "A hit without a connection: fetch decides."},
 	},
-	"embedded-wins": {
-		// The id embeds cin_a: a different ConnectionID is not shown,
-		// since passing it would only conflict.
-		{ID: "cin_a/orders:o1", ConnectionID: "cin_b", Title: "Order o1"},
+	"embeds-another": {
+		// The id embeds c2 but the hit came from c1: the line shows c1,
+		// so that fetch reports the conflict instead of reading c2.
+		{ID: "c2/s:r", ConnectionID: "c1", Title: "Order o1"},
+		{ID: "c1/s:r", ConnectionID: "c1", Title: "embeds its own"},
 	},
 	"quoted-ids": {
 		{ID: "docs:Q3 report.pdf", ConnectionID: "cin drive", Title: "Q3"},
@@ -77,8 +79,9 @@ To fetch, pass an id exactly as shown; pass connection_id only where its line sh
 		{"hit without a connection", "no-connection", PreviewOptions{}, `Showing 1 of 1 hit.
 1. id=orders:o1 stream="orders" snippet="A hit without a connection: fetch decides."
 To fetch, pass an id exactly as shown; pass connection_id only where its line shows one.`},
-		{"embedded connection wins", "embedded-wins", PreviewOptions{}, `Showing 1 of 1 hit.
-1. id=cin_a/orders:o1 title="Order o1"
+		{"id embeds another connection", "embeds-another", PreviewOptions{}, `Showing 2 of 2 hits.
+1. id=c2/s:r connection_id=c1 title="Order o1"
+2. id=c1/s:r title="embeds its own"
 To fetch, pass an id exactly as shown; pass connection_id only where its line shows one.`},
 		{"partial page", "multi-source", PreviewOptions{Total: 40, HasMore: true}, `Showing 2 of more than 40 hits.
 1. id=cin_4f2a/orders:o1 stream="orders" connector_key="postgres" display_name="Prod DB" title="Order o1"
@@ -248,142 +251,6 @@ func fieldValue(t *testing.T, line, key string) string {
 	var v string
 	require.NoError(t, json.Unmarshal([]byte(`"`+rest[:end+1]), &v), "%q", rest)
 	return v
-}
-
-func TestPreviewCut(t *testing.T) {
-	tests := []struct {
-		name string
-		text string
-	}{
-		{"combining marks", strings.Repeat("e\u0301", 100)},
-		{"two marks", strings.Repeat("a\u0300\u0316", 80)},
-		{"hangul jamo", strings.Repeat("\u1100\u1161\u11a8", 80)},
-		{"four-byte runes", strings.Repeat("\U0001F600", 80)},
-		{"escapes", strings.Repeat("\"\\\n\u2028", 80)},
-		{"invalid bytes", strings.Repeat("a\xff\u0301", 80)},
-		{"private use above the BMP", strings.Repeat("\U000F0000", 80)},
-		{"long run of marks", "x" + strings.Repeat("\u0301", 300)},
-	}
-	for _, tt := range tests {
-		for snippetMax := 1; snippetMax <= 120; snippetMax++ {
-			t.Run(fmt.Sprintf("%s/%d", tt.name, snippetMax), func(t *testing.T) {
-				hits := []Hit{{ID: "docs:a", Snippet: tt.text}}
-				opts := PreviewOptions{SnippetMax: snippetMax}
-				out := RenderPreview(hits, opts)
-				checkPreview(t, out, hits, opts)
-				line := strings.Split(out, "\n")[1]
-				if !strings.Contains(line, " snippet=") {
-					// Only when the first segment does not fit; norm ends
-					// a run of marks after 30 of them.
-					assert.Less(t, snippetMax, 2+len(ellipsis)+1+32*2, "snippet left out")
-					return
-				}
-				_, lit, _ := strings.Cut(line, " snippet=")
-				assert.LessOrEqual(t, len(lit), snippetMax)
-				v := fieldValue(t, line, "snippet")
-				prefix, ok := strings.CutSuffix(v, "…")
-				require.True(t, ok, "cut marked with …: %q", v)
-				require.NotEmpty(t, prefix)
-				want := replaceInvalid(tt.text)
-				require.True(t, strings.HasPrefix(want, prefix), "%q is a prefix", prefix)
-				// The cut is where norm puts a boundary in the text.
-				raw := rawPrefixLen(tt.text, len(prefix))
-				assert.True(t, isNormBoundary(tt.text, raw), "norm boundary at %d", raw)
-			})
-		}
-	}
-}
-
-// rawPrefixLen returns the length of the prefix of s that is shown as n
-// bytes once invalid bytes are replaced by U+FFFD.
-func rawPrefixLen(s string, n int) int {
-	i := 0
-	for shown := 0; shown < n; {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		shown += utf8.RuneLen(r)
-		i += size
-	}
-	return i
-}
-
-// isNormBoundary reports whether p is a normalization boundary of s: the
-// rune at p cannot combine with anything before it, or
-// norm.NFC.LastBoundary, on the whole of some prefix of s, finds its last
-// boundary at p (after invalid UTF-8, p itself may be one).
-func isNormBoundary(s string, p int) bool {
-	if norm.NFC.PropertiesString(s[p:]).BoundaryBefore() {
-		return true
-	}
-	for n := p; n <= len(s); n++ {
-		if n < len(s) && !utf8.RuneStart(s[n]) {
-			continue
-		}
-		switch b := norm.NFC.LastBoundary([]byte(s[:n])); {
-		case b == p:
-			return true
-		case b > p:
-			return false
-		}
-	}
-	return false
-}
-
-func TestPreviewCutBoundary(t *testing.T) {
-	texts := []string{
-		"abc",
-		strings.Repeat("e\u0301", 200),
-		"x" + strings.Repeat("\u0301", 100),
-		strings.Repeat("\u0301", 100),
-		strings.Repeat("\u1100\u1161\u11a8 ", 60),
-		strings.Repeat("\U0001F600\u200d", 70),
-		strings.Repeat("\xff\x80\xe2\x82\u0301\xf0\x9f\x98", 60),
-		strings.Repeat("a\u0300\u0316\u0f73\u0344", 60),
-		strings.Repeat("\u0cc6\u0cc2\u0cd5", 90),
-	}
-	boundary := func(s string, i int) bool { return norm.NFC.PropertiesString(s[i:]).BoundaryBefore() }
-	for i, s := range texts {
-		t.Run(strconv.Itoa(i), func(t *testing.T) {
-			for n := 0; n < len(s); n++ {
-				if !utf8.RuneStart(s[n]) {
-					continue
-				}
-				p := cutBoundary(s, n)
-				require.LessOrEqual(t, p, n)
-				// No boundary between p and n was missed.
-				for q := p + 1; q <= n; q++ {
-					require.False(t, utf8.RuneStart(s[q]) && boundary(s, q), "n=%d: boundary at %d after %d", n, q, p)
-				}
-				switch {
-				case p == 0:
-				case boundary(s, p):
-					require.True(t, isNormBoundary(s, p), "n=%d p=%d", n, p)
-				default:
-					// Only inside a run of combining runes longer than
-					// norm keeps together.
-					require.Equal(t, n, p)
-					require.Greater(t, utf8.RuneCountInString(s[max(0, n-4*(maxNonStarters+1)):n]), maxNonStarters)
-				}
-			}
-		})
-	}
-}
-
-func TestPreviewEscapeLength(t *testing.T) {
-	var texts []string
-	for c := range 256 {
-		texts = append(texts, string([]byte{byte(c)}), "a"+string([]byte{byte(c)})+"b")
-	}
-	texts = append(texts, "\u0085\u00a0\u00e9\u2028\u2029\u200d\ufeff\ufffd\U0001F600\U000F0000\U0010FFFF", "\xe2\x82", "\xed\xa0\x80", "e\u0301")
-	for name, esc := range map[string]*[256]uint8{"text": &textEscapes, "id": &idEscapes} {
-		for _, s := range texts {
-			got, n := appendEscaped(nil, s, 1<<20, esc)
-			require.Equal(t, len(s), n, "%s %q", name, s)
-			require.Equal(t, quotedLen(s, 1<<20, esc), len(got)+2, "%s %q", name, s)
-			var v string
-			require.NoError(t, json.Unmarshal([]byte(`"`+string(got)+`"`), &v), "%s %q", name, got)
-			assert.Equal(t, replaceInvalid(s), v, "%s %q", name, s)
-		}
-	}
 }
 
 // budgetHits is the token-budget fixture: 200 hits across two
@@ -575,48 +442,6 @@ func TestPreviewIDFitsOrIsLeftOut(t *testing.T) {
 	assert.Equal(t, []string{"docs:a", long, "docs:c"}, ExtractIDs(out))
 }
 
-func TestExtractIDs(t *testing.T) {
-	tests := []struct {
-		name string
-		text string
-		want []string
-	}{
-		{"empty", "", nil},
-		{"no ids", "Showing 0 of 3 hits.\n3 hits not shown; see structuredContent.results.", nil},
-		{"bare", "h\n1. id=a:b connection_id=c title=\"x\"\n2. id=c/d:e", []string{"a:b", "c/d:e"}},
-		{"quoted", `1. id="a b\"\\\u2028\ud83d\ude00\u00e9\/\n\t\r\b\f" title="1. id=x"`, []string{"a b\"\\\u2028\U0001F600\u00e9/\n\t\r\b\f"}},
-		{"empty quoted", `7. id="" title="x"`, []string{""}},
-		{"not at line start", "x 1. id=a\n 2. id=b\n1.id=c\n1. ID=d", nil},
-		{"no number", ". id=a\nn. id=b", nil},
-		{"malformed literals skipped", "1. id=\"abc\n2. id=\"\\x\"\n3. id=\"\\ud800\"\n4. id=\"\\udc00\"\n5. id=\"\\u12\"\n6. id=\"\\\n7. id=ok", []string{"ok"}},
-		{"crlf is not a separator", "1. id=a\r\n2. id=b", []string{"a\r", "b"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, ExtractIDs(tt.text)); diff != "" {
-				t.Errorf("ExtractIDs (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
-func TestExtractIDsInvertsRenderPreview(t *testing.T) {
-	for name, hits := range previewHits {
-		t.Run(name, func(t *testing.T) {
-			opts := PreviewOptions{Budget: 1 << 16, MaxHits: 100}
-			var want []string
-			for _, h := range hits {
-				if utf8.ValidString(h.ID) && utf8.ValidString(h.ConnectionID) {
-					want = append(want, h.ID)
-				}
-			}
-			if diff := cmp.Diff(want, ExtractIDs(RenderPreview(hits, opts))); diff != "" {
-				t.Errorf("ExtractIDs (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
 func TestPreviewFirstIDNearTop(t *testing.T) {
 	hits := []Hit{{ID: "docs:" + strings.Repeat("x", 1000)}}
 	out := RenderPreview(hits, PreviewOptions{Total: 1<<63 - 1, HasMore: true, MaxHits: 1<<63 - 1})
@@ -626,113 +451,32 @@ func TestPreviewFirstIDNearTop(t *testing.T) {
 
 func TestAppendPreviewNoAllocs(t *testing.T) {
 	hits := budgetHits()
-	for _, opts := range []PreviewOptions{
-		{},
-		{Total: 500, HasMore: true},
-		{Budget: 4000, MaxHits: 50},
-		{Budget: 300},
-		{SnippetMax: 37},
-	} {
-		t.Run(fmt.Sprintf("%+v", opts), func(t *testing.T) {
-			budget := max(opts.Budget, 1800)
-			buf := make([]byte, 3, 3+budget)
-			assert.Equal(t, 0.0, testing.AllocsPerRun(100, func() {
-				buf = AppendPreview(buf[:3], hits, opts)
-			}))
-			assert.Equal(t, 3+budget, cap(buf), "the buffer was not replaced")
-		})
-	}
-	quoted := previewHits["quoted-ids"]
-	buf := make([]byte, 0, 1800)
-	assert.Equal(t, 0.0, testing.AllocsPerRun(100, func() {
-		buf = AppendPreview(buf[:0], quoted, PreviewOptions{})
-	}))
-}
-
-// benchHits is the shared input of the preview benchmarks: typical hits
-// with 300-byte snippets, a few escapes and some non-ASCII text.
-func benchHits(n int) []Hit {
-	hits := make([]Hit, n)
 	for i := range hits {
-		hits[i] = Hit{
-			ID:           fmt.Sprintf("cin_4f2a/orders:o%d", i),
-			ConnectionID: "cin_4f2a",
-			ConnectorKey: "postgres",
-			Stream:       "orders",
-			DisplayName:  "Prod DB",
-			Title:        fmt.Sprintf("Order o%d for Müller GmbH", i),
-			Snippet:      strings.Repeat("Shipped \"express\" to Köln,\n3 items. ", 9)[:300],
+		hits[i].URL = fmt.Sprintf("https://drive.example.com/d/%d", i)
+	}
+	inputs := map[string][]Hit{"budget": hits, "quoted ids": previewHits["quoted-ids"], "urls": jsonHits["urls"], "huge fields": hugeHits(50, 20000, "é\"")}
+	for _, format := range []Format{FormatText, FormatJSON} {
+		for name, hits := range inputs {
+			for _, opts := range []PreviewOptions{
+				{},
+				{Total: 500, HasMore: true},
+				{Budget: 4000, MaxHits: 50},
+				{Budget: 300},
+				{SnippetMax: 37},
+				{Budget: 4000, MaxHits: math.MaxInt, SnippetMax: math.MaxInt},
+			} {
+				opts.Format = format
+				t.Run(fmt.Sprintf("%s/%+v", name, opts), func(t *testing.T) {
+					budget := max(opts.Budget, 1800)
+					buf := make([]byte, 3, 3+budget)
+					assert.Equal(t, 0.0, testing.AllocsPerRun(20, func() {
+						buf = AppendPreview(buf[:3], hits, opts)
+					}))
+					assert.Equal(t, 3+budget, cap(buf), "the buffer was not replaced")
+				})
+			}
 		}
 	}
-	return hits
-}
-
-// naiveAppendPreview is the baseline twin of AppendPreview: the same
-// fields of every hit, quoted by strconv.AppendQuote, with no budget, no
-// id checks and no cuts.
-func naiveAppendPreview(dst []byte, hits []Hit) []byte {
-	dst = append(dst, "Showing "...)
-	dst = strconv.AppendInt(dst, int64(len(hits)), 10)
-	dst = append(dst, " hits."...)
-	for i, h := range hits {
-		dst = append(dst, '\n')
-		dst = strconv.AppendInt(dst, int64(i+1), 10)
-		dst = append(dst, ". id="...)
-		dst = append(dst, h.ID...)
-		dst = append(dst, " stream="...)
-		dst = strconv.AppendQuote(dst, h.Stream)
-		dst = append(dst, " connector_key="...)
-		dst = strconv.AppendQuote(dst, h.ConnectorKey)
-		dst = append(dst, " display_name="...)
-		dst = strconv.AppendQuote(dst, h.DisplayName)
-		dst = append(dst, " title="...)
-		dst = strconv.AppendQuote(dst, h.Title)
-		dst = append(dst, " snippet="...)
-		dst = strconv.AppendQuote(dst, h.Snippet)
-	}
-	return append(dst, "\n"+fetchHint...)
-}
-
-func BenchmarkPreview(b *testing.B) {
-	all := PreviewOptions{Budget: 1 << 16, MaxHits: 10, SnippetMax: 1000}
-	benchmarks := []struct {
-		name string
-		hits []Hit
-		opts PreviewOptions
-	}{
-		{"10hits", benchHits(10), PreviewOptions{}},
-		{"10000hits", benchHits(10000), PreviewOptions{}},
-		{"10hits-all", benchHits(10), all},
-		// With no cap on hits, the budget alone bounds the work: a page
-		// of 1,000 costs what a page of 10,000 does.
-		{"1000hits-nomax", benchHits(1000), PreviewOptions{MaxHits: 1 << 20}},
-		{"10000hits-nomax", benchHits(10000), PreviewOptions{MaxHits: 1 << 20}},
-	}
-	for _, bm := range benchmarks {
-		b.Run("Render/"+bm.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				_ = RenderPreview(bm.hits, bm.opts)
-			}
-		})
-		b.Run("Append/"+bm.name, func(b *testing.B) {
-			b.ReportAllocs()
-			buf := make([]byte, 0, max(bm.opts.Budget, 1800))
-			for b.Loop() {
-				buf = AppendPreview(buf[:0], bm.hits, bm.opts)
-			}
-			b.SetBytes(int64(len(buf)))
-		})
-	}
-	b.Run("Append/naive-10hits-all", func(b *testing.B) {
-		b.ReportAllocs()
-		hits := benchHits(10)
-		buf := make([]byte, 0, 1<<16)
-		for b.Loop() {
-			buf = naiveAppendPreview(buf[:0], hits)
-		}
-		b.SetBytes(int64(len(buf)))
-	})
 }
 
 // TestPreviewTightBudget checks that a preview fits in its own length:
@@ -766,5 +510,119 @@ func TestPreviewTightBudget(t *testing.T) {
 			tight.Budget--
 			assert.LessOrEqual(t, len(RenderPreview(tt.hits, tight)), tight.Budget)
 		})
+	}
+}
+
+// jsonHits are hits for the JSON form: URLs of every kind, and ids that
+// need escaping.
+var jsonHits = map[string][]Hit{
+	"urls": {
+		{ID: "c/docs:https", Title: "https", URL: "https://wiki.example.com/p/7?x=1#top"},
+		{ID: "c/docs:http", Title: "upper-case scheme", URL: "HTTP://example.com"},
+		{ID: "c/docs:relative", Title: "relative", URL: "/p/7"},
+		{ID: "c/docs:js", Title: "javascript", URL: "javascript:alert(1)"},
+		{ID: "c/docs:pdpp", Title: "other scheme", URL: "pdpp://c/docs/1"},
+		{ID: "c/docs:space", Title: "space", URL: "https://example.com/a b"},
+		{ID: "c/docs:userinfo", Title: "userinfo", URL: "https://good.example@evil.example/"},
+		{ID: "c/docs:nohost", Title: "no host", URL: "https:///p"},
+		{ID: "c/docs:percent", Title: "bad escape", URL: "https://example.com/%zz"},
+		{ID: "c/docs:long", Title: "over-long", URL: "https://example.com/" + strings.Repeat("x", 2000)},
+	},
+}
+
+func TestRenderPreviewJSONGolden(t *testing.T) {
+	hits := func(name string) []Hit {
+		if h, ok := jsonHits[name]; ok {
+			return h
+		}
+		return previewHits[name]
+	}
+	tests := []struct {
+		name string
+		hits string
+		opts PreviewOptions
+		want string
+	}{
+		{"single-source", "single-source", PreviewOptions{},
+			`{"results":[{"id":"cin_4f2a/orders:o1","title":"Order o1: 3 items","url":"","text":"Shipped to Berlin on 2024-05-02."},{"id":"cin_4f2a/orders:o2","title":"Order o2","url":"","text":"Refunded."}]}`},
+		{"multi-source", "multi-source", PreviewOptions{},
+			`{"results":[{"id":"cin_4f2a/orders:o1","title":"Order o1","url":""},{"id":"cin_9b1c/tickets:T-17","title":"Refund for o1","url":"","text":"Customer asks about order o1."}]}`},
+		{"title equal to the id is kept", "no-connection", PreviewOptions{},
+			`{"results":[{"id":"orders:o1","title":"orders:o1","url":"","text":"A hit without a connection: fetch decides."}]}`},
+		{"quoted and odd ids", "quoted-ids", PreviewOptions{},
+			`{"results":[{"id":"docs:Q3 report.pdf","title":"Q3","url":""},{"id":"docs:say \"hi\"\\now","title":"quotes and backslash","url":""},{"id":"docs:a\u2028b\u00a0c\udb80\udc00\u0009","title":"line separator, no-break space, private use, tab","url":""},{"id":"","title":"empty id","url":""},{"id":"docs:日本語","title":"printable non-ASCII stays bare","url":""}]}`},
+		{"invalid UTF-8 id left out", "invalid-utf8", PreviewOptions{},
+			`{"results":[{"id":"docs:ok1","title":"first","url":""},{"id":"docs:ok3","title":"connection not valid UTF-8: left out","url":""},{"id":"docs:ok4","title":"fourth","url":""}]}`},
+		{"url rules", "urls", PreviewOptions{MaxHits: 10, Budget: 1000},
+			`{"results":[{"id":"c/docs:https","title":"https","url":"https://wiki.example.com/p/7?x=1#top"},{"id":"c/docs:http","title":"upper-case scheme","url":"HTTP://example.com"},{"id":"c/docs:relative","title":"relative","url":""},{"id":"c/docs:js","title":"javascript","url":""},{"id":"c/docs:pdpp","title":"other scheme","url":""},{"id":"c/docs:space","title":"space","url":""},{"id":"c/docs:userinfo","title":"userinfo","url":""},{"id":"c/docs:nohost","title":"no host","url":""},{"id":"c/docs:percent","title":"bad escape","url":""},{"id":"c/docs:long","title":"over-long","url":""}]}`},
+		{"over-long url shown when it fits", "urls", PreviewOptions{MaxHits: 10, Budget: 4000, TitleMax: -1},
+			`{"results":[{"id":"c/docs:https","title":"","url":"https://wiki.example.com/p/7?x=1#top"},{"id":"c/docs:http","title":"","url":"HTTP://example.com"},{"id":"c/docs:relative","title":"","url":""},{"id":"c/docs:js","title":"","url":""},{"id":"c/docs:pdpp","title":"","url":""},{"id":"c/docs:space","title":"","url":""},{"id":"c/docs:userinfo","title":"","url":""},{"id":"c/docs:nohost","title":"","url":""},{"id":"c/docs:percent","title":"","url":""},{"id":"c/docs:long","title":"","url":"https://example.com/` + strings.Repeat("x", 2000) + `"}]}`},
+		{"budget leaves hits out", "multi-source", PreviewOptions{Budget: 80},
+			`{"results":[{"id":"cin_4f2a/orders:o1","title":"Order o1","url":""}]}`},
+		{"budget cuts text first", "single-source", PreviewOptions{Budget: 170},
+			`{"results":[{"id":"cin_4f2a/orders:o1","title":"Order o1: 3 items","url":"","text":"Shipped to Berlin on 20…"},{"id":"cin_4f2a/orders:o2","title":"Order o2","url":""}]}`},
+		{"budget for the ids alone", "single-source", PreviewOptions{Budget: 110},
+			`{"results":[{"id":"cin_4f2a/orders:o1","title":"","url":""},{"id":"cin_4f2a/orders:o2","title":"","url":""}]}`},
+		{"no room for a hit", "single-source", PreviewOptions{Budget: 60}, `{"results":[]}`},
+		{"no room for the object", "single-source", PreviewOptions{Budget: 13}, ``},
+		{"no hits", "none", PreviewOptions{}, `{"results":[]}`},
+		{"MaxHits", "single-source", PreviewOptions{MaxHits: 1, SnippetMax: 12},
+			`{"results":[{"id":"cin_4f2a/orders:o1","title":"Order o1: 3 items","url":"","text":"Shipped…"}]}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := tt.opts
+			opts.Format = FormatJSON
+			got := RenderPreview(hits(tt.hits), opts)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("RenderPreview (-want +got):\n%s", diff)
+			}
+			checkJSONPreview(t, got, hits(tt.hits), opts)
+		})
+	}
+}
+
+// checkJSONPreview checks the guarantees that hold for every JSON
+// preview: the budget, one valid object of results with exactly the keys
+// of OpenAI's contract, ids in the order of the hits, and ExtractIDs.
+func checkJSONPreview(t *testing.T, out string, hits []Hit, opts PreviewOptions) {
+	t.Helper()
+	budget := opts.Budget
+	if budget == 0 {
+		budget = 1800
+	}
+	require.LessOrEqual(t, len(out), max(budget, 0), "budget")
+	if out == "" {
+		require.Less(t, budget, len(`{"results":[]}`), "empty output")
+		return
+	}
+	require.True(t, json.Valid([]byte(out)), "json.Valid: %s", out)
+	var v struct {
+		Results []map[string]string `json:"results"`
+	}
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.DisallowUnknownFields()
+	require.NoError(t, dec.Decode(&v))
+	last := -1
+	var ids []string
+	for _, r := range v.Results {
+		for k := range r {
+			assert.Contains(t, []string{"id", "title", "url", "text"}, k)
+		}
+		assert.Contains(t, r, "title")
+		assert.Contains(t, r, "url")
+		i := slices.IndexFunc(hits[last+1:], func(h Hit) bool { return h.ID == r["id"] })
+		require.GreaterOrEqual(t, i, 0, "id %q of a hit, in order", r["id"])
+		last += 1 + i
+		ids = append(ids, r["id"])
+		if u := r["url"]; u != "" {
+			assert.Equal(t, hits[last].URL, u, "url never cut")
+		}
+	}
+	if len(ids) > 0 {
+		assert.Less(t, strings.Index(out, `"id":`), 200, "first id")
+	}
+	if diff := cmp.Diff(ids, ExtractIDs(out)); diff != "" {
+		t.Errorf("ExtractIDs (-want +got):\n%s", diff)
 	}
 }

@@ -2,6 +2,8 @@ package fuzz
 
 import (
 	"encoding/json"
+	"io"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -13,32 +15,76 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/mcpid/mcpid"
+	"github.com/mcpid/mcpid/internal/weburl"
 )
 
 // previewSeeds is the shared table that seeds FuzzPreview. ids, conns and
 // texts each hold values separated by "\x1e"; previewHits deals them out
-// to n hits.
+// to n hits. The ints pass through edge, which maps their low byte to the
+// edges of the int range.
 var previewSeeds = []struct {
 	ids, conns, texts string
 	n                 uint8
-	budget            int
-	maxHits           int8
-	total             int16
+	budget, maxHits   int
+	total             int
 	hasMore           bool
-	caps              uint32
+	label, title      int
+	snippet           int
+	format            uint8
 }{
-	{"cin_a/docs:d1\x1ecin_b/tickets:T-1", "cin_a\x1ecin_b", "Q3 report\x1eRevenue grew", 4, 0, 0, 0, false, 0},
-	{"docs:d1\x1etickets:t2", "eu:prod\x1e", "title\x1esnippet", 20, 1800, 0, 200, true, 0},
-	{"https://example.com/a?b=c\x1edocs:Q3 report.pdf\x1e", "cin drive", "x", 6, 400, 10, 0, false, 0},
-	{"docs:\xff\x1edocs:ok", "cin_\xfe\x1e", "bad \xff\xfe utf8", 8, 300, 0, 0, false, 0},
-	{`docs:say "hi"\now` + "\x1edocs:a\u2028b\u00a0c\U000F0000\t", "", "line\n2. id=evil\x1equote\" id=x\x1ecr\r\u2028\u0085", 12, 1200, 8, 50, true, 0},
-	{"docs:" + strings.Repeat("x", 900), "c", strings.Repeat("e\u0301", 300), 3, 1000, 0, 0, false, 0x00100a08},
-	{"a:b", "c", strings.Repeat("\u1100\u1161\u11a8", 100) + "\x1e" + strings.Repeat("\U0001F600", 100), 40, 4000, 100, 0, false, 0xffff7f7f},
-	{"a:b", "c", "x" + strings.Repeat("\u0301", 100), 5, 200, 0, 0, false, 0x00400000},
-	{"", "", "", 0, 0, 0, 0, false, 0},
-	{"a:b", "", "", 0, 50, 0, 9, true, 0},
-	{"a:b\x1ec:d", "", "t", 2, 199, 0, 0, false, 0},
-	{"a:b\x1ec:d", "", "t", 2, 1, -1, -5, false, 0x80808080},
+	{"cin_a/docs:d1\x1ecin_b/tickets:T-1", "cin_a\x1ecin_b", "Q3 report\x1eRevenue grew\x1ehttps://example.com/q3", 4, 0, 0, 0, false, 0, 0, 0, 0},
+	{"docs:d1\x1etickets:t2", "eu:prod\x1e", "title\x1esnippet", 20, 1800 << 8, 0, 200 << 8, true, 0, 0, 0, 1},
+	{"https://example.com/a?b=c\x1edocs:Q3 report.pdf\x1e", "cin drive", "x\x1ehttp://EXAMPLE.com\x1ejavascript:x", 6, 400 << 8, 10 << 8, 0, false, 0, 0, 0, 1},
+	{"docs:\xff\x1edocs:ok", "cin_\xfe\x1e", "bad \xff\xfe utf8", 8, 300 << 8, 0, 0, false, 0, 0, 0, 0},
+	{`docs:say "hi"\now` + "\x1edocs:a\u2028b\u00a0c\U000F0000\t", "", "line\n2. id=evil\x1equote\" id=x\x1ecr\r\u2028\u0085", 12, 1200 << 8, 8 << 8, 50 << 8, true, 0, 0, 0, 1},
+	{"docs:" + strings.Repeat("x", 900), "c", strings.Repeat("e\u0301", 300), 3, 1000 << 8, 0, 0, false, 8 << 8, 10 << 8, 16 << 8, 0},
+	{"a:b", "c", strings.Repeat("\u1100\u1161\u11a8", 100) + "\x1e" + strings.Repeat("\U0001F600", 100), 40, 4000 << 8, 100 << 8, 0, false, 127 << 8, 127 << 8, 127 << 8, 1},
+	{"a:b", "c", "x" + strings.Repeat("\u0301", 100), 5, 200 << 8, 0, 0, false, 0, 0, 64 << 8, 0},
+	{"", "", "", 0, 0, 0, 0, false, 0, 0, 0, 0},
+	{"a:b", "", "", 0, 50 << 8, 0, 9 << 8, true, 0, 0, 0, 0},
+	{"a:b\x1ec:d", "", "t", 2, 199 << 8, 0, 0, false, 0, 0, 0, 1},
+	{"a:b\x1ec:d", "", "t", 2, 1 << 8, -1 << 8, -5 << 8, false, -1 << 8, -1 << 8, -1 << 8, 0},
+	// The reported overflow: Budget 1000, SnippetMax math.MaxInt.
+	{"cin_a/docs:d1", "cin_a", strings.Repeat("lorem ipsum ", 400), 1, 1000 << 8, 0, 0, false, 0, 0, 1, 0},
+	{"cin_a/docs:d1", "cin_a", strings.Repeat("lorem ipsum ", 400), 1, 1000 << 8, 0, 0, false, 0, 0, 1, 1},
+	// Every int at an edge.
+	{"c2/s:r\x1ec1/s:r", "c1", "t\x1ehttps://a.example/", 30, 1, 1, 1, true, 2, 3, 4, 1},
+	{"c2/s:r", "c1", "t", 30, 5, 6, 7, false, 8, 9, 10, 0},
+}
+
+// edge maps v to the values where bugs hide: when its low byte is 1 to
+// 15, to math.MaxInt, math.MaxInt-k, math.MinInt, math.MinInt+k, 0, -1,
+// 1, the default budget and its neighbours; else to v>>8, the value
+// itself.
+func edge(v int) int {
+	switch k := v & 0xff; k {
+	case 0:
+		return v >> 8
+	case 1:
+		return math.MaxInt
+	case 2:
+		return math.MaxInt - int(uint(v)>>8%32)
+	case 3:
+		return math.MinInt
+	case 4:
+		return math.MinInt + int(uint(v)>>8%32)
+	case 5:
+		return 0
+	case 6:
+		return -1
+	case 7:
+		return 1
+	case 8:
+		return 1800 + int(int8(v>>8))
+	case 9:
+		return 1 << 20
+	case 10:
+		return math.MaxInt >> 8
+	case 11:
+		return math.MaxInt>>8 + 1
+	default:
+		return int(int16(v >> 8))
+	}
 }
 
 // split divides s at "\x1e"; an empty s gives one empty value.
@@ -107,21 +153,22 @@ func fieldOf(h mcpid.Hit, f int) string {
 
 func FuzzPreview(f *testing.F) {
 	for _, s := range previewSeeds {
-		f.Add(s.ids, s.conns, s.texts, s.n, s.budget, s.maxHits, s.total, s.hasMore, s.caps)
+		f.Add(s.ids, s.conns, s.texts, s.n, s.budget, s.maxHits, s.total, s.hasMore, s.label, s.title, s.snippet, s.format)
 	}
-	f.Fuzz(func(t *testing.T, ids, conns, texts string, n uint8, budget int, maxHits int8, total int16, hasMore bool, caps uint32) {
+	f.Fuzz(func(t *testing.T, ids, conns, texts string, n uint8, budget, maxHits, total int, hasMore bool, label, title, snippet int, format uint8) {
 		if len(ids)+len(conns)+len(texts) > 4096 {
 			t.Skip("previewHits repeats its input: keep the hits small")
 		}
 		hits := previewHits(ids, conns, texts, n)
 		opts := mcpid.PreviewOptions{
-			Budget:     int(uint(budget)%4002) - 1, // -1 to 4000
-			MaxHits:    int(maxHits),
-			Total:      int(total),
+			Budget:     edge(budget),
+			MaxHits:    edge(maxHits),
+			Total:      edge(total),
 			HasMore:    hasMore,
-			LabelMax:   int(int8(caps)),
-			TitleMax:   int(int8(caps >> 8)),
-			SnippetMax: int(int16(caps >> 16)),
+			LabelMax:   edge(label),
+			TitleMax:   edge(title),
+			SnippetMax: edge(snippet),
+			Format:     mcpid.Format(format % 3), // 2 is not a format: text
 		}
 		out := mcpid.RenderPreview(hits, opts)
 
@@ -139,9 +186,15 @@ func FuzzPreview(f *testing.F) {
 		if room == 0 {
 			room = 1800
 		}
-		buf := make([]byte, 1, 1+max(room, 0))
-		if got := mcpid.AppendPreview(buf, hits, opts); cap(got) != cap(buf) || string(got[1:]) != out {
-			t.Fatalf("AppendPreview into a buffer of %d bytes grew it to %d", cap(buf), cap(got))
+		if room <= 1<<16 {
+			buf := make([]byte, 1, 1+max(room, 0))
+			if got := mcpid.AppendPreview(buf, hits, opts); cap(got) != cap(buf) || string(got[1:]) != out {
+				t.Fatalf("AppendPreview into a buffer of %d bytes grew it to %d", cap(buf), cap(got))
+			}
+		}
+		if opts.Format == mcpid.FormatJSON {
+			checkFuzzJSON(t, out, hits, opts)
+			return
 		}
 		checkFuzzPreview(t, out, hits, opts)
 	})
@@ -300,8 +353,9 @@ func checkHitLine(t *testing.T, line string, hits []mcpid.Hit, opts mcpid.Previe
 	if q == bareOK(id) {
 		t.Fatalf("id %q quoted: %v", id, q)
 	}
+	// connection_id is shown unless the id embeds this same connection.
 	hd, err := mcpid.Parse(h.ID)
-	wantConn := h.ConnectionID != "" && (err != nil || !hd.IsSelfContained())
+	wantConn := h.ConnectionID != "" && (err != nil || hd.ConnectionID() != h.ConnectionID)
 	if conn, ok := strings.CutPrefix(rest, " connection_id="); ok {
 		var c string
 		var cq bool
@@ -315,7 +369,6 @@ func checkHitLine(t *testing.T, line string, hits []mcpid.Hit, opts mcpid.Previe
 	}
 
 	caps := [...]int{opts.LabelMax, opts.LabelMax, opts.LabelMax, opts.TitleMax, opts.SnippetMax}
-	defaults := [...]int{40, 40, 40, 100, 200}
 	next := 0
 	for rest != "" {
 		key, lit, ok := strings.Cut(strings.TrimPrefix(rest, " "), "=")
@@ -327,10 +380,7 @@ func checkHitLine(t *testing.T, line string, hits []mcpid.Hit, opts mcpid.Previe
 		var v string
 		v, _, rest = readValue(t, lit, line)
 		size := len(lit) - len(rest)
-		c := caps[f]
-		if c == 0 {
-			c = defaults[f]
-		}
+		c := fieldCap(caps[f], f)
 		if c < 0 || size > c {
 			t.Fatalf("%s of %d bytes with cap %d in %q", key, size, caps[f], line)
 		}
@@ -440,4 +490,167 @@ func checkCut(t *testing.T, v, text, line string) {
 	if k <= 30 {
 		t.Fatalf("cut at %d splits a combining sequence of %q in %q", p, text, line)
 	}
+}
+
+// fieldCap returns the cap of field f of previewFields when its option is
+// c: its default when c is 0.
+func fieldCap(c, f int) int {
+	if c == 0 {
+		return [...]int{40, 40, 40, 100, 200}[f]
+	}
+	return c
+}
+
+// jsonResult is one result of the JSON form, with the raw literals of
+// its title and text.
+type jsonResult struct {
+	keys                 []string
+	id, title, url, text string
+	rawTitle, rawText    string
+}
+
+// checkFuzzJSON checks a JSON preview against the hits and options it was
+// rendered from: the budget, one valid object whose only key is results,
+// results with the keys id, title, url and maybe text in that order, ids
+// of hits in order, URLs whole, free text cut at boundaries within its
+// cap, and ExtractIDs.
+func checkFuzzJSON(t *testing.T, out string, hits []mcpid.Hit, opts mcpid.PreviewOptions) {
+	t.Helper()
+	budget := opts.Budget
+	if budget == 0 {
+		budget = 1800
+	}
+	if len(out) > max(budget, 0) {
+		t.Fatalf("%d bytes over a budget of %d:\n%s", len(out), budget, out)
+	}
+	if out == "" {
+		if budget >= len(`{"results":[]}`) {
+			t.Fatalf("empty JSON preview within %d bytes", budget)
+		}
+		return
+	}
+	if !json.Valid([]byte(out)) || !utf8.ValidString(out) {
+		t.Fatalf("not valid JSON: %q", out)
+	}
+	var typed struct {
+		Results []struct {
+			ID, Title, URL string
+			Text           *string
+		} `json:"results"`
+	}
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&typed); err != nil {
+		t.Fatalf("decoding %s: %v", out, err)
+	}
+	results := readResults(t, out)
+	if len(results) != len(typed.Results) {
+		t.Fatalf("%d results, decoded %d", len(results), len(typed.Results))
+	}
+	maxHits := opts.MaxHits
+	if maxHits == 0 {
+		maxHits = 5
+	}
+	var ids []string
+	last := -1
+	for _, r := range results {
+		if !slices.Equal(r.keys, []string{"id", "title", "url", "text"}[:len(r.keys)]) || len(r.keys) < 3 {
+			t.Fatalf("keys %q in %s", r.keys, out)
+		}
+		i := slices.IndexFunc(hits[last+1:], func(h mcpid.Hit) bool { return h.ID == r.id })
+		if i < 0 || last+1+i >= maxHits || !utf8.ValidString(r.id) {
+			t.Fatalf("id %q is not that of a later hit among %d, MaxHits %d", r.id, len(hits), maxHits)
+		}
+		last += 1 + i
+		h := hits[last]
+		ids = append(ids, r.id)
+		if r.url != "" && (r.url != h.URL || !weburl.Reference(r.url)) {
+			t.Fatalf("url %q of hit URL %q", r.url, h.URL)
+		}
+		for _, v := range []struct {
+			val, raw, text string
+			c              int
+		}{{r.title, r.rawTitle, h.Title, fieldCap(opts.TitleMax, 3)}, {r.text, r.rawText, h.Snippet, fieldCap(opts.SnippetMax, 4)}} {
+			if v.val == "" {
+				continue
+			}
+			if v.c < 0 || len(v.raw) > v.c {
+				t.Fatalf("literal %s over its cap %d", v.raw, v.c)
+			}
+			checkCut(t, v.val, v.text, out)
+		}
+		if len(r.keys) == 4 && r.text == "" {
+			t.Fatalf("empty text shown in %s", out)
+		}
+	}
+	if got := mcpid.ExtractIDs(out); !slices.Equal(got, ids) {
+		t.Fatalf("ExtractIDs = %q, shown %q", got, ids)
+	}
+	if len(ids) > 0 {
+		if k := strings.Index(out, `"id":`); k >= 200 {
+			t.Fatalf("first id at %d", k)
+		}
+	}
+	// Best effort: a small first hit always fits the default budget.
+	if len(hits) == 0 || budget < 1800 || maxHits < 0 || len(ids) > 0 {
+		return
+	}
+	if h := hits[0]; len(h.ID) < 64 && utf8.ValidString(h.ID) {
+		t.Fatalf("no hit shown in %d bytes:\n%s", budget, out)
+	}
+}
+
+// readResults reads the results of a JSON preview token by token, keeping
+// the order of the keys and the raw literals of titles and texts.
+func readResults(t *testing.T, out string) []jsonResult {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(out))
+	next := func() any {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Fatalf("reading %s: %v", out, err)
+		}
+		return tok
+	}
+	expect := func(want any) {
+		if got := next(); got != want {
+			t.Fatalf("got %v, want %v in %s", got, want, out)
+		}
+	}
+	expect(json.Delim('{'))
+	expect("results")
+	expect(json.Delim('['))
+	var results []jsonResult
+	for dec.More() {
+		expect(json.Delim('{'))
+		var r jsonResult
+		for dec.More() {
+			key, _ := next().(string)
+			start := dec.InputOffset()
+			val, ok := next().(string)
+			if !ok {
+				t.Fatalf("%s is not a string in %s", key, out)
+			}
+			raw := strings.TrimLeft(out[start:dec.InputOffset()], ": ")
+			r.keys = append(r.keys, key)
+			switch key {
+			case "id":
+				r.id = val
+			case "title":
+				r.title, r.rawTitle = val, raw
+			case "url":
+				r.url = val
+			case "text":
+				r.text, r.rawText = val, raw
+			}
+		}
+		expect(json.Delim('}'))
+		results = append(results, r)
+	}
+	expect(json.Delim(']'))
+	expect(json.Delim('}'))
+	if _, err := dec.Token(); err != io.EOF {
+		t.Fatalf("more than one value in %s", out)
+	}
+	return results
 }

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpid/mcpid"
+	"github.com/mcpid/mcpid/internal/weburl"
 )
 
 // searchResult is one hit in the default mode's structuredContent.
@@ -122,7 +123,11 @@ func searchOutputOf(hits []mcpid.Hit, res SearchResult) searchOutput {
 func chatOutputOf(hits []mcpid.Hit) chatOutput {
 	out := chatOutput{Results: make([]chatResult, len(hits))}
 	for i, h := range hits {
-		out.Results[i] = chatResult{ID: h.ID, Title: h.Title, URL: webURL(h.URL), Text: h.Snippet}
+		url := ""
+		if weburl.Valid(h.URL) {
+			url = h.URL
+		}
+		out.Results[i] = chatResult{ID: h.ID, Title: h.Title, URL: url, Text: h.Snippet}
 	}
 	return out
 }
