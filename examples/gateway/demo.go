@@ -64,11 +64,7 @@ func (t inProcess) Connect(ctx context.Context) (mcp.Connection, error) {
 
 // runDemo runs the demo on the in-process servers and prints what a
 // client of the gateway sees.
-func runDemo(ctx context.Context, o *options, stdout, stderr io.Writer) error {
-	if len(o.servers) > 0 {
-		fmt.Fprintln(stderr, "-server needs -stdio or -http; the demo uses its own servers")
-		return errUsage
-	}
+func runDemo(ctx context.Context, o *options, stdout io.Writer) error {
 	cfg := o.cfg
 	if cfg.statePath == "" {
 		dir, err := os.MkdirTemp("", "gateway-demo-")

@@ -59,34 +59,23 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/exec"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
+	"github.com/mcpid/mcpid/examples/internal/serve"
 	"github.com/mcpid/mcpid/toolname"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-	case errors.Is(err, errUsage):
-		os.Exit(2)
-	case err != nil:
-		fmt.Fprintln(os.Stderr, "gateway:", err)
-		os.Exit(1)
-	}
+	serve.Main("gateway", func(ctx context.Context) error {
+		return run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	})
 }
-
-// errUsage marks an error that has already been reported with the usage.
-var errUsage = errors.New("usage")
 
 // profiles are the values of -profile.
 var profiles = map[string]toolname.Profile{
@@ -99,11 +88,10 @@ var profiles = map[string]toolname.Profile{
 
 // options are the parsed command line.
 type options struct {
-	cfg      config
-	servers  []serverFlag
-	stdio    bool
-	httpAddr string
-	http     httpConfig
+	serve.Mode
+	cfg     config
+	servers []serverFlag
+	limits  serve.Limits
 }
 
 // serverFlag is one -server: a name and a command line.
@@ -112,10 +100,10 @@ type serverFlag struct {
 	argv []string
 }
 
-// parseArgs parses the command line; its errors are reported to stderr
-// with the usage, and returned as errUsage.
+// parseArgs parses the command line. A problem is reported on stderr with
+// the usage, and returned as [serve.ErrUsage].
 func parseArgs(args []string, stderr io.Writer) (*options, error) {
-	o := &options{http: defaultHTTPConfig()}
+	o := &options{limits: serve.DefaultLimits}
 	fs := flag.NewFlagSet("gateway", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Func("server", "a downstream server, `NAME=COMMAND ARG...` (one argument, split at spaces); repeatable", func(v string) error {
@@ -134,27 +122,15 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	profile := fs.String("profile", "portable", "tool-name rule: portable, openai, anthropic, gemini or mcp")
 	qualify := fs.String("qualify", "collision", "collision: qualify a tool as server__tool only when needed; all: always")
 	fs.StringVar(&o.cfg.statePath, "state", "", "save the name table to `FILE` on every change, and continue it at start")
-	fs.BoolVar(&o.stdio, "stdio", false, "serve MCP over stdin and stdout")
-	fs.StringVar(&o.httpAddr, "http", "", "serve MCP streamable HTTP at http://`ADDR`/mcp (a loopback address)")
+	o.Mode.Register(fs)
 	fs.DurationVar(&o.cfg.timeout, "timeout", 30*time.Second, "bound on starting a downstream server, listing its tools, and each call")
-	fs.DurationVar(&o.http.sessionTimeout, "session-timeout", o.http.sessionTimeout, "end HTTP sessions idle for this long")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, err
-		}
-		return nil, errUsage
-	}
-	usage := func(format string, a ...any) (*options, error) {
-		fmt.Fprintf(stderr, format+"\n", a...)
-		fs.Usage()
-		return nil, errUsage
-	}
-	if fs.NArg() > 0 {
-		return usage("unexpected arguments: %q", fs.Args())
+	fs.DurationVar(&o.limits.SessionIdle, "session-timeout", o.limits.SessionIdle, "end HTTP sessions idle for this long")
+	if err := serve.Parse(fs, args); err != nil {
+		return nil, err
 	}
 	p, ok := profiles[*profile]
 	if !ok {
-		return usage("-profile %q: want portable, openai, anthropic, gemini or mcp", *profile)
+		return nil, serve.Usage(fs, "-profile %q: want portable, openai, anthropic, gemini or mcp", *profile)
 	}
 	o.cfg.profile = p
 	switch *qualify {
@@ -162,18 +138,16 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	case "all":
 		o.cfg.qualifyAll = true
 	default:
-		return usage("-qualify %q: want all or collision", *qualify)
+		return nil, serve.Usage(fs, "-qualify %q: want all or collision", *qualify)
 	}
-	if o.stdio && o.httpAddr != "" {
-		return usage("-stdio and -http are exclusive")
+	if o.cfg.timeout <= 0 || o.limits.SessionIdle <= 0 {
+		return nil, serve.Usage(fs, "-timeout and -session-timeout must be positive")
 	}
-	if o.httpAddr != "" {
-		if err := checkLoopback(o.httpAddr); err != nil {
-			return usage("%v", err)
-		}
+	if err := o.Mode.Check(fs); err != nil {
+		return nil, err
 	}
-	if o.cfg.timeout <= 0 || o.http.sessionTimeout <= 0 {
-		return usage("-timeout and -session-timeout must be positive")
+	if o.Demo() && len(o.servers) > 0 {
+		return nil, serve.Usage(fs, "-server needs -stdio or -http; the demo uses its own servers")
 	}
 	return o, nil
 }
@@ -208,8 +182,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	o.cfg.logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	if !o.stdio && o.httpAddr == "" {
-		return runDemo(ctx, o, stdout, stderr)
+	if o.Demo() {
+		return runDemo(ctx, o, stdout)
 	}
 	g, err := newGateway(o.cfg)
 	if err != nil {
@@ -226,12 +200,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := g.start(ctx, specs); err != nil {
 		return err
 	}
-	if o.stdio {
+	if o.Stdio {
 		err := g.srv.Run(ctx, &mcp.StdioTransport{})
 		if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 			return nil
 		}
 		return err
 	}
-	return serveHTTP(ctx, g.srv, o.httpAddr, o.http, stderr)
+	ln, err := net.Listen("tcp", o.HTTP)
+	if err != nil {
+		return err
+	}
+	return serve.Serve(ctx, serve.NewServer(serve.GoSDKHandler(g.srv, o.limits), o.limits), ln, "gateway", stderr)
 }

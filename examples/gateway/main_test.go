@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpid/mcpid/examples/internal/serve"
 	"github.com/mcpid/mcpid/toolname"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
@@ -26,7 +27,7 @@ func TestParseArgs(t *testing.T) {
 	assert.Equal(t, toolname.OpenAI, o.cfg.profile)
 	assert.True(t, o.cfg.qualifyAll)
 	assert.Equal(t, "names.json", o.cfg.statePath)
-	assert.True(t, o.stdio)
+	assert.True(t, o.Stdio)
 
 	o, err = parseArgs(nil, io.Discard)
 	require.NoError(t, err)
@@ -45,12 +46,14 @@ func TestParseArgs(t *testing.T) {
 		{"-http", "0.0.0.0:8080"},
 		{"-http", "example.com:80"},
 		{"-timeout", "0s"},
+		{"-session-timeout", "0s"},
+		{"-server", "a=x"},
 		{"extra"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			var stderr bytes.Buffer
 			_, err := parseArgs(args, &stderr)
-			require.ErrorIs(t, err, errUsage)
+			require.ErrorIs(t, err, serve.ErrUsage)
 			assert.Contains(t, stderr.String(), "Usage of gateway")
 		})
 	}
@@ -83,7 +86,7 @@ func TestSubprocessDownstreams(t *testing.T) {
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 
-	o, err := parseArgs([]string{"-server", "one=" + bin + " -stdio", "-server", "two=" + bin + " -stdio"}, io.Discard)
+	o, err := parseArgs([]string{"-stdio", "-server", "one=" + bin + " -stdio", "-server", "two=" + bin + " -stdio"}, io.Discard)
 	require.NoError(t, err)
 	var specs []downstreamSpec
 	for _, s := range o.servers {

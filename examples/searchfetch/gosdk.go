@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/mcpid/mcpid/examples/internal/serve"
 	"github.com/mcpid/mcpid/gosdk"
 	"github.com/mcpid/mcpid/searchfetch"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -34,14 +35,7 @@ func (s gosdkServer) serveStream(ctx context.Context, in io.ReadCloser, out io.W
 	return err
 }
 
-// handler returns the streamable HTTP handler, at /mcp. The SDK closes a
-// session after lim.SessionIdle without a request (its SessionTimeout)
-// and bounds each request body by lim.MaxBody itself as well.
-func (s gosdkServer) handler(lim limits) http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.srv }, &mcp.StreamableHTTPOptions{
-		SessionTimeout:      lim.SessionIdle,
-		MaxRequestBodyBytes: lim.MaxBody,
-	}))
-	return mux
+// handler returns the streamable HTTP handler, at /mcp, within lim.
+func (s gosdkServer) handler(lim serve.Limits) http.Handler {
+	return serve.GoSDKHandler(s.srv, lim)
 }

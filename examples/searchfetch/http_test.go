@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -11,40 +9,33 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpid/mcpid/examples/internal/serve"
 	"github.com/mcpid/mcpid/searchfetch"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// shortLimit is the limit a test shortens to see it act; longLimit is
-// what it gives every limit it does not test, far beyond any scheduling
-// delay, so that only the limit under test can act.
-const (
-	shortLimit = 200 * time.Millisecond
-	longLimit  = time.Minute
-)
-
-// waitFor bounds how long a test polls for a limit to act: a limit of
-// shortLimit acts long before, however loaded the machine.
+// waitFor bounds how long a test polls for a limit to act: a limit of a
+// second acts long before, however loaded the machine.
 const waitFor = 20 * time.Second
 
 // longLimits are limits none of which acts within a test.
-var longLimits = limits{
-	SessionIdle:       longLimit,
-	ReadHeaderTimeout: longLimit,
-	ReadTimeout:       longLimit,
-	IdleTimeout:       longLimit,
-	MaxBody:           defaultLimits.MaxBody,
+var longLimits = serve.Limits{
+	SessionIdle:       time.Minute,
+	ReadHeaderTimeout: time.Minute,
+	ReadTimeout:       time.Minute,
+	IdleTimeout:       time.Minute,
+	MaxBody:           serve.DefaultLimits.MaxBody,
 }
 
 // serveLoopback serves s over streamable HTTP on 127.0.0.1 with lim, as
 // the -http mode does, and returns the server's address.
-func serveLoopback(t *testing.T, s mcpServer, lim limits) string {
+func serveLoopback(t *testing.T, s mcpServer, lim serve.Limits) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	hs := newHTTPServer(s.handler(lim), lim)
+	hs := serve.NewServer(s.handler(lim), lim)
 	go func() { _ = hs.Serve(ln) }()
 	t.Cleanup(func() { _ = hs.Close() })
 	return ln.Addr().String()
@@ -89,7 +80,8 @@ func openSession(t *testing.T, addr string) {
 
 // TestSessionsExpireWhenIdle: sessions that clients open over HTTP and
 // abandon, without a DELETE, are closed once they have been idle for
-// SessionIdle, with each SDK.
+// SessionIdle, with each SDK. (The go-sdk row also covers the gateway
+// example, which serves through the same [serve.GoSDKHandler].)
 func TestSessionsExpireWhenIdle(t *testing.T) {
 	const abandoned = 5
 	// sessionIdle is long enough that the session a client has just
@@ -111,110 +103,6 @@ func TestSessionsExpireWhenIdle(t *testing.T) {
 			require.Eventually(t, func() bool { return openSessions(t, s) == 0 }, waitFor, 10*time.Millisecond,
 				"abandoned sessions are closed after SessionIdle")
 		})
-	}
-}
-
-// TestSlowClientsCutOff: a client that sends its request slowly, or keeps
-// an idle connection, is disconnected by the timeout for that case. Each
-// row shortens only its own timeout, so the row proves that one.
-func TestSlowClientsCutOff(t *testing.T) {
-	tests := []struct {
-		name  string
-		limit func(*limits)
-		// send writes to a fresh connection; the server must then close
-		// it without the client sending anything more.
-		send func(t *testing.T, conn net.Conn)
-	}{
-		{
-			name:  "slow headers",
-			limit: func(l *limits) { l.ReadHeaderTimeout = shortLimit },
-			send: func(t *testing.T, conn net.Conn) {
-				_, err := io.WriteString(conn, "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
-				require.NoError(t, err)
-			},
-		},
-		{
-			name:  "slow body",
-			limit: func(l *limits) { l.ReadTimeout = shortLimit },
-			send: func(t *testing.T, conn net.Conn) {
-				_, err := io.WriteString(conn, "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"+
-					"Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"+
-					"Content-Length: 100\r\n\r\n{\"jsonrpc\":")
-				require.NoError(t, err)
-			},
-		},
-		{
-			name:  "idle keep-alive",
-			limit: func(l *limits) { l.IdleTimeout = shortLimit },
-			send: func(t *testing.T, conn net.Conn) {
-				_, err := io.WriteString(conn, "GET /nothing-here HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-				require.NoError(t, err)
-				resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-				require.NoError(t, err)
-				_, _ = io.Copy(io.Discard, resp.Body)
-				require.NoError(t, resp.Body.Close())
-				require.Equal(t, http.StatusNotFound, resp.StatusCode)
-				require.False(t, resp.Close, "the connection is kept alive after the answer")
-			},
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			lim := longLimits
-			tt.limit(&lim)
-			addr := serveLoopback(t, newTestServer(t, "gosdk", false), lim)
-			conn, err := net.Dial("tcp", addr)
-			require.NoError(t, err)
-			defer conn.Close()
-			// The client's own deadline only keeps a failing test from
-			// hanging: the server must close first.
-			require.NoError(t, conn.SetDeadline(time.Now().Add(waitFor)))
-			tt.send(t, conn)
-			_, err = io.Copy(io.Discard, conn)
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				t.Fatalf("the server kept the connection open: %v", err)
-			}
-		})
-	}
-}
-
-// TestRequestBodyBounded: a request body over MaxBody never reaches a tool.
-// One with a Content-Length over it is refused with 413 before the SDK
-// sees it; a chunked one is cut off while the SDK reads it, which the
-// go-sdk answers 413 and mcp-go 400 (a JSON-RPC parse error).
-func TestRequestBodyBounded(t *testing.T) {
-	tests := []struct {
-		name    string
-		chunked bool
-		want    map[string]int // the status, by SDK
-	}{
-		{"Content-Length", false, map[string]int{"gosdk": 413, "mcpgo": 413}},
-		{"chunked", true, map[string]int{"gosdk": 413, "mcpgo": 400}},
-	}
-	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",` +
-		`"capabilities":{},"clientInfo":{"name":"` + strings.Repeat("x", 2<<10) + `","version":"0"}}}`
-	for _, tt := range tests {
-		for _, sdk := range sdks {
-			t.Run(tt.name+"/"+sdk, func(t *testing.T) {
-				lim := longLimits
-				lim.MaxBody = 1 << 10
-				addr := serveLoopback(t, newTestServer(t, sdk, false), lim)
-				var r io.Reader = strings.NewReader(body)
-				if tt.chunked {
-					r = io.MultiReader(r) // a length net/http cannot see: sent chunked
-				}
-				req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, "http://"+addr+"/mcp", r)
-				require.NoError(t, err)
-				req.Header.Set("Content-Type", "application/json")
-				req.Header.Set("Accept", "application/json, text/event-stream")
-				resp, err := http.DefaultClient.Do(req)
-				require.NoError(t, err)
-				defer resp.Body.Close()
-				assert.Equal(t, tt.want[sdk], resp.StatusCode)
-				assert.Empty(t, resp.Header.Get("Mcp-Session-Id"), "no session was opened")
-			})
-		}
 	}
 }
 

@@ -32,10 +32,10 @@
 // them under load.
 //
 // The -http mode listens on loopback addresses only, as this example has no
-// authentication, and is bounded for a network (http.go): sessions idle for
-// 10 minutes are closed, request bodies are capped at 1 MiB, and slow or
-// idle connections are cut off by ReadHeaderTimeout, ReadTimeout and
-// IdleTimeout. Tool arguments of the wrong shape are answered as
+// authentication, and is bounded for a network as the gateway example is
+// (serve.DefaultLimits): sessions idle for 10 minutes are closed, request
+// bodies are capped at 1 MiB, and slow or idle connections are cut off by
+// ReadHeaderTimeout, ReadTimeout and IdleTimeout. Tool arguments of the wrong shape are answered as
 // invalid_arguments tool errors in mcpid's envelope with both SDKs; only a
 // call to a tool that does not exist, or a malformed JSON-RPC message, gets
 // the SDK's own JSON-RPC error, which no tool handler sees.
@@ -43,82 +43,50 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
+
+	"github.com/mcpid/mcpid/examples/internal/serve"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-	case errors.Is(err, errUsage):
-		os.Exit(2)
-	case err != nil:
-		fmt.Fprintln(os.Stderr, "searchfetch:", err)
-		os.Exit(1)
-	}
+	serve.Main("searchfetch", func(ctx context.Context) error {
+		return run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	})
 }
-
-// errUsage marks an error that the flag package has already reported.
-var errUsage = errors.New("usage")
 
 // config is what the command line chose.
 type config struct {
-	sdk      string // "gosdk" or "mcpgo"
-	chatgpt  bool
-	stdio    bool
-	httpAddr string
-	rsURL    string
-	timeout  time.Duration
+	serve.Mode
+	sdk     string // "gosdk" or "mcpgo"
+	chatgpt bool
+	rsURL   string
+	timeout time.Duration
 }
 
-// parseFlags parses args into a config, reporting problems on stderr.
+// parseFlags parses args into a config. A problem is reported on stderr
+// with the usage, and returned as [serve.ErrUsage].
 func parseFlags(args []string, stderr io.Writer) (config, error) {
 	var c config
 	fs := flag.NewFlagSet("searchfetch", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	c.Mode.Register(fs)
 	fs.StringVar(&c.sdk, "sdk", "gosdk", "the MCP SDK that serves the tools: `gosdk` or mcpgo")
 	fs.BoolVar(&c.chatgpt, "chatgpt", false, "ChatGPT mode: search takes {query}, fetch takes {id}, both answer JSON text")
-	fs.BoolVar(&c.stdio, "stdio", false, "serve MCP over stdin and stdout")
-	fs.StringVar(&c.httpAddr, "http", "", "serve MCP streamable HTTP at http://`ADDR`/mcp (a loopback address)")
 	fs.StringVar(&c.rsURL, "rs", "", "base `URL` of an external resource server (default: an in-process fixture on 127.0.0.1)")
 	fs.DurationVar(&c.timeout, "timeout", 10*time.Second, "bound on each request to the resource server")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return c, err
-		}
-		return c, errUsage
+	if err := serve.Parse(fs, args); err != nil {
+		return c, err
 	}
-	var problem string
-	switch {
-	case fs.NArg() > 0:
-		problem = fmt.Sprintf("unexpected arguments: %q", fs.Args())
-	case c.stdio && c.httpAddr != "":
-		problem = "-stdio and -http are exclusive"
-	case c.sdk != "gosdk" && c.sdk != "mcpgo":
-		problem = fmt.Sprintf("-sdk %q: want gosdk or mcpgo", c.sdk)
+	if c.sdk != "gosdk" && c.sdk != "mcpgo" {
+		return c, serve.Usage(fs, "-sdk %q: want gosdk or mcpgo", c.sdk)
 	}
-	if problem != "" {
-		fmt.Fprintln(stderr, problem)
-		fs.Usage()
-		return c, errUsage
-	}
-	if c.httpAddr != "" {
-		if err := checkLoopback(c.httpAddr); err != nil {
-			return c, err
-		}
-	}
-	return c, nil
+	return c, c.Mode.Check(fs)
 }
 
 // run parses args and runs the chosen mode until it ends or ctx is done.
@@ -145,22 +113,23 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 		return err
 	}
 	var logger *slog.Logger
-	if c.stdio || c.httpAddr != "" {
+	if !c.Demo() {
 		logger = slog.New(slog.NewTextHandler(stderr, nil))
 	}
 	s := newMCPServer(c.sdk, rc, c.chatgpt, logger)
 
 	switch {
-	case c.stdio:
+	case c.Stdio:
 		fmt.Fprintf(stderr, "searchfetch: MCP on stdio with %s; resource server %s\n", c.sdk, base)
 		return s.serveStream(ctx, stdin, stdout)
-	case c.httpAddr != "":
-		ln, err := net.Listen("tcp", c.httpAddr)
+	case c.HTTP != "":
+		ln, err := net.Listen("tcp", c.HTTP)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(stderr, "searchfetch: serving with %s; resource server %s\n", c.sdk, base)
-		return serveHTTP(ctx, newHTTPServer(s.handler(defaultLimits), defaultLimits), ln, stderr)
+		lim := serve.DefaultLimits
+		return serve.Serve(ctx, serve.NewServer(s.handler(lim), lim), ln, "searchfetch", stderr)
 	}
 	return runDemo(ctx, s, c, fx, base, stdout)
 }

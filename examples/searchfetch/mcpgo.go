@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/mcpid/mcpid/examples/internal/serve"
 	"github.com/mcpid/mcpid/mcpgo"
 	"github.com/mcpid/mcpid/searchfetch"
 )
@@ -48,9 +49,9 @@ func (s mcpgoServer) serveStream(ctx context.Context, in io.ReadCloser, out io.W
 // handler returns the streamable HTTP handler, at /mcp. mcp-go sweeps a
 // session's state away after lim.SessionIdle without a request (its
 // WithSessionIdleTTL, checked every half TTL and at most once a second);
-// it reads request bodies whole and unbounded, which the http.Server of
-// newHTTPServer bounds for it.
-func (s mcpgoServer) handler(lim limits) http.Handler {
+// it reads request bodies whole and unbounded, which [serve.NewServer]
+// bounds for it.
+func (s mcpgoServer) handler(lim serve.Limits) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", server.NewStreamableHTTPServer(s.srv,
 		server.WithEndpointPath("/mcp"),

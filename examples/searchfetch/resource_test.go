@@ -262,7 +262,7 @@ func TestResourceConnectionsReused(t *testing.T) {
 	counted := &countingListener{Listener: ln}
 	_, base, stop := startFixture(counted)
 	t.Cleanup(stop)
-	rc, err := newResourceClient(base, longLimit)
+	rc, err := newResourceClient(base, time.Minute)
 	require.NoError(t, err)
 	req, err := mcpid.ResolveFetch("cin_4f2a/orders:o1", "")
 	require.NoError(t, err)

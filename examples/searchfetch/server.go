@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/mcpid/mcpid/examples/internal/serve"
 	"github.com/mcpid/mcpid/searchfetch"
 )
 
@@ -15,7 +16,7 @@ type mcpServer interface {
 	// on in and out, as over stdio, until in ends or ctx is done.
 	serveStream(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error
 	// handler returns the streamable HTTP handler, at /mcp, within lim.
-	handler(lim limits) http.Handler
+	handler(lim serve.Limits) http.Handler
 }
 
 // The server's name and version in the MCP handshake.

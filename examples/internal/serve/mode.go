@@ -1,0 +1,57 @@
+package serve
+
+import (
+	"flag"
+	"fmt"
+	"net"
+	"net/netip"
+)
+
+// Mode is how a command serves MCP, as its -stdio and -http flags chose:
+// over stdin and stdout, over streamable HTTP on a loopback address, or,
+// with neither, not at all (the examples then run their demo).
+type Mode struct {
+	Stdio bool
+	HTTP  string // the address to listen on; "" for none
+}
+
+// Register defines -stdio and -http on fs, stored in m.
+func (m *Mode) Register(fs *flag.FlagSet) {
+	fs.BoolVar(&m.Stdio, "stdio", false, "serve MCP over stdin and stdout")
+	fs.StringVar(&m.HTTP, "http", "", "serve MCP streamable HTTP at http://`ADDR`/mcp (a loopback address)")
+}
+
+// Check returns a usage error, reported on fs's output, when both modes
+// are chosen or the -http address is not a loopback one.
+func (m Mode) Check(fs *flag.FlagSet) error {
+	if m.Stdio && m.HTTP != "" {
+		return Usage(fs, "-stdio and -http are exclusive")
+	}
+	if m.HTTP != "" {
+		if err := CheckLoopback(m.HTTP); err != nil {
+			return Usage(fs, "-http %q: %v", m.HTTP, err)
+		}
+	}
+	return nil
+}
+
+// Demo reports whether no mode was chosen.
+func (m Mode) Demo() bool { return !m.Stdio && m.HTTP == "" }
+
+// CheckLoopback returns an error unless addr is host:port with a loopback
+// host: an IP literal such as 127.0.0.1 or ::1, or localhost. The
+// examples have no authentication, so they never listen where another
+// machine can reach them.
+func CheckLoopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip, err := netip.ParseAddr(host); err == nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("not a loopback address; this example has no authentication")
+}
