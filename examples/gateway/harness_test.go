@@ -13,9 +13,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// testTimeout bounds every downstream step in the tests: long enough for
-// a loaded machine, short enough for a server that never answers.
-const testTimeout = 2 * time.Second
+// testTimeout bounds every downstream step in the tests, and every wait
+// for something the gateway does: far beyond what a step takes on a
+// loaded machine, so that it only keeps a failing test from hanging.
+const testTimeout = 20 * time.Second
 
 // client is an MCP client of a gateway under test.
 type client struct {

@@ -76,7 +76,8 @@ func TestDemo(t *testing.T) {
 }
 
 // TestSubprocessDownstreams runs two instances of the searchfetch example
-// as stdio subprocesses under different names, as -server starts them.
+// as stdio subprocesses under different names, as -server starts them,
+// beside a -server whose command does not exist.
 func TestSubprocessDownstreams(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the searchfetch example")
@@ -86,13 +87,17 @@ func TestSubprocessDownstreams(t *testing.T) {
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 
-	o, err := parseArgs([]string{"-stdio", "-server", "one=" + bin + " -stdio", "-server", "two=" + bin + " -stdio"}, io.Discard)
+	o, err := parseArgs([]string{"-stdio",
+		"-server", "one=" + bin + " -stdio",
+		"-server", "two=" + bin + " -stdio",
+		"-server", "gone=" + filepath.Join(t.TempDir(), "no-such-command"),
+	}, io.Discard)
 	require.NoError(t, err)
 	var specs []downstreamSpec
 	for _, s := range o.servers {
 		specs = append(specs, s.spec(io.Discard))
 	}
-	o.cfg.timeout = 10 * testTimeout // two processes start on a busy machine
+	o.cfg.timeout = testTimeout // two processes start on a busy machine
 	_, c := startGateway(t, o.cfg, specs...)
 	assert.Equal(t, []string{"one__fetch", "one__search", "two__fetch", "two__search"}, c.names(t))
 
@@ -108,6 +113,6 @@ func TestSubprocessDownstreams(t *testing.T) {
 	assert.Eventually(t, func() bool {
 		res := c.call(t, "one__search", "")
 		return res.IsError && envelopeCode(t, res) == "resource_unavailable"
-	}, 10*testTimeout, 100*time.Millisecond)
+	}, testTimeout, 100*time.Millisecond)
 	assert.False(t, c.call(t, "two__search", "").IsError)
 }
