@@ -131,12 +131,17 @@ func (g *gateway) close() {
 }
 
 // update replaces d's tools with tools and, once the gateway has started,
-// re-assigns the table.
+// re-assigns the table. Once close has been called it does nothing: a
+// relisting still under way must not save a table over the state file
+// that the next gateway may already be using.
 func (g *gateway) update(d *downstream, tools []*mcp.Tool) error {
 	g.refresh.Lock()
 	defer g.refresh.Unlock()
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if g.closing {
+		return nil
+	}
 	d.tools = tools
 	if !g.started {
 		return nil

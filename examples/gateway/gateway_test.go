@@ -114,6 +114,27 @@ func TestRestartWithState(t *testing.T) {
 	assert.Equal(t, `alpha answered search(query="x")`, resultText(c2.call(t, "search", "x")))
 }
 
+// TestNoSaveAfterClose: a relisting that finishes after the gateway was
+// closed changes neither its table nor the state file, which a restarted
+// gateway may already be using.
+func TestNoSaveAfterClose(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "names.json")
+	g, c := startGateway(t, config{statePath: state}, inProcessServer("alpha", "search"))
+	saved, err := os.ReadFile(state)
+	require.NoError(t, err)
+	before := c.names(t)
+	g.close()
+
+	late := []*mcp.Tool{{Name: "search", InputSchema: map[string]any{"type": "object"}}, {Name: "late", InputSchema: map[string]any{"type": "object"}}}
+	require.NoError(t, g.update(g.downstreams["alpha"], late))
+	after, err := os.ReadFile(state)
+	require.NoError(t, err)
+	assert.Equal(t, string(saved), string(after), "the state file was rewritten after close")
+	_, ok := g.names.Resolve("late")
+	assert.False(t, ok, "the table changed after close")
+	assert.Equal(t, before, c.names(t))
+}
+
 func TestCorruptState(t *testing.T) {
 	for name, data := range map[string]string{
 		"empty":     "",
