@@ -1,9 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -180,6 +182,23 @@ func TestBadDownstreams(t *testing.T) {
 	assert.Equal(t, "resource_unavailable", envelopeCode(t, c.call(t, "boom", "x")), "a server that dies mid-call")
 	assert.Equal(t, "resource_unavailable", envelopeCode(t, c.call(t, "boom", "x")), "a server that died")
 	assert.Equal(t, `alpha answered search(query="x")`, resultText(c.call(t, "alpha__search", "x")))
+}
+
+// TestTooManyTools: a server that lists more than maxTools tools gets the
+// first maxTools of them served, and the gateway keeps serving the others.
+func TestTooManyTools(t *testing.T) {
+	tools := make([]string, maxTools+1)
+	for i := range tools {
+		tools[i] = fmt.Sprintf(`{"name":"t%04d","inputSchema":{"type":"object"}}`, i)
+	}
+	_, c := startGateway(t, config{},
+		inProcessServer("alpha", "search"),
+		downstreamSpec{"many", scripted{answersInitialize: true, tools: "[" + strings.Join(tools, ",") + "]"}},
+	)
+	names := c.names(t)
+	require.Len(t, names, maxTools+1, "alpha's search and maxTools of many's")
+	assert.Equal(t, "search", names[0])
+	assert.NotContains(t, names, fmt.Sprintf("t%04d", maxTools))
 }
 
 func TestCallErrors(t *testing.T) {
