@@ -1,29 +1,26 @@
 package main
 
 import (
-	"net"
+	"context"
+	"io"
 	"testing"
 
-	"github.com/mcpid/mcpid/examples/internal/serve"
+	"github.com/mcpid/mcpid/examples/internal/serve/servetest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// TestHTTP: the SDK's client reaches the gateway over streamable HTTP, as
-// the -http mode serves it, sees the tools' names and has a call routed.
-// The bounds of the HTTP server are tested with the serve package.
-func TestHTTP(t *testing.T) {
-	g, _ := startGateway(t, config{}, demoServers()...)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	lim := serve.DefaultLimits
-	hs := serve.NewServer(serve.GoSDKHandler(g.srv, lim), lim)
-	go func() { _ = hs.Serve(ln) }()
-	t.Cleanup(func() { _ = hs.Close() })
-
+// TestHTTPMode: the command run with -http serves the demo servers' tools
+// over streamable HTTP, the SDK's client sees their names and has a call
+// routed, and the command stops cleanly when its context ends. The bounds
+// of the HTTP server are tested with the serve package.
+func TestHTTPMode(t *testing.T) {
+	endpoint := servetest.StartHTTP(t, func(ctx context.Context, stderr io.Writer) error {
+		return run(ctx, []string{"-http", "127.0.0.1:0"}, io.Discard, stderr)
+	})
 	mc := mcp.NewClient(&mcp.Implementation{Name: "http-test", Version: "v0"}, nil)
-	cs, err := mc.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: "http://" + ln.Addr().String() + "/mcp", MaxRetries: -1}, nil)
+	cs, err := mc.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1}, nil)
 	require.NoError(t, err)
 	defer cs.Close()
 	names, err := listNames(t.Context(), cs)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpid/mcpid"
+	"github.com/mcpid/mcpid/examples/internal/serve/servetest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -53,6 +55,28 @@ func TestStdioSubprocess(t *testing.T) {
 			require.NoError(t, cs.Close())
 			assert.Contains(t, stderr.String(), "MCP on stdio with "+sdk+"; resource server http://127.0.0.1:")
 			assert.Equal(t, 0, cmd.ProcessState.ExitCode(), "stderr: %s", &stderr)
+		})
+	}
+}
+
+// TestHTTPMode: the command run with -http serves the tools of each SDK
+// over streamable HTTP on loopback, and stops cleanly when its context
+// ends. The bounds of the HTTP server are tested with the serve package.
+func TestHTTPMode(t *testing.T) {
+	for _, sdk := range sdks {
+		t.Run(sdk, func(t *testing.T) {
+			endpoint := servetest.StartHTTP(t, func(ctx context.Context, stderr io.Writer) error {
+				return run(ctx, []string{"-http", "127.0.0.1:0", "-sdk", sdk}, nil, nopCloser{new(bytes.Buffer)}, stderr)
+			})
+			mc := mcp.NewClient(&mcp.Implementation{Name: "http-test", Version: "v0"}, nil)
+			cs, err := mc.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1}, nil)
+			require.NoError(t, err)
+			defer cs.Close()
+			s := &session{cs: cs}
+			text, _ := s.ok(t, "search", map[string]any{"query": demoOpaqueQuery})
+			ids := mcpid.ExtractIDs(text)
+			assert.Equal(t, []string{opaqueWikiID, opaqueFileID}, ids)
+			s.ok(t, "fetch", map[string]any{"id": ids[0]})
 		})
 	}
 }
