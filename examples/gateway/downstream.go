@@ -27,6 +27,12 @@ type downstream struct {
 	name    string
 	session *mcp.ClientSession // nil before it starts, and once it has ended
 	tools   []*mcp.Tool        // the tools it lists that the gateway can serve
+
+	// changed holds a tools/list_changed not yet acted on. Notifications
+	// that arrive while one is pending merge into it, so a server that
+	// floods them costs one relisting at a time, not one goroutine and
+	// one tools/list each.
+	changed chan struct{}
 }
 
 // connect starts a session with the downstream server d over t and reads
@@ -36,13 +42,13 @@ func (g *gateway) connect(ctx context.Context, d *downstream, t mcp.Transport) e
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcpid-gateway", Version: "v0.1.0"}, &mcp.ClientOptions{
 		Logger: g.cfg.logger,
 		// The handler runs on the session's reading goroutine: listing
-		// the tools from there would wait on itself.
+		// the tools from there would wait on itself. It leaves the work
+		// to followChanges.
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
-			go func() {
-				if err := g.relist(context.Background(), d); err != nil {
-					g.cfg.logger.Warn("gateway: relisting tools", "server", d.name, "err", err)
-				}
-			}()
+			select {
+			case d.changed <- struct{}{}:
+			default: // one is pending already
+			}
 		},
 	})
 	cctx, cancel := context.WithTimeout(ctx, g.cfg.timeout)
@@ -54,8 +60,10 @@ func (g *gateway) connect(ctx context.Context, d *downstream, t mcp.Transport) e
 	g.mu.Lock()
 	d.session = cs
 	g.mu.Unlock()
+	ended := make(chan struct{})
 	go func() {
 		err := cs.Wait()
+		close(ended)
 		g.mu.Lock()
 		if d.session == cs {
 			d.session = nil
@@ -66,7 +74,24 @@ func (g *gateway) connect(ctx context.Context, d *downstream, t mcp.Transport) e
 			g.cfg.logger.Warn("gateway: downstream session ended; calls to its tools fail until the gateway restarts", "server", d.name, "err", err)
 		}
 	}()
-	return g.relist(ctx, d)
+	err = g.relist(ctx, d)
+	go g.followChanges(d, ended)
+	return err
+}
+
+// followChanges relists d's tools for each pending tools/list_changed,
+// one at a time, until its session ends.
+func (g *gateway) followChanges(d *downstream, ended <-chan struct{}) {
+	for {
+		select {
+		case <-d.changed:
+			if err := g.relist(context.Background(), d); err != nil {
+				g.cfg.logger.Warn("gateway: relisting tools", "server", d.name, "err", err)
+			}
+		case <-ended:
+			return
+		}
+	}
 }
 
 // relist reads d's tools again and, once the gateway has started,

@@ -107,7 +107,7 @@ func (g *gateway) join(ctx context.Context, spec downstreamSpec) error {
 }
 
 func (g *gateway) addDownstream(name string) *downstream {
-	d := &downstream{name: name}
+	d := &downstream{name: name, changed: make(chan struct{}, 1)}
 	g.mu.Lock()
 	g.downstreams[name] = d
 	g.mu.Unlock()

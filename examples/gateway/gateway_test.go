@@ -201,6 +201,22 @@ func TestTooManyTools(t *testing.T) {
 	assert.NotContains(t, names, fmt.Sprintf("t%04d", maxTools))
 }
 
+// TestListChangedFlood: a server that sends a flood of tools/list_changed
+// is relisted one change at a time, never with a request per notification
+// in flight at once.
+func TestListChangedFlood(t *testing.T) {
+	const flood = 500
+	lists := new(listings)
+	_, c := startGateway(t, config{},
+		downstreamSpec{"noisy", scripted{answersInitialize: true, tools: `[{"name":"search","inputSchema":{"type":"object"}}]`, floodChanged: flood, lists: lists}},
+	)
+	assert.Equal(t, []string{"search"}, c.names(t))
+	// The first listing, and at least one for the notifications.
+	require.Eventually(t, func() bool { total, _ := lists.counts(); return total >= 2 }, testTimeout, 10*time.Millisecond)
+	total, maxOpen := lists.counts()
+	assert.Equal(t, 1, maxOpen, "tools/list requests in flight at once (%d in all, for %d notifications)", total, flood)
+}
+
 func TestCallErrors(t *testing.T) {
 	_, c := startGateway(t, config{}, inProcessServer("alpha", "search"))
 	for _, tt := range []struct {

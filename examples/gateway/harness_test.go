@@ -83,8 +83,46 @@ func envelopeCode(t *testing.T, res *mcp.CallToolResult) string {
 // connected, and misbehaves as told.
 type scripted struct {
 	answersInitialize bool
-	tools             string // the JSON array that tools/list answers
-	crashOnCall       bool   // tools/call closes the connection; otherwise it is never answered
+	tools             string    // the JSON array that tools/list answers
+	crashOnCall       bool      // tools/call closes the connection; otherwise it is never answered
+	floodChanged      int       // tools/list_changed notifications sent once initialized
+	lists             *listings // counts tools/list requests, when set
+}
+
+// listings counts the tools/list requests a scripted server receives, and
+// the most of them in flight at once: sent by the client, their answer
+// not yet read by it.
+type listings struct {
+	mu      sync.Mutex
+	open    map[jsonrpc.ID]bool
+	total   int
+	maxOpen int
+}
+
+func (l *listings) sent(id jsonrpc.ID) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.open == nil {
+		l.open = map[jsonrpc.ID]bool{}
+	}
+	l.open[id] = true
+	l.total++
+	l.maxOpen = max(l.maxOpen, len(l.open))
+}
+
+func (l *listings) read(m jsonrpc.Message) {
+	if r, ok := m.(*jsonrpc.Response); ok {
+		l.mu.Lock()
+		delete(l.open, r.ID)
+		l.mu.Unlock()
+	}
+}
+
+// counts returns the requests so far, and the most in flight at once.
+func (l *listings) counts() (total, maxOpen int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.total, l.maxOpen
 }
 
 func (s scripted) Connect(context.Context) (mcp.Connection, error) {
@@ -101,6 +139,9 @@ type scriptedConn struct {
 func (c *scriptedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	select {
 	case m := <-c.in:
+		if c.s.lists != nil {
+			c.s.lists.read(m)
+		}
 		return m, nil
 	case <-c.done:
 		return nil, io.EOF
@@ -111,6 +152,11 @@ func (c *scriptedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 
 func (c *scriptedConn) Write(_ context.Context, msg jsonrpc.Message) error {
 	req, ok := msg.(*jsonrpc.Request)
+	if ok && req.Method == "notifications/initialized" {
+		for range c.s.floodChanged {
+			c.reply(&jsonrpc.Request{Method: "notifications/tools/list_changed"})
+		}
+	}
 	if !ok || !req.ID.IsValid() {
 		return nil
 	}
@@ -120,6 +166,9 @@ func (c *scriptedConn) Write(_ context.Context, msg jsonrpc.Message) error {
 			c.reply(&jsonrpc.Response{ID: req.ID, Result: json.RawMessage(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"scripted","version":"v0"}}`)})
 		}
 	case "tools/list":
+		if c.s.lists != nil {
+			c.s.lists.sent(req.ID)
+		}
 		c.reply(&jsonrpc.Response{ID: req.ID, Result: json.RawMessage(`{"tools":` + c.s.tools + `}`)})
 	case "tools/call":
 		if c.s.crashOnCall {
@@ -131,7 +180,7 @@ func (c *scriptedConn) Write(_ context.Context, msg jsonrpc.Message) error {
 	return nil
 }
 
-func (c *scriptedConn) reply(r *jsonrpc.Response) {
+func (c *scriptedConn) reply(r jsonrpc.Message) {
 	select {
 	case c.in <- r:
 	case <-c.done:
