@@ -11,8 +11,9 @@ import (
 //
 // Assign returns an [*Error] with Code [CodeInvalidKey] for the first key,
 // in the order given, whose server or tool is empty or not valid UTF-8;
-// with Code [CodeInvalidProfile] when profile.MaxLen is positive but below
-// 11, or above the limit of the profile's character rule; and with Code
+// with Code [CodeInvalidProfile] when profile.MaxLen is not zero but below
+// 11 (negative values included), or above the limit of the profile's
+// character rule; and with Code
 // [CodeInvalidReserved] for the first name given to [WithReserved] that is
 // not valid under the profile.
 //

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -405,7 +406,7 @@ func TestAssignInvalidProfile(t *testing.T) {
 		profile Profile
 		maxLen  int
 	}{
-		{OpenAI, 1}, {OpenAI, 5}, {OpenAI, 10}, {OpenAI, 65}, {Gemini, 64}, {Profile{}, 64}, {MCP, 129}, {Anthropic, 1 << 40},
+		{OpenAI, -1}, {Portable, math.MinInt}, {OpenAI, 1}, {OpenAI, 5}, {OpenAI, 10}, {OpenAI, 65}, {Gemini, 64}, {Profile{}, 64}, {MCP, 129}, {Anthropic, 1 << 40},
 	} {
 		maxLen := tt.maxLen
 		t.Run(fmt.Sprint(maxLen), func(t *testing.T) {

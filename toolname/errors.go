@@ -21,7 +21,7 @@ const (
 	CodeInvalidKey Code = "invalid_key"
 
 	// CodeInvalidProfile means that Assign was given a [Profile] whose
-	// MaxLen is positive but too small to hold a hashed name, or above
+	// MaxLen is not zero but too small to hold a hashed name, or above
 	// the limit of the profile's character rule (see [Profile.MaxLen]).
 	CodeInvalidProfile Code = "invalid_profile"
 

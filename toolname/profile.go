@@ -16,13 +16,14 @@ package toolname
 // character rule with that limit.
 type Profile struct {
 	// MaxLen is the greatest length of a name, in bytes (every valid name
-	// is ASCII, so also in characters). Zero or a negative value means the
-	// limit of the profile's character rule: 64 for OpenAI, 128 for
-	// Anthropic and MCP, 63 for Gemini and Portable and for the zero
-	// Profile. MaxLen can only lower that limit: Assign rejects a MaxLen
-	// above it, which the provider would refuse, and a positive MaxLen
-	// below 11, which cannot hold a hash suffix. Valid reads a MaxLen
-	// above the rule's limit as the limit.
+	// is ASCII, so also in characters). Zero means the limit of the
+	// profile's character rule: 64 for OpenAI, 128 for Anthropic and MCP,
+	// 63 for Gemini and Portable and for the zero Profile. MaxLen can only
+	// lower that limit: Assign rejects a MaxLen above it, which the
+	// provider would refuse, and one below 11 other than zero (negative
+	// values included), which cannot hold a hash suffix. Valid, which has
+	// no error to report, reads a negative MaxLen or one above the rule's
+	// limit as the limit.
 	MaxLen int
 
 	rule *rule
@@ -100,10 +101,11 @@ func (p Profile) effective() (*rule, int) {
 }
 
 // check is effective for Assign: it rejects a MaxLen that Assign cannot
-// honour, below the shortest hashed name or above the rule's own limit.
+// honour, below the shortest hashed name (but not zero) or above the
+// rule's own limit.
 func (p Profile) check() (*rule, int, error) {
 	r, maxLen := p.effective()
-	if p.MaxLen > 0 && (p.MaxLen < minMaxLen || p.MaxLen > r.maxLen) {
+	if p.MaxLen != 0 && (p.MaxLen < minMaxLen || p.MaxLen > r.maxLen) {
 		return nil, 0, profileError(p.MaxLen, r.maxLen)
 	}
 	return r, maxLen, nil
