@@ -85,10 +85,18 @@ func ExampleWithReserved() {
 }
 
 func ExampleNames_MarshalJSON() {
-	first, _ := toolname.Assign(toolname.Portable, []toolname.Key{
+	first, err := toolname.Assign(toolname.Portable, []toolname.Key{
 		{Server: "a", Tool: "search"}, {Server: "b", Tool: "search"},
 	})
-	names, _ := toolname.Assign(toolname.Portable, []toolname.Key{{Server: "b", Tool: "search"}}, toolname.WithPrevious(first))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	names, err := toolname.Assign(toolname.Portable, []toolname.Key{{Server: "b", Tool: "search"}}, toolname.WithPrevious(first))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	data, err := json.MarshalIndent(names, "", "  ")
 	if err != nil {
 		fmt.Println(err)
