@@ -13,36 +13,43 @@ import (
 func ExampleWithPrevious() {
 	github := []toolname.Key{{Server: "github", Tool: "search"}, {Server: "github", Tool: "create_issue"}}
 	gitlab := []toolname.Key{{Server: "gitlab", Tool: "search"}}
-	show := func(event string, n *toolname.Names) {
+	// step assigns the names after an event and shows them.
+	step := func(event string, keys []toolname.Key, opts ...toolname.Option) *toolname.Names {
+		n, err := toolname.Assign(toolname.Portable, keys, opts...)
+		if err != nil {
+			fmt.Println(event+":", err)
+			return nil
+		}
 		var b strings.Builder
 		for k, name := range n.All() {
 			fmt.Fprintf(&b, " %s=%s", toolname.Join(k.Server, k.Tool), name)
 		}
 		fmt.Printf("%-15s%s\n", event+":", b.String())
+		return n
 	}
 
-	day1, _ := toolname.Assign(toolname.Portable, github)
-	show("github alone", day1)
+	day1 := step("github alone", github)
 
 	// gitlab joins with a search of its own: github's keeps its name.
-	day2, _ := toolname.Assign(toolname.Portable, append(github, gitlab...), toolname.WithPrevious(day1))
-	show("gitlab joins", day2)
+	day2 := step("gitlab joins", append(github, gitlab...), toolname.WithPrevious(day1))
 
 	// github leaves; its names are retired, not handed on.
-	day3, _ := toolname.Assign(toolname.Portable, gitlab, toolname.WithPrevious(day2))
-	show("github leaves", day3)
+	day3 := step("github leaves", gitlab, toolname.WithPrevious(day2))
 	_, ok := day3.Resolve("search")
 	fmt.Println("search resolves:", ok)
 
 	// The gateway restarts from its saved table, and github comes back.
-	data, _ := json.Marshal(day3)
+	data, err := json.Marshal(day3)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	restored := new(toolname.Names)
 	if err := json.Unmarshal(data, restored); err != nil {
 		fmt.Println(err)
 		return
 	}
-	day4, _ := toolname.Assign(toolname.Portable, append(gitlab, github...), toolname.WithPrevious(restored))
-	show("github returns", day4)
+	step("github returns", append(gitlab, github...), toolname.WithPrevious(restored))
 	// Output:
 	// github alone:   github::create_issue=create_issue github::search=search
 	// gitlab joins:   github::create_issue=create_issue github::search=search gitlab::search=gitlab__search
