@@ -5,7 +5,7 @@ import (
 	"io"
 	"testing"
 
-	"github.com/mcpid/mcpid/examples/internal/serve/servetest"
+	"github.com/mcpid/mcpid/examples/internal/cmdtest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -16,7 +16,7 @@ import (
 // routed, and the command stops cleanly when its context ends. The bounds
 // of the HTTP server are tested with the serve package.
 func TestHTTPMode(t *testing.T) {
-	endpoint := servetest.StartHTTP(t, func(ctx context.Context, stderr io.Writer) error {
+	endpoint := cmdtest.StartHTTP(t, func(ctx context.Context, stderr io.Writer) error {
 		return run(ctx, []string{"-http", "127.0.0.1:0"}, io.Discard, stderr)
 	})
 	mc := mcp.NewClient(&mcp.Implementation{Name: "http-test", Version: "v0"}, nil)

@@ -3,12 +3,12 @@ package main
 import (
 	"bytes"
 	"io"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mcpid/mcpid/examples/internal/cmdtest"
 	"github.com/mcpid/mcpid/examples/internal/serve"
 	"github.com/mcpid/mcpid/toolname"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -79,14 +79,7 @@ func TestDemo(t *testing.T) {
 // as stdio subprocesses under different names, as -server starts them,
 // beside a -server whose command does not exist.
 func TestSubprocessDownstreams(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the searchfetch example")
-	}
-	bin := filepath.Join(t.TempDir(), "searchfetch")
-	build := exec.Command("go", "build", "-o", bin, "../searchfetch")
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "%s", out)
-
+	bin := cmdtest.Build(t, "../searchfetch")
 	o, err := parseArgs([]string{"-stdio",
 		"-server", "one=" + bin + " -stdio",
 		"-server", "two=" + bin + " -stdio",

@@ -5,14 +5,13 @@ import (
 	"context"
 	"io"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcpid/mcpid"
-	"github.com/mcpid/mcpid/examples/internal/serve/servetest"
+	"github.com/mcpid/mcpid/examples/internal/cmdtest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -22,13 +21,7 @@ import (
 // tools of each SDK to the go-sdk client over its CommandTransport, and
 // exits when the client closes its stdin.
 func TestStdioSubprocess(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the command")
-	}
-	bin := filepath.Join(t.TempDir(), "searchfetch")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "go build: %s", out)
+	bin := cmdtest.Build(t, ".")
 
 	for _, sdk := range sdks {
 		t.Run(sdk, func(t *testing.T) {
@@ -65,7 +58,7 @@ func TestStdioSubprocess(t *testing.T) {
 func TestHTTPMode(t *testing.T) {
 	for _, sdk := range sdks {
 		t.Run(sdk, func(t *testing.T) {
-			endpoint := servetest.StartHTTP(t, func(ctx context.Context, stderr io.Writer) error {
+			endpoint := cmdtest.StartHTTP(t, func(ctx context.Context, stderr io.Writer) error {
 				return run(ctx, []string{"-http", "127.0.0.1:0", "-sdk", sdk}, nil, nopCloser{new(bytes.Buffer)}, stderr)
 			})
 			mc := mcp.NewClient(&mcp.Implementation{Name: "http-test", Version: "v0"}, nil)

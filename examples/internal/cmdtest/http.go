@@ -1,5 +1,4 @@
-// Package servetest runs an example command's -http mode in a test.
-package servetest
+package cmdtest
 
 import (
 	"bufio"
@@ -15,10 +14,6 @@ import (
 
 // announce is the line that serve.Serve writes once it listens.
 var announce = regexp.MustCompile(`MCP streamable HTTP on (http://\S+/mcp)$`)
-
-// waitFor bounds how long StartHTTP waits for the command to listen, and
-// then to stop: far beyond what either takes on a loaded machine.
-const waitFor = 20 * time.Second
 
 // StartHTTP runs a command's run function with a context of its own and
 // a stderr that StartHTTP reads, waits until the command announces its
