@@ -79,11 +79,11 @@ func TestDownstreamListChange(t *testing.T) {
 
 	addEchoTool(beta.transport.(inProcess).srv, "beta", "search")
 	waitChanged(t, c)
-	require.Eventually(t, func() bool { return len(c.names(t)) == 3 }, testTimeout, 10*time.Millisecond)
+	require.Eventually(t, c.hasNames(t.Context(), 3), testTimeout, 10*time.Millisecond)
 	assert.Equal(t, []string{"beta__search", "fetch", "search"}, c.names(t))
 
 	beta.transport.(inProcess).srv.RemoveTools("search")
-	require.Eventually(t, func() bool { return len(c.names(t)) == 2 }, testTimeout, 10*time.Millisecond)
+	require.Eventually(t, c.hasNames(t.Context(), 2), testTimeout, 10*time.Millisecond)
 	assert.Equal(t, []string{"fetch", "search"}, c.names(t))
 	_, err := c.cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "beta__search"})
 	require.Error(t, err, "a retired name is not served")

@@ -69,14 +69,32 @@ func (c *client) call(t *testing.T, name, query string) *mcp.CallToolResult {
 // envelopeCode returns the code of the error envelope in a tool error.
 func envelopeCode(t *testing.T, res *mcp.CallToolResult) string {
 	t.Helper()
-	require.True(t, res.IsError, "want a tool error, got %q", resultText(res))
+	code := codeOf(res)
+	require.NotEmpty(t, code, "want a tool error with the JSON envelope, got %q", resultText(res))
+	return code
+}
+
+// codeOf returns the code of the error envelope in a tool error, or ""
+// when res is not one. It never fails the test, so a polling condition
+// can call it.
+func codeOf(res *mcp.CallToolResult) string {
 	var env struct {
 		Type string `json:"type"`
 		Code string `json:"code"`
 	}
-	require.NoError(t, json.Unmarshal([]byte(resultText(res)), &env), "envelope %q", resultText(res))
-	require.Equal(t, "adapter_error", env.Type)
+	if !res.IsError || json.Unmarshal([]byte(resultText(res)), &env) != nil || env.Type != "adapter_error" {
+		return ""
+	}
 	return env.Code
+}
+
+// hasNames returns a polling condition that holds when the client sees n
+// tool names. It never fails the test.
+func (c *client) hasNames(ctx context.Context, n int) func() bool {
+	return func() bool {
+		names, err := listNames(ctx, c.cs)
+		return err == nil && len(names) == n
+	}
 }
 
 // scripted is a downstream server that speaks just enough MCP to be

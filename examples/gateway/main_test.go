@@ -103,9 +103,9 @@ func TestSubprocessDownstreams(t *testing.T) {
 
 	// One subprocess dies: its tools fail, the other's still work.
 	require.NoError(t, specs[0].transport.(*mcp.CommandTransport).Command.Process.Kill())
-	assert.Eventually(t, func() bool {
-		res := c.call(t, "one__search", "")
-		return res.IsError && envelopeCode(t, res) == "resource_unavailable"
-	}, testTimeout, 100*time.Millisecond)
+	require.Eventually(t, func() bool {
+		res, err := c.cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "one__search", Arguments: map[string]any{"query": ""}})
+		return err == nil && codeOf(res) == "resource_unavailable"
+	}, testTimeout, 100*time.Millisecond, "a call to the dead server's tool is a resource_unavailable tool error")
 	assert.False(t, c.call(t, "two__search", "").IsError)
 }
