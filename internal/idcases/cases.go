@@ -110,8 +110,8 @@ func Cases() []Case {
 		bad("encoded surrogate", "s:\xed\xa0\x80", "record", 2),
 		bad("overlong slash", "s:\xc0\xafx", "record", 2),
 		bad("control in a long id", "cin_4f2a7c91/orders:0065g00000\x01XyZ", "record", 30),
-		// Long enough that the word-at-a-time scan, not the short path,
-		// meets the fault.
+		// Faults deep in long ids and at 8-byte boundaries, where a
+		// scanner that reads a word at a time would meet them.
 		bad("dotdot across a word inside the id", "s:01234..9abcdef", "record", 7),
 		bad("C1 at a word's last byte", "0123456\u0085/s:r", "connection", 7),
 		bad("C1 at the end of a long id", "cin_4f2a/orders:o1\u0085", "record", 18),
