@@ -262,7 +262,7 @@ func budgetHits() []Hit {
 	return hits
 }
 
-// The byte size and id count the package documentation quotes.
+// The byte size and id count the documentation of RenderPreview quotes.
 const (
 	budgetFixtureBytes = 1800
 	budgetFixtureIDs   = 5
@@ -276,7 +276,7 @@ func TestPreviewTokenBudget(t *testing.T) {
 	ids := ExtractIDs(out)
 	assert.LessOrEqual(t, len(out), 1800)
 	assert.GreaterOrEqual(t, len(ids), 3)
-	assert.Equal(t, budgetFixtureBytes, len(out), "update the package documentation:\n%s", out)
+	assert.Equal(t, budgetFixtureBytes, len(out), "update the documentation of RenderPreview:\n%s", out)
 	assert.Equal(t, budgetFixtureIDs, len(ids))
 	assert.Contains(t, out, "\n195 hits not shown; 95 of them in structuredContent.results.")
 	for _, id := range ids {
