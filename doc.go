@@ -169,7 +169,7 @@
 // [Parse], [ResolveFetch], the [Handle] accessors and [Handle.AppendText]
 // into a buffer with room do not allocate; [Encode] allocates once, for
 // its result. Parse is one segment parser: it finds the separators with
-// [strings.IndexByte], checks each ASCII byte with one table lookup and
-// decodes each non-ASCII character once, so checking an id costs a small
-// multiple of splitting it without checks (see the benchmarks).
+// [strings.IndexByte] and checks every byte once, ASCII bytes four at a
+// time through one table, so checking an id costs a small multiple of
+// splitting it without checks (see the benchmarks).
 package mcpid

@@ -124,6 +124,18 @@ func Cases() []Case {
 		ok("C1 lookalike U+00A0 in a long id", "cin_4f2a/orders:o\u00a01", "cin_4f2a", "orders", "o\u00a01"),
 		ok("0xC2 lead at a word's last byte", "0123456\u00a9/s:r", "0123456\u00a9", "s", "r"),
 		bad("first fault wins", "a\x00b/c..d:e", "connection", 1),
+		// The edges of the two- and three-byte characters that the
+		// checker takes without decoding.
+		ok("last two-byte character", "s:\u07ff", "", "s", "\u07ff"),
+		ok("first three-byte character past the overlong lead", "s:\u1000", "", "s", "\u1000"),
+		ok("last three-byte character", "s:x\uffff", "", "s", "x\uffff"),
+		ok("three-byte characters between ASCII", "c/a\u6587b:\u66f8.pdf", "c", "a\u6587b", "\u66f8.pdf"),
+		bad("two-byte lead at the end", "s:a\xc3", "record", 3),
+		bad("two-byte lead before ASCII", "s:\xc3A", "record", 2),
+		bad("three-byte lead cut short at the end", "s:a\xe6\x96", "record", 3),
+		bad("three-byte lead before ASCII", "s:\xe6\x96A", "record", 2),
+		bad("overlong three-byte slash", "s:\xe0\x80\xaf", "record", 2),
+		bad("three-byte lead with a stray lead after it", "s:\xe6\xe6\x96\x87", "record", 2),
 
 		// The opaque form: anything but controls and invalid UTF-8, verbatim.
 		ok("opaque key", "cin_9b1c/:T-17", "cin_9b1c", "", "T-17"),
