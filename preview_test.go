@@ -163,12 +163,9 @@ func checkPreview(t *testing.T, out string, hits []Hit, opts PreviewOptions) {
 	o := previewcheck.Options{
 		Budget: opts.Budget, MaxHits: opts.MaxHits, Total: opts.Total, HasMore: opts.HasMore,
 		LabelMax: opts.LabelMax, TitleMax: opts.TitleMax, SnippetMax: opts.SnippetMax,
+		JSON: opts.Format == FormatJSON,
 	}
-	if opts.Format == FormatJSON {
-		previewcheck.JSON(t, out, previewcheck.Hits(hits), o, checkFuncs)
-		return
-	}
-	previewcheck.Text(t, out, previewcheck.Hits(hits), o, checkFuncs)
+	previewcheck.Check(t, out, previewcheck.Hits(hits), o, checkFuncs)
 }
 
 func TestPreviewFreeTextCannotForge(t *testing.T) {

@@ -185,10 +185,7 @@ func checkPreview(t *testing.T, out string, hits []mcpid.Hit, opts mcpid.Preview
 	o := previewcheck.Options{
 		Budget: opts.Budget, MaxHits: opts.MaxHits, Total: opts.Total, HasMore: opts.HasMore,
 		LabelMax: opts.LabelMax, TitleMax: opts.TitleMax, SnippetMax: opts.SnippetMax,
+		JSON: opts.Format == mcpid.FormatJSON,
 	}
-	if opts.Format == mcpid.FormatJSON {
-		previewcheck.JSON(t, out, previewcheck.Hits(hits), o, checkFuncs)
-		return
-	}
-	previewcheck.Text(t, out, previewcheck.Hits(hits), o, checkFuncs)
+	previewcheck.Check(t, out, previewcheck.Hits(hits), o, checkFuncs)
 }

@@ -21,12 +21,24 @@ type Hit struct {
 	ID, ConnectionID, ConnectorKey, Stream, DisplayName, Title, Snippet, URL string
 }
 
-// Options are the fields of mcpid.PreviewOptions that the checks read;
-// the format is chosen by calling Text or JSON.
+// Options are the fields of mcpid.PreviewOptions that the checks read,
+// with JSON true for mcpid.FormatJSON.
 type Options struct {
 	Budget, MaxHits, Total         int
 	HasMore                        bool
 	LabelMax, TitleMax, SnippetMax int
+	JSON                           bool
+}
+
+// Check checks out, rendered from hits with opts, with the checker of its
+// format: JSON or Text.
+func Check(t testing.TB, out string, hits []Hit, opts Options, f Funcs) {
+	t.Helper()
+	if opts.JSON {
+		JSON(t, out, hits, opts, f)
+		return
+	}
+	Text(t, out, hits, opts, f)
 }
 
 // Funcs are the functions of package mcpid that the checks call.
