@@ -39,6 +39,41 @@ func textField(h Hit, k int) string {
 func Text(t testing.TB, out string, hits []Hit, opts Options, f Funcs) {
 	t.Helper()
 	budget := opts.budget()
+	checkText(t, out, budget)
+	if out == "" {
+		if budget >= 70 {
+			t.Fatalf("empty preview within %d bytes", budget)
+		}
+		return
+	}
+	total := max(len(hits), opts.Total)
+	if total == 0 && !opts.HasMore {
+		if out != "No hits." {
+			t.Fatalf("want No hits., got %q", out)
+		}
+		return
+	}
+	lines := strings.Split(out, "\n")
+	stated := checkHeader(t, lines[0], total, opts.HasMore)
+	shown, rest := checkHitLines(t, out, lines[1:], hits, opts, f)
+	if len(shown) != stated {
+		t.Fatalf("header states %d hits, %d lines:\n%s", stated, len(shown), out)
+	}
+	checkFooter(t, out, rest, len(hits), len(shown), total, opts.HasMore)
+
+	// Best effort: a small first hit always fits the default budget.
+	if len(hits) == 0 || budget < defaultBudget || opts.maxHits() < 0 || len(shown) > 0 {
+		return
+	}
+	if h := hits[0]; len(h.ID) < 64 && len(h.ConnectionID) < 64 && utf8.ValidString(h.ID) && utf8.ValidString(h.ConnectionID) {
+		t.Fatalf("no hit shown in %d bytes:\n%s", budget, out)
+	}
+}
+
+// checkText checks the bytes of a text preview: within budget, valid
+// UTF-8, and no non-printable rune but '\n'.
+func checkText(t testing.TB, out string, budget int) {
+	t.Helper()
 	if len(out) > max(budget, 0) {
 		t.Fatalf("%d bytes over a budget of %d:\n%s", len(out), budget, out)
 	}
@@ -50,39 +85,32 @@ func Text(t testing.TB, out string, hits []Hit, opts Options, f Funcs) {
 			t.Fatalf("raw %U in %q", r, out)
 		}
 	}
-	if out == "" {
-		if budget >= 70 {
-			t.Fatalf("empty preview within %d bytes", budget)
-		}
-		return
-	}
+}
 
-	total := max(len(hits), opts.Total)
-	maxHits := opts.maxHits()
-	lines := strings.Split(out, "\n")
-
-	// The header.
-	stated := 0
-	if total == 0 && !opts.HasMore {
-		if out != "No hits." {
-			t.Fatalf("want No hits., got %q", out)
-		}
-		return
-	}
-	m := previewHeader.FindStringSubmatch(lines[0])
+// checkHeader checks the first line of a preview of total hits and
+// returns the number of hits it states are shown.
+func checkHeader(t testing.TB, line string, total int, hasMore bool) int {
+	t.Helper()
+	m := previewHeader.FindStringSubmatch(line)
 	if m == nil {
-		t.Fatalf("bad header %q", lines[0])
+		t.Fatalf("bad header %q", line)
 	}
-	stated, _ = strconv.Atoi(m[1])
-	if (m[2] != "") != opts.HasMore || m[3] != strconv.Itoa(total) || (total == 1 && !opts.HasMore) != strings.HasSuffix(lines[0], " hit.") {
-		t.Fatalf("header %q for %d hits, more: %v", lines[0], total, opts.HasMore)
+	if (m[2] != "") != hasMore || m[3] != strconv.Itoa(total) || (total == 1 && !hasMore) != strings.HasSuffix(line, " hit.") {
+		t.Fatalf("header %q for %d hits, more: %v", line, total, hasMore)
 	}
+	stated, _ := strconv.Atoi(m[1])
+	return stated
+}
 
-	// The hit lines.
-	var shown []string
+// checkHitLines checks the hit lines at the start of lines, and the
+// fetch instruction after them when there are any, and returns the ids
+// shown and the lines after them.
+func checkHitLines(t testing.TB, out string, lines []string, hits []Hit, opts Options, f Funcs) (shown, rest []string) {
+	t.Helper()
+	maxHits := opts.maxHits()
 	quoted := false
 	last := 0
-	i := 1
+	i := 0
 	for ; i < len(lines) && previewLine.MatchString(lines[i]); i++ {
 		num, id, q := checkHitLine(t, lines[i], hits, opts, f)
 		if num <= last || num > min(len(hits), maxHits) {
@@ -92,71 +120,65 @@ func Text(t testing.TB, out string, hits []Hit, opts Options, f Funcs) {
 		quoted = quoted || q
 		shown = append(shown, id)
 	}
-	if len(shown) != stated {
-		t.Fatalf("header states %d hits, %d lines:\n%s", stated, len(shown), out)
-	}
 	if got := f.ExtractIDs(out); !slices.Equal(got, shown) {
 		t.Fatalf("ExtractIDs = %q, shown %q", got, shown)
 	}
-	if len(shown) > 0 {
-		if k := strings.Index(out, "id="); k >= 200 {
-			t.Fatalf("first id= at %d", k)
-		}
-		want := fetchHint
-		if quoted {
-			want = fetchHintQuoted
-		}
-		if i >= len(lines) || lines[i] != want {
-			t.Fatalf("want the fetch hint %q after the hits:\n%s", want, out)
-		}
-		i++
+	if len(shown) == 0 {
+		return nil, lines[i:]
 	}
+	if k := strings.Index(out, "id="); k >= 200 {
+		t.Fatalf("first id= at %d", k)
+	}
+	want := fetchHint
+	if quoted {
+		want = fetchHintQuoted
+	}
+	if i >= len(lines) || lines[i] != want {
+		t.Fatalf("want the fetch hint %q after the hits:\n%s", want, out)
+	}
+	return shown, lines[i+1:]
+}
 
-	// The count of hits not shown: always with hits, when it fits
-	// without.
-	rest := total - len(shown)
-	if i == len(lines) {
-		if len(shown) > 0 && (rest > 0 || opts.HasMore) {
-			t.Fatalf("%d hits not shown and not counted:\n%s", rest, out)
+// checkFooter checks rest, the lines after the hits: the count of the
+// hits not shown, always there with hits shown and there without when it
+// fits, and how many of them are in the structured results.
+func checkFooter(t testing.TB, out string, rest []string, passed, shown, total int, hasMore bool) {
+	t.Helper()
+	left := total - shown
+	switch {
+	case len(rest) == 0:
+		if shown > 0 && (left > 0 || hasMore) {
+			t.Fatalf("%d hits not shown and not counted:\n%s", left, out)
 		}
 		return
-	}
-	if i != len(lines)-1 {
-		t.Fatalf("unexpected line %q:\n%s", lines[i], out)
+	case len(rest) > 1:
+		t.Fatalf("unexpected line %q:\n%s", rest[0], out)
 	}
 	var want string
 	switch {
-	case opts.HasMore && rest == 0:
+	case hasMore && left == 0:
 		want = "More hits exist"
-	case opts.HasMore:
-		want = "More than " + strconv.Itoa(rest) + " hits not shown"
-	case rest == 1:
+	case hasMore:
+		want = "More than " + strconv.Itoa(left) + " hits not shown"
+	case left == 1:
 		want = "1 hit not shown"
-	case rest > 0:
-		want = strconv.Itoa(rest) + " hits not shown"
+	case left > 0:
+		want = strconv.Itoa(left) + " hits not shown"
 	default:
-		t.Fatalf("a count when every hit is shown: %q", lines[i])
+		t.Fatalf("a count when every hit is shown: %q", rest[0])
 	}
 	// Of the hits not shown, those passed in are in the structured
 	// results; those counted only by Total or HasMore are not.
-	switch inResults := len(hits) - len(shown); {
-	case inResults == rest && !opts.HasMore:
+	switch inResults := passed - shown; {
+	case inResults == left && !hasMore:
 		want += "; see structuredContent.results."
 	case inResults == 0:
 		want += "; none of them in structuredContent.results."
 	default:
 		want += "; " + strconv.Itoa(inResults) + " of them in structuredContent.results."
 	}
-	if !previewFooter.MatchString(lines[i]) || lines[i] != want {
-		t.Fatalf("footer %q, want %q", lines[i], want)
-	}
-
-	// Best effort: a small first hit always fits the default budget.
-	if len(hits) == 0 || budget < defaultBudget || maxHits < 0 || len(shown) > 0 {
-		return
-	}
-	if h := hits[0]; len(h.ID) < 64 && len(h.ConnectionID) < 64 && utf8.ValidString(h.ID) && utf8.ValidString(h.ConnectionID) {
-		t.Fatalf("no hit shown in %d bytes:\n%s", budget, out)
+	if !previewFooter.MatchString(rest[0]) || rest[0] != want {
+		t.Fatalf("footer %q, want %q", rest[0], want)
 	}
 }
 
