@@ -142,6 +142,16 @@ const (
 	minJSONLine = jsonSkeleton + 2 + 1
 )
 
+// stackPreview is the size of the buffer RenderPreview renders into on
+// the stack: room for a preview of the default budget, so that only a
+// larger budget costs an allocation besides the string.
+const stackPreview = 2048
+
+// maxCountLine bounds the header and the line that counts hits not shown:
+// fixed words around at most two decimal ints (103 bytes), so that they
+// are measured on the stack.
+const maxCountLine = 128
+
 // minShare is the smallest room, in bytes of a quoted value, worth
 // giving a field that must be cut: less shows a stub.
 const minShare = 24
@@ -308,7 +318,7 @@ func RenderPreview(hits []Hit, opts PreviewOptions) string {
 	if p.budget <= 0 {
 		return ""
 	}
-	var stack [2048]byte
+	var stack [stackPreview]byte
 	buf := stack[:0]
 	if n := p.size(); n > len(stack) {
 		buf = make([]byte, 0, n)
@@ -719,7 +729,7 @@ func (p *preview) fixed(shown int, quoted bool) int {
 	if p.format == FormatJSON {
 		return len(jsonOpen+jsonClose) - min(shown, 1)
 	}
-	var buf [96]byte
+	var buf [maxCountLine]byte
 	n := len(p.appendHeader(buf[:0], shown))
 	if shown > 0 {
 		n += 1 + len(fetchHint)
@@ -745,7 +755,7 @@ func (p *preview) append(dst []byte) []byte {
 	if p.sel.shown == 0 {
 		// No hit fits: the header and the count, or the header alone, or
 		// nothing.
-		var buf [96]byte
+		var buf [maxCountLine]byte
 		header := len(p.appendHeader(buf[:0], 0))
 		if header > p.budget {
 			return dst
