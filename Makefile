@@ -33,16 +33,21 @@ staticcheck:
 test:
 	@for m in $(MODULES); do (cd $$m && $(GO) test -race -count=1 ./...) || exit 1; done
 
-# fuzz-smoke runs every fuzz target for FUZZTIME; fuzz runs them for LONGFUZZ.
+# fuzz-smoke runs every fuzz target of the root module for FUZZTIME; fuzz
+# runs them for LONGFUZZ. The targets are found in every package of the
+# root module that has any (./fuzz, ./searchfetch, ...), not in one list.
 fuzz-smoke:
 	@$(MAKE) --no-print-directory fuzz LONGFUZZ=$(FUZZTIME) FUZZMINTIME=$(SMOKEMINTIME)
 
 fuzz:
-	@targets=$$($(GO) test -list '^Fuzz' ./fuzz | grep '^Fuzz'); \
-	[ -n "$$targets" ] || { echo "no fuzz targets found"; exit 1; }; \
-	for t in $$targets; do \
-		echo "fuzz $$t for $(LONGFUZZ)"; \
-		$(GO) test ./fuzz -run='^$$' -fuzz="^$$t$$" -fuzztime=$(LONGFUZZ) $(FUZZFLAGS) || exit 1; \
+	@pkgs=$$(grep -l '^func Fuzz' $$($(GO) list -f '{{$$d := .Dir}}{{range .TestGoFiles}}{{$$d}}/{{.}} {{end}}{{range .XTestGoFiles}}{{$$d}}/{{.}} {{end}}' ./...) | xargs -n1 dirname | sort -u); \
+	[ -n "$$pkgs" ] || { echo "no fuzz targets found"; exit 1; }; \
+	for p in $$pkgs; do \
+		targets=$$($(GO) test -list '^Fuzz' $$p | grep '^Fuzz'); \
+		for t in $$targets; do \
+			echo "fuzz $$p $$t for $(LONGFUZZ)"; \
+			$(GO) test $$p -run='^$$' -fuzz="^$$t$$" -fuzztime=$(LONGFUZZ) $(FUZZFLAGS) || exit 1; \
+		done; \
 	done
 
 bench-smoke:

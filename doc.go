@@ -131,123 +131,19 @@
 // # Search previews
 //
 // [RenderPreview] and [AppendPreview] write the model-visible content[] text
-// of a search result from its [Hit] values, within a hard byte budget: as
-// prose ([FormatText], below), or as the one JSON object OpenAI's
-// search/fetch contract requires ([FormatJSON], for ChatGPT and hosts like
-// it). Hosts and models read this text, so its layout is fixed:
-//
-//	Showing 3 of 12 hits.
-//	1. id=cin_4f2a/orders:o1 stream="orders" connector_key="postgres" display_name="Prod DB" title="Order o1" snippet="3 items, shipped to Berlin."
-//	2. id=cin_9b1c/:T-17 stream="tickets" connector_key="zendesk" display_name="Support" title="Refund for o1" snippet="The customer writes:\n\"2. id=evil\""
-//	3. id=https://wiki.example.com/p/7 connection_id=eu:wiki stream="pages" connector_key="confluence" display_name="Wiki" title="Refund runbook"
-//	To fetch, pass an id exactly as shown; pass connection_id only where its line shows one.
-//	9 hits not shown; none of them in structuredContent.results.
-//
-// Lines are separated by '\n' alone, with no line break after the last one;
-// the text holds no other control character, and no U+2028 or U+2029. The
-// lines are, in order:
-//
-//   - The header: "Showing k of n hits." where n is the larger of
-//     [PreviewOptions].Total and the number of hits passed in, or "Showing k
-//     of more than n hits." when [PreviewOptions].HasMore; "No hits." when
-//     there are none. It is short, so the first id starts well within the
-//     first 200 bytes, before any host clips the text.
-//   - One line per shown hit: "<n>. id=<id>", then " connection_id=<c>" when
-//     the line shows one, then the labels stream, connector_key and
-//     display_name, the title and the snippet, each as key="value" and only
-//     when not empty. n is the hit's position in the hits passed in,
-//     counting from 1, so a gap in the numbers marks a hit left out. The
-//     title is not shown when it equals the id.
-//   - When a hit is shown, the fetch instruction: pass the id exactly as
-//     shown, and connection_id only where the line shows one. When a shown
-//     id is quoted, it adds that a quoted id is a JSON string whose decoded
-//     value is the id.
-//   - When some hits are not shown, how many ("9 hits not shown", or "More
-//     than 9 hits not shown" when HasMore), and how many of them are in
-//     structuredContent.results, where a server puts every hit it passed
-//     in: "see structuredContent.results" when all of them are, "3 of
-//     them in structuredContent.results" when only some are, and "none of
-//     them in structuredContent.results" when every hit passed in is
-//     shown. Hits counted by Total or HasMore but not passed in are never
-//     in the structured results of this call.
-//
-// connection_id is shown for a hit with a ConnectionID that its id does not
-// embed, as [Parse] reads the id, and only then. An id that embeds the same
-// connection decides the fetch alone (see [ResolveFetch]); an id that embeds
-// a different one shows the hit's own too, so that the fetch fails with
-// conflicting_connection_id instead of silently reading the wrong
-// connection.
-//
-// # Ids in previews
-//
-// An id is shown complete or not at all: a truncated id is a dead handle.
-// An id is shown bare when it is not empty and every rune is printable
-// ([unicode.IsPrint]) and is not a space, '"' or '\'; otherwise it is shown
-// as a JSON string literal, with '"' and '\' escaped and every other
-// non-printable rune escaped as \uXXXX (a surrogate pair above U+FFFF), so
-// that the id is never altered: "" for the empty id, "docs:Q3 report.pdf"
-// for an id with a space. Connection ids are shown the same way. An id or
-// connection id that is not valid UTF-8 cannot be shown faithfully: its hit
-// is left out and counted. The preview does not judge whether an id can be
-// fetched: URLs and other opaque ids are shown as they are; minting fetchable
-// handles is [SelfContainedID]'s job.
-//
-// [ExtractIDs] is the exact inverse: from every line that starts with a
-// number and ". id=", it returns the bare id up to the next space, or the
-// decoded literal, in order and byte for byte.
-//
-// # Free text in previews
-//
-// Labels, titles and snippets are always JSON string literals: '"', '\',
-// control characters (as \n, \r, \t or \u00XX), U+0085, U+2028, U+2029 and
-// every other non-printable rune are escaped, and bytes that are not valid
-// UTF-8 become U+FFFD. A title that holds "\n2. id=evil" therefore stays
-// inside its quotes on its own line and can neither add a line nor an id.
-//
-// A value that does not fit is cut and the cut is marked with "…" inside the
-// quotes. The cut is made once per value, at the last normalization boundary
-// (golang.org/x/text/unicode/norm) before the room runs out: it never splits
-// a UTF-8 sequence or a combining sequence such as "e" and U+0301, except
-// inside a run of more than 30 combining marks, which norm's stream-safe
-// format breaks too.
-//
-// # The budget
-//
-// [PreviewOptions].Budget (default 1800 bytes) is a hard cap on the text:
-// [AppendPreview] never writes more, even for a moment, so it does not
-// allocate when dst has room for Budget more bytes. Room goes, in order of
-// priority, to:
-//
-//  1. the header, and the count of hits not shown;
-//  2. the id lines (number, id, connection_id) of the first MaxHits hits
-//     (default 5), with the fetch instruction: a hit whose id line does not
-//     fit is left out and counted, and a later, shorter one may take its
-//     place;
-//  3. labels, then titles, then snippets, each cut to its cap (LabelMax 40,
-//     TitleMax 100, SnippetMax 200 bytes of quoted value by default).
-//
-// So free text shrinks before hits are left out: snippets first, then
-// titles, then labels. The kind of text that does not fit whole shares the
-// room left: each value is cut to the same length (shorter values stay
-// whole), unless that length is too short to be useful, and then the first
-// hits keep their text and later ones lose it; a shared value that would be
-// cut to a stub is left out. A budget too small for one id
-// line gives the header and the count, or the header alone, or "".
-//
-// In the zero [PreviewOptions] every field means its default. A negative
-// Budget means no room: the text is empty. A negative MaxHits shows no hit,
-// only the header and the count. A negative cap hides that kind of text.
-// Total below the number of hits passed in is ignored.
-//
-// For example, a search that returns 200 hits from two connections, each
-// with a 500-character snippet, and passes the first 100 with Total 200,
-// gets a preview of 1800 bytes with the default budget: 5 complete ids,
-// each with its labels, its title and a snippet cut to about 182 bytes, and
-// the line "195 hits not shown; 95 of them in structuredContent.results.".
-//
-// Only the first MaxHits hits are looked at, and no more than the budget
-// allows; the others are counted from len(hits) and Total, so the cost of a
-// preview grows with the budget, not with the number of hits.
+// of a search result from its [Hit] values, within a hard byte budget
+// ([PreviewOptions].Budget, 1800 bytes by default), in one of two formats:
+// [FormatText], numbered lines of prose for hosts that show the text to a
+// model, or [FormatJSON], the one JSON object OpenAI's search/fetch
+// contract requires, for ChatGPT and hosts like it. In both, an id is shown
+// complete or not at all (a truncated id is a dead handle), the first id
+// comes within the first 200 bytes, free text is quoted and cut so that it
+// can neither add a line nor an id, and the cost grows with the budget, not
+// with the number of hits. The text form shows a hit's connection_id
+// exactly where its id does not embed that connection, so that the model
+// passes one only where it is needed. [ExtractIDs] reads the shown ids
+// back. RenderPreview documents the layout of the text form, which hosts
+// and models rely on, and FormatJSON that of the JSON form.
 //
 // # Errors
 //
@@ -273,7 +169,7 @@
 // [Parse], [ResolveFetch], the [Handle] accessors and [Handle.AppendText]
 // into a buffer with room do not allocate; [Encode] allocates once, for
 // its result. Parse is one segment parser: it finds the separators with
-// [strings.IndexByte], checks each ASCII byte with one table lookup and
-// decodes each non-ASCII character once, so checking an id costs a small
-// multiple of splitting it without checks (see the benchmarks).
+// [strings.IndexByte] and checks every byte once, ASCII bytes four at a
+// time through one table, so checking an id costs a small multiple of
+// splitting it without checks (see the benchmarks).
 package mcpid

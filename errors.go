@@ -257,8 +257,9 @@ func (e *Error) faultMessage() string {
 		what = "contains a control character"
 		// Offset and Input are exported: a caller may have changed them.
 		if e.Offset >= 0 && e.Offset < len(e.Input) {
-			r, _ := utf8.DecodeRuneInString(e.Input[e.Offset:])
-			what = "contains control character " + quoteRune(r)
+			if r, _ := utf8.DecodeRuneInString(e.Input[e.Offset:]); isControl(r) {
+				what = "contains control character " + quoteRune(r)
+			}
 		}
 	case faultUTF8:
 		what = "is not valid UTF-8"
@@ -267,6 +268,10 @@ func (e *Error) faultMessage() string {
 	}
 	return where + " " + what
 }
+
+// isControl reports whether r is a C0 or C1 control or DEL, the runes
+// the grammar rejects as control characters.
+func isControl(r rune) bool { return r < 0x20 || (r >= 0x7f && r <= 0x9f) }
 
 // quoteRune formats r, a C0 or C1 control or DEL, as U+00XX.
 func quoteRune(r rune) string {

@@ -304,7 +304,9 @@ func TestErrorOffsetMovedByCaller(t *testing.T) {
 	var e *Error
 	require.ErrorAs(t, err, &e)
 	assert.Equal(t, "record segment contains control character U+0001", e.Message())
-	for _, off := range []int{-1, len(e.Input), 1 << 20} {
+	// -1 and past the end index nothing; 0 is the 's' and 4 the 'b',
+	// no control character to name.
+	for _, off := range []int{-1, 0, 4, len(e.Input), 1 << 20} {
 		e.Offset = off
 		assert.Equal(t, "record segment contains a control character", e.Message(), "offset %d", off)
 	}

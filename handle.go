@@ -316,16 +316,20 @@ func checkPart(part, segment string, set *byteSet) failure {
 	return failure{f, segment, off}
 }
 
-// byteSet marks the ASCII bytes that a segment may hold with no further
-// look. Bytes from 0x80 up are never in a set: they are decoded as UTF-8.
-type byteSet [256]bool
+// byteSet marks, with 1, the ASCII bytes that a segment may hold with no
+// further look; a byte, not a bool, so that checkChars can AND the marks
+// of several bytes without a branch each. Bytes from 0x80 up are never in
+// a set: they are decoded as UTF-8.
+type byteSet [256]uint8
 
 // newByteSet returns the set of the printable ASCII bytes (0x20 to 0x7E)
 // other than those in reserved.
 func newByteSet(reserved string) *byteSet {
 	var s byteSet
 	for c := 0x20; c < 0x7f; c++ {
-		s[c] = !strings.ContainsRune(reserved, rune(c))
+		if !strings.ContainsRune(reserved, rune(c)) {
+			s[c] = 1
+		}
 	}
 	return &s
 }
@@ -357,31 +361,47 @@ func checkName(name string, colonOK bool) (int, fault) {
 
 // checkChars returns the offset and kind of the first byte of s that is
 // neither in set nor the start of a valid UTF-8 sequence for a character
-// from U+00A0 up, or faultNone. ASCII bytes cost one table lookup; each
-// non-ASCII character is decoded once.
+// from U+00A0 up, or faultNone. It is the one check of the grammar's
+// character rules, and it looks at each byte once: four ASCII bytes of the
+// set cost four table lookups and one branch; a two- or three-byte
+// character whose lead rules out a control, an overlong form and a
+// surrogate (0xC3 to 0xDF; 0xE1 to 0xEF but 0xED) costs a look at its
+// continuation bytes; any other non-ASCII character is decoded.
 func checkChars(s string, set *byteSet) (int, fault) {
-	for i := 0; i < len(s); i++ {
+	i := 0
+	for i < len(s) {
 		c := s[i]
-		if set[c] {
-			continue
-		}
 		if c < utf8.RuneSelf {
-			if c == '.' {
+			switch {
+			case i+4 <= len(s) && set[c]&set[s[i+1]]&set[s[i+2]]&set[s[i+3]] != 0:
+				i += 4
+			case set[c] != 0:
+				i++
+			case c == '.':
 				if i+1 < len(s) && s[i+1] == '.' {
 					return i, faultDotDot
 				}
-				continue
+				i++
+			default:
+				return i, asciiFault(c)
 			}
-			return i, asciiFault(c)
+			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			return i, faultUTF8
+		switch {
+		case c >= 0xE1 && c != 0xED && i+2 < len(s) && c <= 0xEF && s[i+1]&0xC0 == 0x80 && s[i+2]&0xC0 == 0x80:
+			i += 3
+		case c >= 0xC3 && c <= 0xDF && i+1 < len(s) && s[i+1]&0xC0 == 0x80:
+			i += 2
+		default:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				return i, faultUTF8
+			}
+			if r <= 0x9f {
+				return i, faultControl
+			}
+			i += size
 		}
-		if r <= 0x9f {
-			return i, faultControl
-		}
-		i += size - 1
 	}
 	return 0, faultNone
 }

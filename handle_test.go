@@ -118,19 +118,6 @@ func TestEncode(t *testing.T) {
 	}
 }
 
-// TestEncodeAgreesWithParse encodes the parts of every table row and
-// checks that Encode fails exactly when Parse would not give them back.
-func TestEncodeAgreesWithParse(t *testing.T) {
-	for _, tc := range idcases.Cases() {
-		if !tc.OK {
-			continue
-		}
-		id, err := Encode(tc.Conn, tc.Stream, tc.Record)
-		require.NoError(t, err, tc.Name)
-		assert.Equal(t, tc.ID, id, tc.Name)
-	}
-}
-
 func TestZeroHandle(t *testing.T) {
 	var h Handle
 	assert.False(t, h.IsValid())

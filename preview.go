@@ -50,8 +50,8 @@ type Format uint8
 // The formats of a preview.
 const (
 	// FormatText is a header, one numbered line per shown hit, the fetch
-	// instruction and the count of hits not shown; the package
-	// documentation pins the layout. It is the zero value.
+	// instruction and the count of hits not shown; [RenderPreview] pins
+	// the layout. It is the zero value.
 	FormatText Format = iota
 	// FormatJSON is the one JSON object OpenAI's search/fetch contract
 	// requires of a search tool's text:
@@ -142,6 +142,16 @@ const (
 	minJSONLine = jsonSkeleton + 2 + 1
 )
 
+// stackPreview is the size of the buffer RenderPreview renders into on
+// the stack: room for a preview of the default budget, so that only a
+// larger budget costs an allocation besides the string.
+const stackPreview = 2048
+
+// maxCountLine bounds the header and the line that counts hits not shown:
+// fixed words around at most two decimal ints (103 bytes), so that they
+// are measured on the stack.
+const maxCountLine = 128
+
 // minShare is the smallest room, in bytes of a quoted value, worth
 // giving a field that must be cut: less shows a stub.
 const minShare = 24
@@ -205,13 +215,99 @@ var (
 )
 
 // RenderPreview returns the model-visible text of a search result in at
-// most opts.Budget bytes, in the format opts.Format: for [FormatText] a
-// header, one line per shown hit, the fetch instruction and the count of
-// hits not shown (the layout and the rules are in the package
-// documentation); for [FormatJSON] one JSON object as that constant
-// describes. Ids are shown complete or not at all, and free text is
-// quoted so that it cannot forge a line or an id. [ExtractIDs] reads the
-// shown ids back.
+// most opts.Budget bytes, in the format opts.Format: [FormatJSON] is one
+// JSON object, as that constant describes; [FormatText] is the layout
+// below, which clients and models read, so it is fixed. [ExtractIDs]
+// reads the shown ids back from either.
+//
+// The text form looks like this:
+//
+//	Showing 3 of 12 hits.
+//	1. id=cin_4f2a/orders:o1 stream="orders" connector_key="postgres" display_name="Prod DB" title="Order o1" snippet="3 items, shipped to Berlin."
+//	2. id=cin_9b1c/:T-17 stream="tickets" connector_key="zendesk" display_name="Support" title="Refund for o1" snippet="The customer writes:\n\"2. id=evil\""
+//	3. id=https://wiki.example.com/p/7 connection_id=eu:wiki stream="pages" connector_key="confluence" display_name="Wiki" title="Refund runbook"
+//	To fetch, pass an id exactly as shown; pass connection_id only where its line shows one.
+//	9 hits not shown; none of them in structuredContent.results.
+//
+// Lines are separated by '\n' alone, with no line break after the last one;
+// the text holds no other control character, and no U+2028 or U+2029. The
+// lines are, in order:
+//
+//   - The header: "Showing k of n hits." where n is the larger of
+//     opts.Total and len(hits), or "Showing k of more than n hits." when
+//     opts.HasMore; "No hits." when there are none. It is short, so the
+//     first id starts well within the first 200 bytes, before any host
+//     clips the text.
+//   - One line per shown hit: "<n>. id=<id>", then " connection_id=<c>"
+//     when the line shows one, then the labels stream, connector_key and
+//     display_name, the title and the snippet, each as key="value" and only
+//     when not empty. n is the hit's position in hits, counting from 1, so
+//     a gap in the numbers marks a hit left out. The title is not shown
+//     when it equals the id.
+//   - When a hit is shown, the fetch instruction: pass the id exactly as
+//     shown, and connection_id only where the line shows one. When a shown
+//     id is quoted, it adds that a quoted id is a JSON string whose decoded
+//     value is the id.
+//   - When some hits are not shown, how many ("9 hits not shown", or "More
+//     than 9 hits not shown" when HasMore), and how many of them are in
+//     structuredContent.results, where a server puts every hit it passed
+//     in: "see structuredContent.results" when all of them are, "3 of
+//     them in structuredContent.results" when only some are, and "none of
+//     them in structuredContent.results" when every hit passed in is
+//     shown. Hits counted by Total or HasMore but not passed in are never
+//     in the structured results of this call.
+//
+// connection_id is shown for a hit with a ConnectionID that its id does not
+// embed, as [Parse] reads the id, and only then. An id that embeds the same
+// connection decides the fetch alone (see [ResolveFetch]); an id that embeds
+// a different one shows the hit's own too, so that the fetch fails with
+// conflicting_connection_id instead of silently reading the wrong
+// connection.
+//
+// An id is shown complete or not at all. It is shown bare when it is not
+// empty and every rune is printable ([unicode.IsPrint]) and is not a
+// space, '"' or '\'; otherwise it is shown as a JSON string literal, with
+// '"' and '\' escaped and every other non-printable rune escaped as
+// \uXXXX (a surrogate pair above U+FFFF), so that the id is never altered:
+// "" for the empty id, "docs:Q3 report.pdf" for an id with a space.
+// Connection ids are shown the same way. An id or connection id that is
+// not valid UTF-8 cannot be shown faithfully: its hit is left out and
+// counted. The preview does not judge whether an id can be fetched: URLs
+// and other opaque ids are shown as they are; minting fetchable handles is
+// [SelfContainedID]'s job.
+//
+// Labels, titles and snippets are always JSON string literals: '"', '\',
+// control characters (as \n, \r, \t or \u00XX), U+0085, U+2028, U+2029 and
+// every other non-printable rune are escaped, and bytes that are not valid
+// UTF-8 become U+FFFD. A title that holds "\n2. id=evil" therefore stays
+// inside its quotes on its own line and can neither add a line nor an id.
+// A value that does not fit is cut and the cut is marked with "…" inside
+// the quotes. The cut is made once per value, at the last normalization
+// boundary (golang.org/x/text/unicode/norm) before the room runs out: it
+// never splits a UTF-8 sequence or a combining sequence such as "e" and
+// U+0301, except inside a run of more than 30 combining marks, which
+// norm's stream-safe format breaks too.
+//
+// The budget is a hard cap: room goes, in order of priority, to
+//
+//  1. the header, and the count of hits not shown;
+//  2. the id lines (number, id, connection_id) of the first MaxHits hits,
+//     with the fetch instruction: a hit whose id line does not fit is left
+//     out and counted, and a later, shorter one may take its place;
+//  3. labels, then titles, then snippets, each cut to its cap.
+//
+// So free text shrinks before hits are left out: snippets first, then
+// titles, then labels. The kind of text that does not fit whole shares the
+// room left: each value is cut to the same length (shorter values stay
+// whole), unless that length is too short to be useful, and then the first
+// hits keep their text and later ones lose it; a shared value that would be
+// cut to a stub is left out. A budget too small for one id line gives the
+// header and the count, or the header alone, or "". For example, a search
+// that returns 200 hits from two connections, each with a 500-character
+// snippet, and passes the first 100 with Total 200, gets a preview of 1800
+// bytes with the default options: 5 complete ids, each with its labels,
+// its title and a snippet cut to about 182 bytes, and the line "195 hits
+// not shown; 95 of them in structuredContent.results.".
 //
 // The cost depends on the budget, not on len(hits) or on the length of
 // the fields: hits beyond the first MaxHits are only counted, no more
@@ -222,7 +318,7 @@ func RenderPreview(hits []Hit, opts PreviewOptions) string {
 	if p.budget <= 0 {
 		return ""
 	}
-	var stack [2048]byte
+	var stack [stackPreview]byte
 	buf := stack[:0]
 	if n := p.size(); n > len(stack) {
 		buf = make([]byte, 0, n)
@@ -633,7 +729,7 @@ func (p *preview) fixed(shown int, quoted bool) int {
 	if p.format == FormatJSON {
 		return len(jsonOpen+jsonClose) - min(shown, 1)
 	}
-	var buf [96]byte
+	var buf [maxCountLine]byte
 	n := len(p.appendHeader(buf[:0], shown))
 	if shown > 0 {
 		n += 1 + len(fetchHint)
@@ -659,7 +755,7 @@ func (p *preview) append(dst []byte) []byte {
 	if p.sel.shown == 0 {
 		// No hit fits: the header and the count, or the header alone, or
 		// nothing.
-		var buf [96]byte
+		var buf [maxCountLine]byte
 		header := len(p.appendHeader(buf[:0], 0))
 		if header > p.budget {
 			return dst

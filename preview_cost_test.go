@@ -129,11 +129,7 @@ func TestPreviewHostileOptions(t *testing.T) {
 				opts := tt.opts
 				opts.Format = format
 				out := RenderPreview(tt.hits, opts)
-				if format == FormatJSON {
-					checkJSONPreview(t, out, tt.hits, opts)
-				} else {
-					checkPreview(t, out, tt.hits, opts)
-				}
+				checkPreview(t, out, tt.hits, opts)
 				budget := opts.Budget
 				if budget <= 0 || budget > 1<<16 {
 					return

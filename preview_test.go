@@ -4,16 +4,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcpid/mcpid/internal/previewcheck"
 )
 
 // previewHits are hits as a search tool builds them: ids made
@@ -146,46 +146,26 @@ To fetch, pass an id exactly as shown; pass connection_id only where its line sh
 	}
 }
 
-// checkPreview checks the guarantees that hold for every preview: the
-// budget, valid UTF-8 with no raw control character but '\n', a header
-// first, and hit lines whose number and id match the input.
+// checkFuncs are the functions of this package that the preview
+// checkers call.
+var checkFuncs = previewcheck.Funcs{
+	ExtractIDs: ExtractIDs,
+	Embedded: func(id string) string {
+		h, _ := Parse(id)
+		return h.ConnectionID()
+	},
+}
+
+// checkPreview checks out, rendered from hits and opts, with the shared
+// checker of its format: every guarantee of the format, line by line.
 func checkPreview(t *testing.T, out string, hits []Hit, opts PreviewOptions) {
 	t.Helper()
-	budget := opts.Budget
-	if budget == 0 {
-		budget = 1800
+	o := previewcheck.Options{
+		Budget: opts.Budget, MaxHits: opts.MaxHits, Total: opts.Total, HasMore: opts.HasMore,
+		LabelMax: opts.LabelMax, TitleMax: opts.TitleMax, SnippetMax: opts.SnippetMax,
+		JSON: opts.Format == FormatJSON,
 	}
-	require.LessOrEqual(t, len(out), max(budget, 0), "budget")
-	require.True(t, utf8.ValidString(out), "valid UTF-8")
-	for _, r := range out {
-		// Every non-printable rune, U+2028, U+2029 and U+0085 among
-		// them, is escaped.
-		if r != '\n' && !unicode.IsPrint(r) {
-			t.Fatalf("raw %U in %q", r, out)
-		}
-	}
-	ids := ExtractIDs(out)
-	lines := 0
-	last := 0
-	for i, line := range strings.Split(out, "\n") {
-		n, _, ok := strings.Cut(line, ". id=")
-		num, err := strconv.Atoi(n)
-		if !ok || err != nil {
-			continue
-		}
-		require.Positive(t, i, "a hit line is not the first line")
-		require.Greater(t, num, last, "hit numbers increase")
-		require.LessOrEqual(t, num, len(hits))
-		require.Less(t, lines, len(ids))
-		assert.Equal(t, hits[num-1].ID, ids[lines], "line %d", num)
-		last = num
-		lines++
-	}
-	assert.Len(t, ids, lines)
-	if lines > 0 {
-		assert.Less(t, strings.Index(out, "id="), 200, "first id")
-		assert.Contains(t, out, "\nTo fetch, pass an id exactly as shown")
-	}
+	previewcheck.Check(t, out, previewcheck.Hits(hits), o, checkFuncs)
 }
 
 func TestPreviewFreeTextCannotForge(t *testing.T) {
@@ -279,7 +259,7 @@ func budgetHits() []Hit {
 	return hits
 }
 
-// The byte size and id count the package documentation quotes.
+// The byte size and id count the documentation of RenderPreview quotes.
 const (
 	budgetFixtureBytes = 1800
 	budgetFixtureIDs   = 5
@@ -293,7 +273,7 @@ func TestPreviewTokenBudget(t *testing.T) {
 	ids := ExtractIDs(out)
 	assert.LessOrEqual(t, len(out), 1800)
 	assert.GreaterOrEqual(t, len(ids), 3)
-	assert.Equal(t, budgetFixtureBytes, len(out), "update the package documentation:\n%s", out)
+	assert.Equal(t, budgetFixtureBytes, len(out), "update the documentation of RenderPreview:\n%s", out)
 	assert.Equal(t, budgetFixtureIDs, len(ids))
 	assert.Contains(t, out, "\n195 hits not shown; 95 of them in structuredContent.results.")
 	for _, id := range ids {
@@ -444,8 +424,9 @@ func TestPreviewIDFitsOrIsLeftOut(t *testing.T) {
 
 func TestPreviewFirstIDNearTop(t *testing.T) {
 	hits := []Hit{{ID: "docs:" + strings.Repeat("x", 1000)}}
-	out := RenderPreview(hits, PreviewOptions{Total: 1<<63 - 1, HasMore: true, MaxHits: 1<<63 - 1})
-	checkPreview(t, out, hits, PreviewOptions{})
+	opts := PreviewOptions{Total: math.MaxInt, HasMore: true, MaxHits: math.MaxInt}
+	out := RenderPreview(hits, opts)
+	checkPreview(t, out, hits, opts)
 	assert.Less(t, strings.Index(out, "\n1. id="), 200)
 }
 
@@ -577,52 +558,7 @@ func TestRenderPreviewJSONGolden(t *testing.T) {
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("RenderPreview (-want +got):\n%s", diff)
 			}
-			checkJSONPreview(t, got, hits(tt.hits), opts)
+			checkPreview(t, got, hits(tt.hits), opts)
 		})
-	}
-}
-
-// checkJSONPreview checks the guarantees that hold for every JSON
-// preview: the budget, one valid object of results with exactly the keys
-// of OpenAI's contract, ids in the order of the hits, and ExtractIDs.
-func checkJSONPreview(t *testing.T, out string, hits []Hit, opts PreviewOptions) {
-	t.Helper()
-	budget := opts.Budget
-	if budget == 0 {
-		budget = 1800
-	}
-	require.LessOrEqual(t, len(out), max(budget, 0), "budget")
-	if out == "" {
-		require.Less(t, budget, len(`{"results":[]}`), "empty output")
-		return
-	}
-	require.True(t, json.Valid([]byte(out)), "json.Valid: %s", out)
-	var v struct {
-		Results []map[string]string `json:"results"`
-	}
-	dec := json.NewDecoder(strings.NewReader(out))
-	dec.DisallowUnknownFields()
-	require.NoError(t, dec.Decode(&v))
-	last := -1
-	var ids []string
-	for _, r := range v.Results {
-		for k := range r {
-			assert.Contains(t, []string{"id", "title", "url", "text"}, k)
-		}
-		assert.Contains(t, r, "title")
-		assert.Contains(t, r, "url")
-		i := slices.IndexFunc(hits[last+1:], func(h Hit) bool { return h.ID == r["id"] })
-		require.GreaterOrEqual(t, i, 0, "id %q of a hit, in order", r["id"])
-		last += 1 + i
-		ids = append(ids, r["id"])
-		if u := r["url"]; u != "" {
-			assert.Equal(t, hits[last].URL, u, "url never cut")
-		}
-	}
-	if len(ids) > 0 {
-		assert.Less(t, strings.Index(out, `"id":`), 200, "first id")
-	}
-	if diff := cmp.Diff(ids, ExtractIDs(out)); diff != "" {
-		t.Errorf("ExtractIDs (-want +got):\n%s", diff)
 	}
 }

@@ -9,20 +9,10 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcpid/mcpid"
 	"github.com/mcpid/mcpid/internal/adaptertest"
 	"github.com/mcpid/mcpid/mcpgo"
 	"github.com/mcpid/mcpid/searchfetch"
 )
-
-// handResult is one hit of the hand-written search tool's structuredContent.
-type handResult struct {
-	ID           string `json:"id"`
-	ConnectionID string `json:"connection_id,omitempty"`
-	Title        string `json:"title,omitempty"`
-	Snippet      string `json:"snippet,omitempty"`
-	URL          string `json:"url,omitempty"`
-}
 
 // handTools registers search and fetch written by hand on mcp-go, doing
 // what the adapter does without its argument checks, timeout and panic
@@ -33,6 +23,9 @@ func handTools(s *server.MCPServer, b searchfetch.Backend) {
 		return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(string(env))}, StructuredContent: json.RawMessage(env), IsError: true}
 	}
 	schema := json.RawMessage(`{"type":"object"}`)
+	ok := func(text string, structured json.RawMessage) *mcp.CallToolResult {
+		return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(text)}, StructuredContent: structured}
+	}
 	s.AddTool(mcp.NewToolWithRawSchema("search", "", schema), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var in struct {
 			Query string `json:"query"`
@@ -40,18 +33,11 @@ func handTools(s *server.MCPServer, b searchfetch.Backend) {
 		if err := req.BindArguments(&in); err != nil {
 			return fail(err), nil
 		}
-		res, err := b.Search(ctx, in.Query)
+		text, structured, err := adaptertest.HandSearch(ctx, b, in.Query)
 		if err != nil {
 			return fail(err), nil
 		}
-		results := make([]handResult, len(res.Hits))
-		for i, h := range res.Hits {
-			res.Hits[i].ID, _ = mcpid.SelfContainedID(h.ID, h.ConnectionID)
-			results[i] = handResult{ID: res.Hits[i].ID, ConnectionID: h.ConnectionID, Title: h.Title, Snippet: h.Snippet, URL: h.URL}
-		}
-		out, _ := json.Marshal(map[string]any{"results": results, "total": len(results)})
-		text := mcpid.RenderPreview(res.Hits, mcpid.PreviewOptions{Total: res.Total, HasMore: res.HasMore})
-		return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(text)}, StructuredContent: json.RawMessage(out)}, nil
+		return ok(text, structured), nil
 	})
 	s.AddTool(mcp.NewToolWithRawSchema("fetch", "", schema), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var in struct {
@@ -61,17 +47,11 @@ func handTools(s *server.MCPServer, b searchfetch.Backend) {
 		if err := req.BindArguments(&in); err != nil {
 			return fail(err), nil
 		}
-		fr, err := mcpid.ResolveFetch(in.ID, in.ConnectionID)
+		doc, err := adaptertest.HandFetch(ctx, b, in.ID, in.ConnectionID)
 		if err != nil {
 			return fail(err), nil
 		}
-		doc, err := b.Fetch(ctx, fr)
-		if err != nil {
-			return fail(err), nil
-		}
-		doc.ID = fr.EchoID
-		out, _ := json.Marshal(doc)
-		return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(string(out))}, StructuredContent: json.RawMessage(out)}, nil
+		return ok(string(doc), doc), nil
 	})
 }
 

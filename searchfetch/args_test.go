@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -93,52 +94,75 @@ func TestArguments(t *testing.T) {
 	}
 }
 
-// referenceArgs is a slow, plainly written reading of a search call's
-// arguments through encoding/json's tokens: the query, or ok false.
-func referenceArgs(raw []byte) (query string, ok bool) {
+// referenceArgs is a slow, plainly written reading of a call's arguments
+// through encoding/json's tokens: the string value of each of names, ""
+// when absent, or ok false. The first of names is required.
+func referenceArgs(raw []byte, names ...string) (vals []string, ok bool) {
 	if len(raw) > searchfetch.MaxArgumentsSize {
-		return "", false
+		return nil, false
 	}
 	if t := bytes.TrimSpace(raw); len(t) == 0 || string(t) == "null" {
-		return "", false // no query
+		return nil, false // no required argument
 	}
 	if !json.Valid(raw) {
-		return "", false
+		return nil, false
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if tok, _ := dec.Token(); tok != json.Delim('{') {
-		return "", false
+		return nil, false
 	}
-	found := false
+	vals = make([]string, len(names))
+	seen := make([]bool, len(names))
 	for dec.More() {
 		key, _ := dec.Token()
 		val, _ := dec.Token()
 		s, isString := val.(string)
-		if key != "query" || found || !isString {
-			return "", false
+		i := slices.Index(names, key.(string))
+		if i < 0 || seen[i] || !isString {
+			return nil, false
 		}
-		query, found = s, true
+		vals[i], seen[i] = s, true
 	}
-	return query, found
+	return vals, seen[0]
 }
 
-// FuzzArguments checks the search tool's reading of its arguments against
-// referenceArgs: the same verdict, and the same query reaches the backend.
+// FuzzArguments checks how both tools read their arguments against
+// referenceArgs: the same verdict, and the same values reach the backend
+// (for fetch, unless ResolveFetch rejects them first).
 func FuzzArguments(f *testing.F) {
 	for _, s := range []string{`{"query":"a"}`, `{"query":"\u00e9\n"}`, `{"\u0071uery":"a"}`, `{"query":"a","query":"b"}`,
-		`{"query":5}`, `{"query":"a",}`, `[]`, `null`, ``, " {\t\"query\" :\r\"\\/\" } ", "{\"query\":\"\xff\"}", `{"query":"\ud800"}`} {
+		`{"query":5}`, `{"query":"a",}`, `[]`, `null`, ``, " {\t\"query\" :\r\"\\/\" } ", "{\"query\":\"\xff\"}", `{"query":"\ud800"}`,
+		`{"id":"c1/orders:o1"}`, `{"id":"orders:o1","connection_id":"c1"}`, `{"connection_id":"c1","id":"s:r"}`,
+		`{"id":"s:r","id":"s:r"}`, `{"id":"s:r","connection_id":null}`, `{"id":"s:r","connection_id":"c","connection_id":"c"}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		b := &recorder{}
-		res := searchfetch.New(b, nil).Search(context.Background(), raw)
-		want, ok := referenceArgs(raw)
-		require.Equal(t, ok, !res.IsError, "args %q: %s", raw, res.Text)
+		tools := searchfetch.New(b, nil)
+		res := tools.Search(context.Background(), raw)
+		want, ok := referenceArgs(raw, "query")
+		require.Equal(t, ok, !res.IsError, "search args %q: %s", raw, res.Text)
 		if ok {
-			require.Equal(t, []string{want}, b.queries)
+			require.Equal(t, want, b.queries)
 		} else {
-			require.Equal(t, searchfetch.CodeInvalidArguments, decodeCode(t, res), "args %q", raw)
+			require.Equal(t, searchfetch.CodeInvalidArguments, decodeCode(t, res), "search args %q", raw)
 		}
+
+		res = tools.Fetch(context.Background(), raw)
+		want, ok = referenceArgs(raw, "id", "connection_id")
+		if !ok {
+			require.True(t, res.IsError, "fetch args %q: %s", raw, res.Text)
+			require.Equal(t, searchfetch.CodeInvalidArguments, decodeCode(t, res), "fetch args %q", raw)
+			return
+		}
+		if _, err := mcpid.ResolveFetch(want[0], want[1]); err != nil {
+			require.True(t, res.IsError, "fetch args %q: %s", raw, res.Text)
+			require.NotEqual(t, searchfetch.CodeInvalidArguments, decodeCode(t, res), "fetch args %q", raw)
+			return
+		}
+		require.False(t, res.IsError, "fetch args %q: %s", raw, res.Text)
+		require.Len(t, b.requests, 1)
+		assert.Equal(t, want[0], b.requests[0].EchoID)
 	})
 }
 

@@ -30,8 +30,10 @@
 // contract (ChatGPT connectors, deep research, company knowledge): search
 // takes exactly {"query"} and fetch exactly {"id"}, and the one text item of
 // search holds the JSON of [mcpid.FormatJSON]. Its structuredContent is
-// {"results":[…]} in the same shape with every hit, so it equals the text
-// whenever every hit fits the preview budget. Since fetch has no
+// {"results":[…]} in the same shape with every hit, whole, so it equals the
+// text whenever every hit fits the preview whole: no hit left out for the
+// budget or MaxHits, and no title or snippet cut to its cap or to the
+// room left ([mcpid.PreviewOptions]). Since fetch has no
 // connection_id in this mode, a hit whose connection cannot be embedded in
 // its id can only be fetched unscoped.
 //

@@ -48,7 +48,7 @@ func TestSearchDefault(t *testing.T) {
 
 // TestSearchChatGPT: one text item holding the FormatJSON preview, and
 // {"results":[…]} with every hit in the same shape, equal to the text when
-// every hit fits.
+// every hit fits whole; a hit left out or a field cut makes them differ.
 func TestSearchChatGPT(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -57,6 +57,7 @@ func TestSearchChatGPT(t *testing.T) {
 	}{
 		{"every hit fits", mcpid.PreviewOptions{MaxHits: 10}, true},
 		{"budget for one", mcpid.PreviewOptions{Budget: 120}, false},
+		{"snippet over its cap", mcpid.PreviewOptions{MaxHits: 10, SnippetMax: 8}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -73,9 +74,13 @@ func TestSearchChatGPT(t *testing.T) {
 			assert.JSONEq(t, wantStructured, string(res.StructuredContent))
 			if tt.allFit {
 				assert.JSONEq(t, string(res.StructuredContent), res.Text)
-			} else {
-				assert.LessOrEqual(t, len(res.Text), 120)
+				return
 			}
+			var text, structured any
+			require.NoError(t, json.Unmarshal([]byte(res.Text), &text))
+			require.NoError(t, json.Unmarshal(res.StructuredContent, &structured))
+			assert.NotEqual(t, structured, text)
+			assert.LessOrEqual(t, len(res.Text), max(tt.preview.Budget, 1800))
 		})
 	}
 }

@@ -110,8 +110,8 @@ func Cases() []Case {
 		bad("encoded surrogate", "s:\xed\xa0\x80", "record", 2),
 		bad("overlong slash", "s:\xc0\xafx", "record", 2),
 		bad("control in a long id", "cin_4f2a7c91/orders:0065g00000\x01XyZ", "record", 30),
-		// Long enough that the word-at-a-time scan, not the short path,
-		// meets the fault.
+		// Faults deep in long ids and at 8-byte boundaries, where a
+		// scanner that reads a word at a time would meet them.
 		bad("dotdot across a word inside the id", "s:01234..9abcdef", "record", 7),
 		bad("C1 at a word's last byte", "0123456\u0085/s:r", "connection", 7),
 		bad("C1 at the end of a long id", "cin_4f2a/orders:o1\u0085", "record", 18),
@@ -124,6 +124,18 @@ func Cases() []Case {
 		ok("C1 lookalike U+00A0 in a long id", "cin_4f2a/orders:o\u00a01", "cin_4f2a", "orders", "o\u00a01"),
 		ok("0xC2 lead at a word's last byte", "0123456\u00a9/s:r", "0123456\u00a9", "s", "r"),
 		bad("first fault wins", "a\x00b/c..d:e", "connection", 1),
+		// The edges of the two- and three-byte characters that the
+		// checker takes without decoding.
+		ok("last two-byte character", "s:\u07ff", "", "s", "\u07ff"),
+		ok("first three-byte character past the overlong lead", "s:\u1000", "", "s", "\u1000"),
+		ok("last three-byte character", "s:x\uffff", "", "s", "x\uffff"),
+		ok("three-byte characters between ASCII", "c/a\u6587b:\u66f8.pdf", "c", "a\u6587b", "\u66f8.pdf"),
+		bad("two-byte lead at the end", "s:a\xc3", "record", 3),
+		bad("two-byte lead before ASCII", "s:\xc3A", "record", 2),
+		bad("three-byte lead cut short at the end", "s:a\xe6\x96", "record", 3),
+		bad("three-byte lead before ASCII", "s:\xe6\x96A", "record", 2),
+		bad("overlong three-byte slash", "s:\xe0\x80\xaf", "record", 2),
+		bad("three-byte lead with a stray lead after it", "s:\xe6\xe6\x96\x87", "record", 2),
 
 		// The opaque form: anything but controls and invalid UTF-8, verbatim.
 		ok("opaque key", "cin_9b1c/:T-17", "cin_9b1c", "", "T-17"),
