@@ -174,14 +174,14 @@ func TestRequestBodyBounded(t *testing.T) {
 // cut it.
 func TestLongAnswerOutlivesReadTimeout(t *testing.T) {
 	lim := longLimits
-	lim.ReadTimeout = shortLimit / 4
+	lim.ReadTimeout = shortLimit
 	addr := serveTest(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusOK)
 		_ = http.NewResponseController(w).Flush()
 		select {
 		case <-r.Context().Done():
 			_, _ = io.WriteString(w, "canceled")
-		case <-time.After(shortLimit):
+		case <-time.After(2 * shortLimit):
 			_, _ = io.WriteString(w, "answered")
 		}
 	}), lim)
