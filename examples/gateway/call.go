@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/mcpid/mcpid"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -50,10 +51,28 @@ func (g *gateway) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 	g.cfg.logger.Warn("gateway: call failed", "server", k.Server, "tool", k.Tool, "err", err)
 	if werr := (*jsonrpc.Error)(nil); errors.As(err, &werr) {
 		return toolError(mcpid.NewError(codeCallRefused,
-			fmt.Sprintf("the server behind %q refused the call: %q", name, werr.Message), "check the arguments against the tool's input schema")), nil
+			fmt.Sprintf("the server behind %q refused the call: %q", name, clip(werr.Message, maxRefusal)), "check the arguments against the tool's input schema")), nil
 	}
 	return toolError(mcpid.NewError(mcpid.CodeResourceUnavailable,
 		fmt.Sprintf("the server behind %q did not answer", name), "try again later, or use another tool")), nil
+}
+
+// maxRefusal is how many bytes of a downstream's refusal the gateway
+// quotes to the model: enough for a reason, too few for a downstream to
+// fill the model's context with its own text.
+const maxRefusal = 200
+
+// clip returns s cut to at most n bytes at a UTF-8 boundary, marked with
+// "…" when cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	n -= len("…")
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // arguments returns the arguments to send on: nil for none, or the JSON

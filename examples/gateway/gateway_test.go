@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpid/mcpid/toolname"
@@ -239,4 +240,25 @@ func TestCallErrors(t *testing.T) {
 		assert.Equal(t, `alpha answered search(query="")`, resultText(res))
 	})
 	assert.True(t, slices.Equal([]string{"search"}, c.names(t)))
+}
+
+// TestRefusedCall: a downstream's JSON-RPC refusal of a call reaches the
+// model as a call_refused tool error that quotes at most maxRefusal bytes
+// of the downstream's words.
+func TestRefusedCall(t *testing.T) {
+	tool := `[{"name":"search","inputSchema":{"type":"object"}}]`
+	_, c := startGateway(t, config{},
+		downstreamSpec{"short", scripted{answersInitialize: true, tools: tool, refuseCall: "query is required"}},
+		downstreamSpec{"long", scripted{answersInitialize: true, tools: tool, refuseCall: strings.Repeat("é", 10_000)}},
+	)
+	short := c.call(t, "short__search", "x")
+	assert.Equal(t, "call_refused", envelopeCode(t, short))
+	assert.Contains(t, resultText(short), `query is required`)
+
+	long := c.call(t, "long__search", "x")
+	assert.Equal(t, "call_refused", envelopeCode(t, long))
+	text := resultText(long)
+	assert.Less(t, len(text), 2*maxRefusal+300, "the refusal is quoted in part: %s", text)
+	assert.Contains(t, text, `éé…`, "cut at a character boundary and marked")
+	assert.True(t, utf8.ValidString(text))
 }

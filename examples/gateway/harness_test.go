@@ -101,10 +101,12 @@ func (c *client) hasNames(ctx context.Context, n int) func() bool {
 // connected, and misbehaves as told.
 type scripted struct {
 	answersInitialize bool
-	tools             string    // the JSON array that tools/list answers
-	crashOnCall       bool      // tools/call closes the connection; otherwise it is never answered
-	floodChanged      int       // tools/list_changed notifications sent once initialized
-	lists             *listings // counts tools/list requests, when set
+	tools             string // the JSON array that tools/list answers
+	crashOnCall       bool   // tools/call closes the connection
+	refuseCall        string // tools/call is answered with a JSON-RPC error saying this
+	// Otherwise tools/call is never answered.
+	floodChanged int       // tools/list_changed notifications sent once initialized
+	lists        *listings // counts tools/list requests, when set
 }
 
 // listings counts the tools/list requests a scripted server receives, and
@@ -189,8 +191,11 @@ func (c *scriptedConn) Write(_ context.Context, msg jsonrpc.Message) error {
 		}
 		c.reply(&jsonrpc.Response{ID: req.ID, Result: json.RawMessage(`{"tools":` + c.s.tools + `}`)})
 	case "tools/call":
-		if c.s.crashOnCall {
+		switch {
+		case c.s.crashOnCall:
 			_ = c.Close()
+		case c.s.refuseCall != "":
+			c.reply(&jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: -32602, Message: c.s.refuseCall}})
 		}
 	default:
 		c.reply(&jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: -32601, Message: "method not found"}})
