@@ -10,6 +10,7 @@ import (
 )
 
 // searchResult is one hit in the default mode's structuredContent.
+// Its fields are mcpid.Hit's, in the same order, so a Hit converts to it.
 type searchResult struct {
 	ID           string `json:"id"`
 	ConnectionID string `json:"connection_id,omitempty"`
@@ -105,16 +106,7 @@ func searchOutputOf(hits []mcpid.Hit, res SearchResult) searchOutput {
 		HasMore: res.HasMore,
 	}
 	for i, h := range hits {
-		out.Results[i] = searchResult{
-			ID:           h.ID,
-			ConnectionID: h.ConnectionID,
-			ConnectorKey: h.ConnectorKey,
-			Stream:       h.Stream,
-			DisplayName:  h.DisplayName,
-			Title:        h.Title,
-			Snippet:      h.Snippet,
-			URL:          h.URL,
-		}
+		out.Results[i] = searchResult(h)
 	}
 	return out
 }

@@ -26,16 +26,7 @@ func (b backend) Search(ctx context.Context, query string) (searchfetch.SearchRe
 	}
 	hits := make([]mcpid.Hit, len(res.Hits))
 	for i, h := range res.Hits {
-		hits[i] = mcpid.Hit{
-			ID:           h.ID,
-			ConnectionID: h.ConnectionID,
-			ConnectorKey: h.ConnectorKey,
-			Stream:       h.Stream,
-			DisplayName:  h.DisplayName,
-			Title:        h.Title,
-			Snippet:      h.Snippet,
-			URL:          h.URL,
-		}
+		hits[i] = mcpid.Hit(h)
 	}
 	return searchfetch.SearchResult{Hits: hits, Total: res.Total, HasMore: res.HasMore}, nil
 }

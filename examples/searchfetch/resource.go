@@ -35,6 +35,7 @@ import (
 // rsHit is one search hit as the resource server returns it. ID is the
 // hit's id within its connection (a legacy stream:record, a URL, a key);
 // the connection travels beside it.
+// Its fields are mcpid.Hit's, in the same order, so it converts to one.
 type rsHit struct {
 	ID           string `json:"id"`
 	ConnectionID string `json:"connection_id"`
