@@ -142,6 +142,7 @@ const (
 	faultBackslash
 	faultControl
 	faultUTF8
+	faultEscape
 	faultUnknown // never expected; keeps a failure closed
 )
 
@@ -263,6 +264,8 @@ func (e *Error) faultMessage() string {
 		}
 	case faultUTF8:
 		what = "is not valid UTF-8"
+	case faultEscape:
+		what = "has a '%' that is not %25, %2F or %3A"
 	default:
 		what = "is invalid"
 	}

@@ -38,7 +38,11 @@ func ExampleEncode() {
 	legacy, _ := mcpid.Encode("", "orders", "o1")
 	fmt.Println(legacy)
 
-	_, err = mcpid.Encode("cin:4f2a", "orders", "o1")
+	// A connection id may hold '/' and ':'; they are escaped.
+	gcp, _ := mcpid.Encode("projects/p1/connections/c2", "orders", "o1")
+	fmt.Println(gcp)
+
+	_, err = mcpid.Encode("cin/../4f2a", "orders", "o1")
 	var e *mcpid.Error
 	if errors.As(err, &e) {
 		fmt.Println(e.Code, e.Segment, e.Offset)
@@ -46,28 +50,31 @@ func ExampleEncode() {
 	// Output:
 	// cin_4f2a/orders:o1 <nil>
 	// orders:o1
-	// invalid_id connection 3
+	// projects%2Fp1%2Fconnections%2Fc2/orders:o1
+	// invalid_id connection 4
 }
 
 func ExampleSelfContainedID() {
 	// What a search tool does to each hit before the model sees it.
 	for _, hit := range []struct{ id, conn string }{
-		{"orders:o1", "cin_4f2a"},                    // a legacy handle gets its connection
-		{"cin_4f2a/orders:o1", "cin_4f2a"},           // already embeds it: as is
-		{"https://wiki.example.com/p/7", "cin_9b1c"}, // a URL: opaque
-		{"files:reports/q3.pdf", "cin_drive"},        // a key with '/': opaque
-		{"reports/2024:q3.pdf", "cin_drive"},         // looks like another connection's: opaque
-		{"orders:o1", ""},                            // no connection: unchanged
+		{"orders:o1", "cin_4f2a"},                      // a legacy handle gets its connection
+		{"https://wiki.example.com/p/7", "cin_9b1c"},   // a URL: opaque
+		{"files:reports/q3.pdf", "cin_drive"},          // a key with '/': opaque
+		{"reports/2024:q3.pdf", "reports"},             // looks like a handle: opaque, never guessed
+		{"2024:q3.pdf", "reports"},                     // its neighbour keeps its own id
+		{"octo/repo#42", "projects/p1/connections/c2"}, // the connection is escaped
+		{"orders:o1", ""},                              // no connection: unchanged
 	} {
 		id, embedded := mcpid.SelfContainedID(hit.id, hit.conn)
 		fmt.Println(id, embedded)
 	}
 	// Output:
 	// cin_4f2a/orders:o1 true
-	// cin_4f2a/orders:o1 true
 	// cin_9b1c/:https://wiki.example.com/p/7 true
 	// cin_drive/:files:reports/q3.pdf true
-	// cin_drive/:reports/2024:q3.pdf true
+	// reports/:reports/2024:q3.pdf true
+	// reports/2024:q3.pdf true
+	// projects%2Fp1%2Fconnections%2Fc2/:octo/repo#42 true
 	// orders:o1 false
 }
 
@@ -135,7 +142,7 @@ func ExampleError_MarshalJSON() {
 	out, _ := json.Marshal(err)
 	fmt.Println(string(out))
 	// Output:
-	// {"type":"adapter_error","code":"invalid_connection_id","message":"connection_id contains '/'","hint":"pass connection_id exactly as search returned it, or omit it","field":"connection_id","offset":3,"connection_id":"cin/../x"}
+	// {"type":"adapter_error","code":"invalid_connection_id","message":"connection_id contains \"..\"","hint":"pass connection_id exactly as search returned it, or omit it","field":"connection_id","offset":4,"connection_id":"cin/../x"}
 }
 
 func ExampleError_UnmarshalJSON() {

@@ -3,7 +3,6 @@ package mcpid
 import (
 	"encoding/json"
 	"strings"
-	"unicode/utf8"
 )
 
 // ExtractIDs returns the ids a preview shows, in order and byte for byte:
@@ -14,7 +13,7 @@ import (
 // element of "results", decoded by encoding/json; nil when it is not such
 // an object. Any other text is read as the text form: from every line that
 // starts with a number followed by ". id=", the bare id up to the next
-// space, or the decoded JSON string literal. Titles and snippets cannot
+// space, or the JSON string literal, decoded as in the JSON form. Titles and snippets cannot
 // add, hide or change an id there, since they never hold a line break and
 // come after the id.
 func ExtractIDs(text string) []string {
@@ -73,78 +72,22 @@ func lineID(line string) (string, bool) {
 }
 
 // unquoteJSON decodes the JSON string literal at the start of s, which
-// starts with '"'.
+// starts with '"', by the rule of encoding/json, the one that decodes the
+// JSON form: a lone surrogate escape becomes U+FFFD in both forms.
 func unquoteJSON(s string) (string, bool) {
-	var b []byte
-	for i := 1; i < len(s); {
-		c := s[i]
-		if c == '"' {
-			return string(b), true
+	end := 1
+	for end < len(s) && s[end] != '"' {
+		if s[end] == '\\' {
+			end++
 		}
-		if c != '\\' {
-			b = append(b, c)
-			i++
-			continue
-		}
-		if i+1 >= len(s) {
-			return "", false
-		}
-		e := s[i+1]
-		i += 2
-		switch e {
-		case '"', '\\', '/':
-			b = append(b, e)
-		case 'b':
-			b = append(b, '\b')
-		case 'f':
-			b = append(b, '\f')
-		case 'n':
-			b = append(b, '\n')
-		case 'r':
-			b = append(b, '\r')
-		case 't':
-			b = append(b, '\t')
-		case 'u':
-			r, ok := hex4(s, i)
-			if !ok || 0xdc00 <= r && r <= 0xdfff {
-				return "", false
-			}
-			i += 4
-			if 0xd800 <= r && r < 0xdc00 {
-				// A high surrogate: the low one must follow.
-				lo, ok := hex4(s, i+2)
-				if !ok || s[i] != '\\' || s[i+1] != 'u' || lo < 0xdc00 || lo > 0xdfff {
-					return "", false
-				}
-				r = 0x10000 + (r-0xd800)<<10 + (lo - 0xdc00)
-				i += 6
-			}
-			b = utf8.AppendRune(b, r)
-		default:
-			return "", false
-		}
+		end++
 	}
-	return "", false
-}
-
-// hex4 decodes the four hex digits of s at i.
-func hex4(s string, i int) (rune, bool) {
-	if i+4 > len(s) {
-		return 0, false
+	if end >= len(s) {
+		return "", false
 	}
-	var r rune
-	for _, c := range []byte(s[i : i+4]) {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c -= 'a' - 10
-		case 'A' <= c && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
+	var id string
+	if json.Unmarshal([]byte(s[:end+1]), &id) != nil {
+		return "", false
 	}
-	return r, true
+	return id, true
 }

@@ -27,8 +27,9 @@ type Handle struct {
 // first '/', which marks the self-contained forms; a ':' right after it
 // marks the opaque form, whose base id is everything after that ':';
 // otherwise it splits the rest at its first ':'. Every segment is checked
-// against the grammar in the package documentation; nothing is
-// normalized.
+// against the grammar in the package documentation; the connection segment
+// may hold only the canonical escapes %25, %2F and %3A, which
+// [Handle.ConnectionID] decodes. Nothing is normalized.
 //
 // A malformed id yields an [*Error] with Code [CodeInvalidID], naming the
 // segment and the byte offset of the first fault (segments are checked in
@@ -57,14 +58,17 @@ func MustParse(id string) Handle {
 // Encode returns the id of the handle with the given parts:
 //
 //	Encode("", stream, recordID)            stream:recordID
-//	Encode(connectionID, stream, recordID)  connectionID/stream:recordID
-//	Encode(connectionID, "", baseID)        connectionID/:baseID
+//	Encode(connectionID, stream, recordID)  connection/stream:recordID
+//	Encode(connectionID, "", baseID)        connection/:baseID
 //
-// An empty stream selects the opaque form, whose recordID is any opaque
-// base id (a URL, a key with '/' or ".."), and which needs a connection:
-// Encode("", "", r) fails on the empty connection. Encode and [Parse] are
-// exact inverses: Parse(Encode(c, s, r)) gives back c, s and r, and for
-// every id Parse accepts, Encode of its parts is the same bytes.
+// where connection is connectionID with every '%', '/' and ':' escaped as
+// %25, %2F and %3A, so that any connection id that is a name, such as the
+// GCP resource name projects/p1/connections/c2, embeds; cin_4f2a is written
+// as it is. An empty stream selects the opaque form, whose recordID is any
+// opaque base id (a URL, a key with '/' or ".."), and which needs a
+// connection: Encode("", "", r) fails on the empty connection. Encode and
+// [Parse] are exact inverses: Parse(Encode(c, s, r)) gives back c, s and r,
+// and for every id Parse accepts, Encode of its parts is the same bytes.
 //
 // A part that breaks the grammar yields an [*Error] with Code
 // [CodeInvalidID], Segment naming the part (the opaque base id is the
@@ -72,7 +76,7 @@ func MustParse(id string) Handle {
 // is empty). Encode allocates once, for the result.
 func Encode(connectionID, stream, recordID string) (string, error) {
 	if connectionID != "" || stream == "" {
-		if f := checkPart(connectionID, SegmentConnection, nameNoColonBytes); f.fault != faultNone {
+		if f := checkPart(connectionID, SegmentConnection, connectionBytes); f.fault != faultNone {
 			return "", f.err(FieldID, connectionID)
 		}
 	}
@@ -80,7 +84,7 @@ func Encode(connectionID, stream, recordID string) (string, error) {
 		if f := checkPart(recordID, SegmentRecord, opaqueBytes); f.fault != faultNone {
 			return "", f.err(FieldID, recordID)
 		}
-		return connectionID + "/:" + recordID, nil
+		return join(connectionID, "/:", recordID), nil
 	}
 	if f := checkPart(stream, SegmentStream, nameNoColonBytes); f.fault != faultNone {
 		return "", f.err(FieldID, stream)
@@ -91,47 +95,88 @@ func Encode(connectionID, stream, recordID string) (string, error) {
 	if connectionID == "" {
 		return stream + ":" + recordID, nil
 	}
-	return connectionID + "/" + stream + ":" + recordID, nil
+	return join(connectionID, "/", stream, ":", recordID), nil
+}
+
+// join returns the escaped connection followed by rest, in one
+// allocation.
+func join(connection string, rest ...string) string {
+	n := escapedLen(connection)
+	escaped := n != len(connection)
+	for _, r := range rest {
+		n += len(r)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	if !escaped {
+		b.WriteString(connection)
+	} else {
+		for i := 0; i < len(connection); i++ {
+			switch c := connection[i]; c {
+			case '%':
+				b.WriteString("%25")
+			case '/':
+				b.WriteString("%2F")
+			case ':':
+				b.WriteString("%3A")
+			default:
+				b.WriteByte(c)
+			}
+		}
+	}
+	for _, r := range rest {
+		b.WriteString(r)
+	}
+	return b.String()
+}
+
+// escapedLen returns the length of connection once its '%', '/' and ':'
+// are escaped.
+func escapedLen(connection string) int {
+	n := len(connection)
+	for i := 0; i < len(connection); i++ {
+		if c := connection[i]; c == '%' || c == '/' || c == ':' {
+			n += 2
+		}
+	}
+	return n
 }
 
 // SelfContainedID is what a search tool does to each hit's id before it
 // shows it: it gives the hit one id that carries its connection, so that
-// the model can fetch with that id alone. When connectionID is a valid
-// connection segment (name-nocolon):
+// the model can fetch that hit, and no other, with the id alone. When
+// connectionID is a name (see [ResolveFetch]; '/' and ':' allowed) and
+// baseID is non-empty, valid UTF-8 without control characters:
 //
-//   - a legacy handle stream:record becomes connectionID/stream:record;
-//   - a self-contained handle that already embeds connectionID is returned
-//     as is;
-//   - any other non-empty baseID that is valid UTF-8 without control
-//     characters becomes the opaque connectionID/:baseID: URLs, keys with
-//     '/', '\' or "..", ids that are no handle at all, and handles that
-//     embed ANOTHER connection (reports/2024:q3.pdf from connection
-//     cin_drive is cin_drive/:reports/2024:q3.pdf, never a read of a
-//     connection "reports").
+//   - a legacy handle stream:record becomes connection/stream:record;
+//   - any other baseID becomes the opaque connection/:baseID: URLs, keys
+//     with '/', ” or "..", ids that are no handle at all, and ids that
+//     look like self-contained handles, of this connection or another (the
+//     drive key reports/2024:q3.pdf of the connection reports is
+//     reports/:reports/2024:q3.pdf, never reports/2024:q3.pdf, which is
+//     the record 2024:q3.pdf).
 //
-// In all three cases embedded is true: [ResolveFetch](id, "") succeeds and
-// is scoped to connectionID, and where baseID was wrapped,
-// [Handle.BaseID] of the id gives baseID back byte for byte. Otherwise
-// (connectionID empty or unembeddable, such as one with ':' or '/';
-// baseID empty, not valid UTF-8 or holding a control character) it returns
-// baseID unchanged and false, and the hit needs its connection shown beside
-// its id. SelfContainedID never mints an id that ResolveFetch rejects.
+// The connection is escaped as [Encode] escapes it. Then embedded is true,
+// and the id resolves, with [ResolveFetch](id, "") and with
+// ResolveFetch(id, connectionID), to exactly connectionID and a
+// [Handle.BaseID] equal to baseID byte for byte; for a fixed connectionID,
+// distinct base ids give distinct ids. Otherwise (connectionID empty or not
+// a name, baseID empty or not showable) it returns baseID unchanged and
+// false: a hit without a connection keeps its id, which fetches only if it
+// is a legacy handle. SelfContainedID never guesses that baseID already is
+// a handle; a server whose resource server mints self-contained handles
+// parses them and passes base id and connection apart.
 func SelfContainedID(baseID, connectionID string) (id string, embedded bool) {
-	if _, f := checkName(connectionID, false); f != faultNone {
+	if f := checkPart(connectionID, "", connectionBytes); f.fault != faultNone {
 		return baseID, false
 	}
 	if _, f := checkChars(baseID, opaqueBytes); f != faultNone || baseID == "" {
 		return baseID, false
 	}
-	h, f := parse(baseID)
-	switch {
-	case f.fault != faultNone:
-	case !h.IsSelfContained():
-		return connectionID + "/" + baseID, true
-	case h.ConnectionID() == connectionID:
-		return baseID, true
+	if h, f := parse(baseID); f.fault == faultNone && !h.IsSelfContained() {
+		return join(connectionID, "/", baseID), true
 	}
-	return connectionID + "/:" + baseID, true
+	return join(connectionID, "/:", baseID), true
 }
 
 // IsValid reports whether h is a parsed handle rather than the zero Handle.
@@ -141,13 +186,74 @@ func (h Handle) IsValid() bool { return h.id != "" }
 // it has the form connection/stream:record or connection/:opaque.
 func (h Handle) IsSelfContained() bool { return h.stream > 0 }
 
-// ConnectionID returns the embedded connection, or "" for a legacy handle
-// and for the zero Handle. It does not allocate.
+// ConnectionID returns the embedded connection, decoded (%25, %2F and %3A
+// become '%', '/' and ':'), or "" for a legacy handle and for the zero
+// Handle. It allocates only when the connection segment holds an escape.
 func (h Handle) ConnectionID() string {
 	if h.stream == 0 {
 		return ""
 	}
-	return h.id[:h.stream-1]
+	return unescape(h.id[:h.stream-1])
+}
+
+// embeds reports whether h embeds the connection conn, comparing the
+// decoded connection segment with conn without allocating.
+func (h Handle) embeds(conn string) bool {
+	if h.stream == 0 {
+		return false
+	}
+	seg := h.id[:h.stream-1]
+	if strings.IndexByte(seg, '%') < 0 {
+		return seg == conn
+	}
+	j := 0
+	for i := 0; i < len(seg); j++ {
+		c := seg[i]
+		i++
+		if c == '%' {
+			c = unescapeByte(seg[i:])
+			i += 2
+		}
+		if j >= len(conn) || conn[j] != c {
+			return false
+		}
+	}
+	return j == len(conn)
+}
+
+// unescape decodes a connection segment that parse accepted.
+func unescape(seg string) string {
+	if strings.IndexByte(seg, '%') < 0 {
+		return seg
+	}
+	b := make([]byte, 0, len(seg))
+	for i := 0; i < len(seg); i++ {
+		c := seg[i]
+		if c == '%' {
+			c = unescapeByte(seg[i+1:])
+			i += 2
+		}
+		b = append(b, c)
+	}
+	return string(b)
+}
+
+// unescapeByte returns the byte that the two hex digits at the start of
+// hex, those of an escape that parse accepted, stand for.
+func unescapeByte(hex string) byte {
+	switch hex[:2] {
+	case "25":
+		return '%'
+	case "2F":
+		return '/'
+	}
+	return ':'
+}
+
+// isEscape reports whether s starts with one of the three escapes of a
+// connection segment: %25, %2F or %3A, uppercase.
+func isEscape(s string) bool {
+	return len(s) >= 3 && s[0] == '%' && (s[1:3] == "25" || s[1:3] == "2F" || s[1:3] == "3A")
 }
 
 // Stream returns the stream segment, or "" for an opaque handle and for
@@ -250,7 +356,7 @@ func parse(id string) (Handle, failure) {
 		if slash == 0 {
 			return Handle{}, failure{faultEmptySegment, SegmentConnection, 0}
 		}
-		if off, f := checkName(id[:slash], false); f != faultNone {
+		if off, f := checkConnection(id[:slash]); f != faultNone {
 			return Handle{}, failure{f, SegmentConnection, off}
 		}
 		start = slash + 1
@@ -340,7 +446,33 @@ var (
 	nameNoColonBytes = newByteSet(`/\:.`)
 	nameBytes        = newByteSet(`/\.`)
 	opaqueBytes      = newByteSet("")
+	// connectionBytes is a connection id as given: a name that may hold
+	// '/' and ':'. segmentBytes is the connection segment it is written
+	// as, with '%', '/' and ':' escaped.
+	connectionBytes = newByteSet(`\.`)
+	segmentBytes    = newByteSet(`/\:.%`)
 )
+
+// checkConnection checks a non-empty connection segment: namechars but
+// '%' and ':', and the escapes %25, %2F and %3A. Since an escape never
+// stands for a '.', the segment holds ".." or is "." exactly when its
+// decoded connection does.
+func checkConnection(seg string) (int, fault) {
+	if seg == "." {
+		return 0, faultDot
+	}
+	for i := 0; ; {
+		off, f := checkChars(seg[i:], segmentBytes)
+		if f != faultEscape {
+			return i + off, f
+		}
+		i += off
+		if !isEscape(seg[i:]) {
+			return i, faultEscape
+		}
+		i += 3
+	}
+}
 
 // checkName checks a name against the name rule (name-nocolon unless
 // colonOK) and returns the offset and kind of its first fault, or
@@ -415,6 +547,8 @@ func asciiFault(c byte) fault {
 		return faultSecondSlash
 	case '\\':
 		return faultBackslash
+	case '%':
+		return faultEscape
 	}
 	return faultControl
 }

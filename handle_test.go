@@ -85,9 +85,13 @@ func TestEncode(t *testing.T) {
 		{name: "opaque invalid UTF-8", conn: "c", record: "\xc3", segment: SegmentRecord, offset: 0},
 		{name: "opaque bad connection", conn: "a..b", record: "r", segment: SegmentConnection, offset: 1},
 		{name: "empty record", stream: "s", segment: SegmentRecord, offset: -1},
-		{name: "colon in connection", conn: "a:b", stream: "s", record: "r", segment: SegmentConnection, offset: 1},
+		{name: "colon in connection is escaped", conn: "a:b", stream: "s", record: "r", want: "a%3Ab/s:r"},
+		{name: "GCP resource name", conn: "projects/p1/connections/c2", stream: "s", record: "r", want: "projects%2Fp1%2Fconnections%2Fc2/s:r"},
+		{name: "ARN, opaque", conn: "arn:aws:s3:::b", record: "k/x.txt", want: "arn%3Aaws%3As3%3A%3A%3Ab/:k/x.txt"},
+		{name: "percent in connection is escaped", conn: "100%", stream: "s", record: "r", want: "100%25/s:r"},
+		{name: "escape-like connection is escaped", conn: "a%2Fb", stream: "s", record: "r", want: "a%252Fb/s:r"},
+		{name: "backslash in connection", conn: `a\b`, stream: "s", record: "r", segment: SegmentConnection, offset: 1},
 		{name: "colon in stream", stream: "s:t", record: "r", segment: SegmentStream, offset: 1},
-		{name: "slash in connection", conn: "a/b", stream: "s", record: "r", segment: SegmentConnection, offset: 1},
 		{name: "slash in stream", stream: "s/t", record: "r", segment: SegmentStream, offset: 1},
 		{name: "slash in record", stream: "s", record: "a/b", segment: SegmentRecord, offset: 1},
 		{name: "dotdot in record", stream: "s", record: "../x", segment: SegmentRecord, offset: 0},
@@ -97,7 +101,7 @@ func TestEncode(t *testing.T) {
 		{name: "backslash", stream: "s", record: `a\b`, segment: SegmentRecord, offset: 1},
 		{name: "control", conn: "c\x1f", stream: "s", record: "r", segment: SegmentConnection, offset: 1},
 		{name: "invalid UTF-8", stream: "s", record: "ab\xff", segment: SegmentRecord, offset: 2},
-		{name: "connection checked first", conn: "a:b", stream: "", record: "", segment: SegmentConnection, offset: 1},
+		{name: "connection checked first", conn: "a/..", stream: "", record: "", segment: SegmentConnection, offset: 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -196,8 +200,10 @@ func TestSelfContainedID(t *testing.T) {
 		{"record with colons", "s:a:b", "c", "c/s:a:b", true},
 		{"non-ASCII connection", "s:r", "cïn", "cïn/s:r", true},
 		{"scheme-only URI fits the legacy grammar", "urn:isbn:123", "c", "c/urn:isbn:123", true},
-		{"same connection already embedded", "c1/s:r", "c1", "c1/s:r", true},
-		{"same connection, opaque", "c1/:x/y", "c1", "c1/:x/y", true},
+		{"look-alike of the same connection is wrapped", "c1/s:r", "c1", "c1/:c1/s:r", true},
+		{"look-alike of the same connection, opaque", "c1/:x/y", "c1", "c1/:c1/:x/y", true},
+		{"drive key in its own connection", "reports/2024:q3.pdf", "reports", "reports/:reports/2024:q3.pdf", true},
+		{"its neighbour", "2024:q3.pdf", "reports", "reports/2024:q3.pdf", true},
 		{"other connection embedded", "c1/s:r", "c2", "c2/:c1/s:r", true},
 		{"other connection, opaque", "c1/:x", "c2", "c2/:c1/:x", true},
 		{"URL", "https://wiki.example.com/p/7", "cin_9b1c", "cin_9b1c/:https://wiki.example.com/p/7", true},
@@ -214,8 +220,11 @@ func TestSelfContainedID(t *testing.T) {
 		{"base with control", "T-17\n2. id=x", "c", "T-17\n2. id=x", false},
 		{"base with C1 control", "T\u0085", "c", "T\u0085", false},
 		{"base with invalid UTF-8", "T\xff", "c", "T\xff", false},
-		{"connection with colon", "s:r", "a:b", "s:r", false},
-		{"connection with slash", "s:r", "a/b", "s:r", false},
+		{"connection with colon", "s:r", "drive:team", "drive%3Ateam/s:r", true},
+		{"GCP connection", "octo/repo#42", "projects/p1/connections/c2", "projects%2Fp1%2Fconnections%2Fc2/:octo/repo#42", true},
+		{"ARN connection", "s:r", "arn:aws:s3:::b", "arn%3Aaws%3As3%3A%3A%3Ab/s:r", true},
+		{"connection with percent", "PROJ-17", "100%", "100%25/:PROJ-17", true},
+		{"connection with backslash", "s:r", `a\b`, "s:r", false},
 		{"connection with dotdot", "s:r", "..", "s:r", false},
 		{"dot connection", "s:r", ".", "s:r", false},
 		{"connection with control", "s:r", "c\n", "s:r", false},
@@ -269,7 +278,26 @@ func TestNoAllocs(t *testing.T) {
 			}
 		}
 	}
-	for _, parts := range [][3]string{{"c", "s", "r"}, {"", "s", "r"}, {"c", "", "https://x.example/a"}} {
+	// An escaped connection: parsing, comparing and an equal argument cost
+	// nothing; decoding it costs its one string.
+	escaped := "projects%2Fp1%2Fconnections%2Fc2/orders:o1"
+	h := MustParse(escaped)
+	for name, want := range map[string]struct {
+		f      func()
+		allocs float64
+	}{
+		"Parse":                    {func() { h, _ = Parse(escaped) }, 0},
+		"ResolveFetch equal":       {func() { _, _ = ResolveFetch(escaped, "projects/p1/connections/c2") }, 0},
+		"ResolveFetch conflict":    {func() { _, _ = ResolveFetch(escaped, "projects/p1/connections/c3") }, 2}, // the error and its decoded connection
+		"ResolveFetch alone":       {func() { _, _ = ResolveFetch(escaped, "") }, 1},
+		"ConnectionID":             {func() { _ = h.ConnectionID() }, 1},
+		"Stream, RecordID, BaseID": {func() { _, _, _ = h.Stream(), h.RecordID(), h.BaseID() }, 0},
+	} {
+		if allocs := testing.AllocsPerRun(100, want.f); allocs > want.allocs {
+			t.Errorf("%s(%q): %v allocs, want %v", name, escaped, allocs, want.allocs)
+		}
+	}
+	for _, parts := range [][3]string{{"c", "s", "r"}, {"", "s", "r"}, {"c", "", "https://x.example/a"}, {"a/b:c", "s", "r"}, {"a/b:c", "", "x"}} {
 		if allocs := testing.AllocsPerRun(100, func() { _, _ = Encode(parts[0], parts[1], parts[2]) }); allocs != 1 {
 			t.Errorf("Encode%q: %v allocs, want 1", parts, allocs)
 		}

@@ -258,7 +258,7 @@ var (
 //     in the structured results of this call.
 //
 // connection_id is shown for a hit with a ConnectionID that its id does not
-// embed, as [Parse] reads the id, and only then. An id that embeds the same
+// embed, as [Parse] reads and decodes the id, and only then. An id that embeds the same
 // connection decides the fetch alone (see [ResolveFetch]); an id that embeds
 // a different one shows the hit's own too, so that the fetch fails with
 // conflicting_connection_id instead of silently reading the wrong
@@ -689,7 +689,7 @@ func (p *preview) showsConnection(h *Hit) bool {
 	}
 	p.read += len(h.ID)
 	hd, f := parse(h.ID)
-	return f.fault != faultNone || hd.ConnectionID() != h.ConnectionID
+	return f.fault != faultNone || !hd.embeds(h.ConnectionID)
 }
 
 // measureID returns the bytes id takes when shown in the text form and

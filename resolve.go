@@ -87,41 +87,47 @@ func (r FetchRequest) Query() url.Values {
 //	malformed any             invalid_id
 //	valid     malformed       invalid_connection_id
 //
-// A non-empty connection_id must be a safe name: not ".", without '/',
-// '\', "..", control characters or invalid UTF-8. Unlike an embedded
-// connection it may contain ':', since it travels as a query parameter;
-// next to a self-contained id such a value can only conflict.
+// A non-empty connection_id is the connection id as the resource server
+// names it, unescaped, and must be a name: not ".", without '\', "..",
+// control characters or invalid UTF-8. It may contain '/' and ':' (a GCP
+// resource name projects/p1/connections/c2, an ARN), since it travels
+// only as a query value; an embedded connection is compared with it after
+// decoding.
 //
 // When several things are wrong, the id is judged first: a malformed id is
 // invalid_id whatever connection_id holds; then a malformed connection_id
 // is invalid_connection_id, even when the id embeds a connection; only two
 // well-formed connections can conflict. Every error is an [*Error] and
 // comes with the zero FetchRequest, so nothing can reach a resource
-// server. ResolveFetch never invents or rewrites a connection id, and it
-// does not allocate on success.
+// server. ResolveFetch never invents or rewrites a connection id.
+//
+// ResolveFetch does not allocate on success, but to decode an embedded
+// connection that holds escapes when connection_id is empty.
 func ResolveFetch(id, connectionID string) (FetchRequest, error) {
 	h, f := parse(id)
 	if f.fault != faultNone {
 		return FetchRequest{}, f.err(FieldID, id)
 	}
 	if connectionID != "" {
-		if f := checkPart(connectionID, "", nameBytes); f.fault != faultNone {
+		if f := checkPart(connectionID, "", connectionBytes); f.fault != faultNone {
 			return FetchRequest{}, f.err(FieldConnectionID, connectionID)
 		}
 	}
-	switch embedded := h.ConnectionID(); {
-	case embedded != "":
-		if connectionID != "" && connectionID != embedded {
+	switch {
+	case h.IsSelfContained():
+		if connectionID == "" {
+			connectionID = h.ConnectionID()
+		} else if !h.embeds(connectionID) {
 			return FetchRequest{}, &Error{
 				Code:     CodeConflictingConnectionID,
 				Field:    FieldConnectionID,
 				Segment:  SegmentConnection,
 				Offset:   -1,
 				Input:    connectionID,
-				Embedded: embedded,
+				Embedded: h.ConnectionID(),
 			}
 		}
-		return FetchRequest{Handle: h, ConnectionID: embedded, Scope: ScopeEmbedded, EchoID: id}, nil
+		return FetchRequest{Handle: h, ConnectionID: connectionID, Scope: ScopeEmbedded, EchoID: id}, nil
 	case connectionID != "":
 		return FetchRequest{Handle: h, ConnectionID: connectionID, Scope: ScopeExplicit, EchoID: id}, nil
 	}

@@ -32,9 +32,17 @@ func TestResolveFetch(t *testing.T) {
 		{name: "legacy alone", id: "s:r", wantScope: ScopeUnscoped},
 		{name: "legacy and argument", id: "s:r", connID: "c", wantConn: "c", wantScope: ScopeExplicit},
 		{name: "malformed id", id: "s", connID: "c", wantCode: CodeInvalidID, wantField: FieldID, wantSegment: SegmentStream, wantOffset: 0},
-		{name: "valid id, malformed argument", id: "s:r", connID: "a/b", wantCode: CodeInvalidConnectionID, wantField: FieldConnectionID, wantOffset: 1},
+		{name: "valid id, malformed argument", id: "s:r", connID: `a\b`, wantCode: CodeInvalidConnectionID, wantField: FieldConnectionID, wantOffset: 1},
 
-		// The argument may hold ':'; next to an embedded one it conflicts.
+		// The argument may hold ':' and '/': it is compared with the
+		// decoded embedded connection.
+		{name: "argument with slash scopes a legacy id", id: "s:r", connID: "projects/p1/connections/c2", wantConn: "projects/p1/connections/c2", wantScope: ScopeExplicit},
+		{name: "escaped connection alone", id: "projects%2Fp1%2Fconnections%2Fc2/s:r", wantConn: "projects/p1/connections/c2", wantScope: ScopeEmbedded},
+		{name: "escaped connection and equal argument", id: "arn%3Aaws%3As3%3A%3A%3Ab/:k/x.txt", connID: "arn:aws:s3:::b", wantConn: "arn:aws:s3:::b", wantScope: ScopeEmbedded},
+		{name: "escaped connection and its escaped form", id: "a%2Fb/s:r", connID: "a%2Fb", wantCode: CodeConflictingConnectionID, wantField: FieldConnectionID, wantSegment: SegmentConnection, wantOffset: -1},
+		{name: "escaped connection and a longer argument", id: "a%2Fb/s:r", connID: "a/bc", wantCode: CodeConflictingConnectionID, wantField: FieldConnectionID, wantSegment: SegmentConnection, wantOffset: -1},
+		{name: "escaped connection and a shorter argument", id: "a%2Fb/s:r", connID: "a/", wantCode: CodeConflictingConnectionID, wantField: FieldConnectionID, wantSegment: SegmentConnection, wantOffset: -1},
+		{name: "percent connection", id: "100%25/s:r", connID: "100%", wantConn: "100%", wantScope: ScopeEmbedded},
 		{name: "argument with colon scopes a legacy id", id: "s:r", connID: "tenant:c", wantConn: "tenant:c", wantScope: ScopeExplicit},
 		{name: "argument with colon conflicts", id: "c/s:r", connID: "c:x", wantCode: CodeConflictingConnectionID, wantField: FieldConnectionID, wantSegment: SegmentConnection, wantOffset: -1},
 		{name: "prefix is not equal", id: "c1/s:r", connID: "c", wantCode: CodeConflictingConnectionID, wantField: FieldConnectionID, wantSegment: SegmentConnection, wantOffset: -1},
@@ -68,8 +76,8 @@ func TestResolveFetch(t *testing.T) {
 		{name: "invalid UTF-8 argument", id: "s:r", connID: "\xc3", wantCode: CodeInvalidConnectionID, wantField: FieldConnectionID, wantOffset: 0},
 
 		// Precedence: the id first, then the argument, then the conflict.
-		{name: "bad id beats bad argument", id: "c/s:..", connID: "a/b", wantCode: CodeInvalidID, wantField: FieldID, wantSegment: SegmentRecord, wantOffset: 4},
-		{name: "bad argument beats conflict", id: "c/s:r", connID: "x/y", wantCode: CodeInvalidConnectionID, wantField: FieldConnectionID, wantOffset: 1},
+		{name: "bad id beats bad argument", id: "c/s:..", connID: `a\b`, wantCode: CodeInvalidID, wantField: FieldID, wantSegment: SegmentRecord, wantOffset: 4},
+		{name: "bad argument beats conflict", id: "c/s:r", connID: "x/..", wantCode: CodeInvalidConnectionID, wantField: FieldConnectionID, wantOffset: 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -17,9 +17,10 @@ import (
 // The reference parser and name rules, written plainly, are shared with
 // the unit tests through idcases.
 var (
-	refParse  = idcases.RefParse
-	refName   = idcases.RefName
-	refOpaque = idcases.RefOpaque
+	refParse      = idcases.RefParse
+	refName       = idcases.RefName
+	refOpaque     = idcases.RefOpaque
+	refConnection = idcases.RefConnection
 )
 
 func seedIDs(f *testing.F) {
@@ -70,7 +71,7 @@ func FuzzParse(f *testing.F) {
 		if h.String() != id || h.IsSelfContained() != (conn != "") || h.IsOpaque() != (stream == "") || !h.IsValid() {
 			t.Fatalf("Parse(%q): String %q, IsSelfContained %v, IsOpaque %v", id, h.String(), h.IsSelfContained(), h.IsOpaque())
 		}
-		if want := strings.TrimPrefix(id, conn+"/"); conn != "" && h.BaseID() != strings.TrimPrefix(want, ":") {
+		if want := strings.TrimPrefix(id, idcases.RefEscape(conn)+"/"); conn != "" && h.BaseID() != strings.TrimPrefix(want, ":") {
 			t.Fatalf("Parse(%q).BaseID() = %q", id, h.BaseID())
 		}
 		enc, err := mcpid.Encode(conn, stream, record)
@@ -91,6 +92,8 @@ func FuzzEncode(f *testing.F) {
 		}
 	}
 	f.Add("a:b", "s", "r")
+	f.Add("projects/p1/connections/c2", "s", "r")
+	f.Add("a\\b", "s", "r")
 	f.Add("c", "s/t", "r")
 	f.Add("", "..", ".")
 	f.Add("c", "", "https://x.example/../a")
@@ -98,9 +101,9 @@ func FuzzEncode(f *testing.F) {
 	f.Add("c", "", "a\x85")
 	f.Fuzz(func(t *testing.T, conn, stream, record string) {
 		id, err := mcpid.Encode(conn, stream, record)
-		valid := (conn == "" || refName(conn, false)) && refName(stream, false) && refName(record, true)
+		valid := (conn == "" || refConnection(conn)) && refName(stream, false) && refName(record, true)
 		if stream == "" { // the opaque form
-			valid = refName(conn, false) && refOpaque(record)
+			valid = refConnection(conn) && refOpaque(record)
 		}
 		if valid != (err == nil) {
 			t.Fatalf("Encode(%q, %q, %q) = %q, %v; parts valid = %v", conn, stream, record, id, err, valid)
@@ -130,6 +133,8 @@ func FuzzResolveFetch(f *testing.F) {
 		f.Add(tc.ID, tc.Conn)
 	}
 	f.Add("s:r", "a/b")
+	f.Add("a%2Fb/s:r", "a/b")
+	f.Add("a%2Fb/s:r", "a%2Fb")
 	f.Add("c1/s:r", "c2")
 	f.Add("s:r", "..")
 	f.Add("c1/:x/../y", "c2")
@@ -143,7 +148,7 @@ func FuzzResolveFetch(f *testing.F) {
 		switch {
 		case !idOK:
 			wantCode = mcpid.CodeInvalidID
-		case conn != "" && !refName(conn, true):
+		case conn != "" && !refConnection(conn):
 			wantCode = mcpid.CodeInvalidConnectionID
 		case embedded != "" && conn != "" && conn != embedded:
 			wantCode = mcpid.CodeConflictingConnectionID
@@ -183,7 +188,7 @@ func FuzzResolveFetch(f *testing.F) {
 		if req.EchoID != id || req.Handle.String() != id {
 			t.Fatalf("ResolveFetch(%q, %q) echoes %q", id, conn, req.EchoID)
 		}
-		if c := req.ConnectionID; c != "" && !refName(c, true) {
+		if c := req.ConnectionID; c != "" && !refConnection(c) {
 			t.Fatalf("ResolveFetch(%q, %q) forwards connection %q", id, conn, c)
 		}
 		if q := req.Query(); q.Get("connection_id") != req.ConnectionID || len(q) > 1 {
@@ -224,21 +229,40 @@ func checkRecordPath(t *testing.T, req mcpid.FetchRequest) {
 	}
 }
 
+// FuzzSelfContainedID checks, over pairs of arbitrary strings, that every
+// id SelfContainedID mints resolves, alone and with its connection as
+// argument, to exactly that connection and base id, and that two base ids
+// of one connection never share an id.
 func FuzzSelfContainedID(f *testing.F) {
 	for _, tc := range idcases.Cases() {
-		f.Add(tc.ID, "cin_4f2a")
-		f.Add(tc.ID, tc.Conn)
-		f.Add(tc.Record, tc.Conn)
+		f.Add(tc.ID, tc.Record, "cin_4f2a")
+		f.Add(tc.ID, tc.Stream+":"+tc.Record, tc.Conn)
+		f.Add(tc.Record, tc.ID, tc.Conn)
 	}
-	f.Add("https://example.com/x", "c")
-	f.Add("reports/2024:q3.pdf", "cin_drive")
-	f.Add("s:r", "a:b")
-	f.Fuzz(func(t *testing.T, base, conn string) {
-		id, embedded := mcpid.SelfContainedID(base, conn)
-		if err := idcases.CheckSelfContainedID(base, conn, id, embedded, resolveAlone); err != nil {
-			t.Fatal(err)
+	f.Add("https://example.com/x", "c/:https://example.com/x", "c")
+	f.Add("reports/2024:q3.pdf", "2024:q3.pdf", "reports")
+	f.Add("s:r", ":s:r", "a:b")
+	f.Add("s:r", "r", "projects/p1/connections/c2")
+	f.Fuzz(func(t *testing.T, base, other, conn string) {
+		id, embedded := checkSelfContainedID(t, base, conn)
+		otherID, otherEmbedded := checkSelfContainedID(t, other, conn)
+		if embedded && otherEmbedded && base != other && id == otherID {
+			t.Fatalf("SelfContainedID gives %q to both %q and %q in %q", id, base, other, conn)
 		}
 	})
+}
+
+// checkSelfContainedID checks SelfContainedID(base, conn) with the shared
+// checker, resolving the id alone and with conn as argument.
+func checkSelfContainedID(t *testing.T, base, conn string) (string, bool) {
+	t.Helper()
+	id, embedded := mcpid.SelfContainedID(base, conn)
+	for _, explicit := range []string{"", conn} {
+		if err := idcases.CheckSelfContainedID(base, conn, id, embedded, resolver(explicit)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return id, embedded
 }
 
 // TestSelfContainedIDCorpus checks both promises of SelfContainedID over
@@ -246,27 +270,26 @@ func FuzzSelfContainedID(f *testing.F) {
 // each record, each connection/record pair) with connections valid and
 // not.
 func TestSelfContainedIDCorpus(t *testing.T) {
-	conns := []string{"cin_4f2a", "c", "c1", "c2", "café", "cin_drive", "a:b", "a/b", "..", ".", "", "c\x00", "c\xff"}
+	conns := []string{"cin_4f2a", "c", "c1", "c2", "café", "cin_drive", "reports", "a:b", "a/b", "projects/p1/connections/c2", "100%", "%2F", "..", ".", `a\b`, "", "c\x00", "c\xff"}
 	var bases []string
 	for _, tc := range idcases.Cases() {
 		bases = append(bases, tc.ID, tc.Record, tc.Conn+"/"+tc.Record, tc.Stream+"/"+tc.ID)
 	}
 	for _, conn := range conns {
 		for _, base := range bases {
-			id, embedded := mcpid.SelfContainedID(base, conn)
-			if err := idcases.CheckSelfContainedID(base, conn, id, embedded, resolveAlone); err != nil {
-				t.Fatal(err)
-			}
+			checkSelfContainedID(t, base, conn)
 		}
 	}
 }
 
-// resolveAlone is ResolveFetch of an id alone, as the shared checker sees
-// it.
-func resolveAlone(id string) (conn, base string, err error) {
-	req, err := mcpid.ResolveFetch(id, "")
-	if err == nil && req.Scope != mcpid.ScopeEmbedded {
-		err = fmt.Errorf("scope %v", req.Scope)
+// resolver returns ResolveFetch with the connection_id argument conn, as
+// the shared checker sees it: an id that embeds its connection.
+func resolver(conn string) idcases.Resolved {
+	return func(id string) (string, string, error) {
+		req, err := mcpid.ResolveFetch(id, conn)
+		if err == nil && req.Scope != mcpid.ScopeEmbedded {
+			err = fmt.Errorf("scope %v", req.Scope)
+		}
+		return req.ConnectionID, req.Handle.BaseID(), err
 	}
-	return req.ConnectionID, req.Handle.BaseID(), err
 }

@@ -13,8 +13,8 @@ import (
 type Case struct {
 	Name string
 	ID   string
-	// Valid ids: the parts. Stream is "" for the opaque form, whose
-	// Record is the opaque base id.
+	// Valid ids: the parts. Conn is the decoded connection; Stream is ""
+	// for the opaque form, whose Record is the opaque base id.
 	OK                   bool
 	Conn, Stream, Record string
 	// Invalid ids: where the fault is.
@@ -137,6 +137,27 @@ func Cases() []Case {
 		bad("overlong three-byte slash", "s:\xe0\x80\xaf", "record", 2),
 		bad("three-byte lead with a stray lead after it", "s:\xe6\xe6\x96\x87", "record", 2),
 
+		// Escaped connections: %25, %2F and %3A, uppercase, and nothing else.
+		ok("GCP resource name", "projects%2Fp1%2Fconnections%2Fc2/orders:o1", "projects/p1/connections/c2", "orders", "o1"),
+		ok("ARN, opaque", "arn%3Aaws%3As3%3A%3A%3Abucket/:key/a b.txt", "arn:aws:s3:::bucket", "", "key/a b.txt"),
+		ok("colon in a connection", "drive%3Ateam/s:r", "drive:team", "s", "r"),
+		ok("percent in a connection", "100%25/s:r", "100%", "s", "r"),
+		ok("every escape", "%25%2F%3A/:x", "%/:", "", "x"),
+		ok("escaped slash between dots", ".%2F./s:r", "./.", "s", "r"),
+		ok("escaped connection that looks like a handle", "c1%2Fs%3Ar/:x", "c1/s:r", "", "x"),
+		ok("percent in a stream is literal", "c/s%2F:r", "c", "s%2F", "r"),
+		ok("percent in a legacy stream is literal", "s%3A:r", "", "s%3A", "r"),
+		ok("percent in an opaque id is literal", "c/:a%2Fb%zz", "c", "", "a%2Fb%zz"),
+		bad("lowercase escape", "a%2fb/s:r", "connection", 1),
+		bad("escape of another byte", "a%41/s:r", "connection", 1),
+		bad("escaped backslash", "a%5Cb/s:r", "connection", 1),
+		bad("bare percent", "50%/s:r", "connection", 2),
+		bad("percent cut short", "a%2/s:r", "connection", 1),
+		bad("bad escape after a good one", "%2F%2f/s:r", "connection", 3),
+		bad("dotdot beside an escape", "a..%2Fb/s:r", "connection", 1),
+		bad("control after an escape", "a%2F\x01/s:r", "connection", 4),
+		bad("escaped connection, bad opaque id", "a%2Fb/:x\x00", "record", 8),
+
 		// The opaque form: anything but controls and invalid UTF-8, verbatim.
 		ok("opaque key", "cin_9b1c/:T-17", "cin_9b1c", "", "T-17"),
 		ok("opaque URL", "cin_9b1c/:https://wiki.example.com/p/7?rev=3#top", "cin_9b1c", "", "https://wiki.example.com/p/7?rev=3#top"),
@@ -179,6 +200,14 @@ func asciiCases() []Case {
 		name := func(where string) string { return fmt.Sprintf("%q in %s", ch, where) }
 		cases = append(cases, ok(name("opaque"), "c/:a"+ch+"b", "c", "", "a"+ch+"b"))
 		switch c {
+		case '%':
+			cases = append(cases,
+				bad(name("connection"), "a%b/s:r", "connection", 1),
+				ok(name("stream"), "c/a%b:r", "c", "a%b", "r"),
+				ok(name("record"), "c/s:a%b", "c", "s", "a%b"),
+				ok(name("legacy stream"), "a%b:r", "", "a%b", "r"),
+				ok(name("legacy record"), "s:a%b", "", "s", "a%b"),
+			)
 		case '/':
 			cases = append(cases,
 				bad(name("connection"), "a/b/s:r", "stream", 3),

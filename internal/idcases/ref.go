@@ -9,26 +9,59 @@ import (
 // RefParse is the handle grammar read straight off the design, as plainly
 // as possible: the slow reference that the parser is checked against. It
 // splits at the first '/'; an empty stream after it marks the opaque form,
-// whose record is the opaque base id.
+// whose record is the opaque base id. conn is the decoded connection.
 func RefParse(id string) (conn, stream, record string, ok bool) {
 	rest := id
 	if c, r, found := strings.Cut(id, "/"); found {
-		if !RefName(c, false) {
+		decoded, ok := RefSegment(c)
+		if !ok {
 			return "", "", "", false
 		}
 		if opaque, isOpaque := strings.CutPrefix(r, ":"); isOpaque {
 			if !RefOpaque(opaque) {
 				return "", "", "", false
 			}
-			return c, "", opaque, true
+			return decoded, "", opaque, true
 		}
-		conn, rest = c, r
+		conn, rest = decoded, r
 	}
 	stream, record, found := strings.Cut(rest, ":")
 	if !found || !RefName(stream, false) || !RefName(record, true) {
 		return "", "", "", false
 	}
 	return conn, stream, record, true
+}
+
+// refUnescape decodes the three escapes of a connection segment.
+var refUnescape = strings.NewReplacer("%25", "%", "%2F", "/", "%3A", ":")
+
+// RefSegment decodes a connection segment: every '%' must start %25, %2F
+// or %3A, there is no raw ':', and the decoded connection must be a
+// connection id (RefConnection).
+func RefSegment(seg string) (conn string, ok bool) {
+	if strings.Contains(seg, ":") {
+		return "", false
+	}
+	for i := 0; i < len(seg); i++ {
+		if seg[i] == '%' {
+			if e := seg[i:min(i+3, len(seg))]; e != "%25" && e != "%2F" && e != "%3A" {
+				return "", false
+			}
+		}
+	}
+	conn = refUnescape.Replace(seg)
+	return conn, RefConnection(conn)
+}
+
+// RefConnection reports whether s may be a connection id: a name that may
+// hold '/' and ':'.
+func RefConnection(s string) bool {
+	return s != "." && !strings.Contains(s, "..") && !strings.Contains(s, `\`) && RefOpaque(s)
+}
+
+// RefEscape writes a connection id as its connection segment.
+func RefEscape(conn string) string {
+	return strings.NewReplacer("%", "%25", "/", "%2F", ":", "%3A").Replace(conn)
 }
 
 // RefName reports whether s follows the name rule, or name-nocolon unless
@@ -62,11 +95,11 @@ func RefOpaque(s string) bool {
 type Resolved func(id string) (connectionID, baseID string, err error)
 
 // CheckSelfContainedID returns what is wrong with id, embedded =
-// SelfContainedID(base, conn), or nil: it is embedded exactly when conn
-// can be embedded and base can be shown, unchanged when not embedded,
-// resolved to conn when embedded, and gives base back when wrapped.
+// SelfContainedID(base, conn), or nil: it is embedded exactly when conn is
+// a connection id and base can be shown, unchanged when not embedded, and
+// when embedded it resolves to exactly conn and base.
 func CheckSelfContainedID(base, conn, id string, embedded bool, resolve Resolved) error {
-	if want := RefName(conn, false) && RefOpaque(base); embedded != want {
+	if want := RefConnection(conn) && RefOpaque(base); embedded != want {
 		return fmt.Errorf("SelfContainedID(%q, %q) = %q, %v; want embedded %v", base, conn, id, embedded, want)
 	}
 	if !embedded {
@@ -76,11 +109,8 @@ func CheckSelfContainedID(base, conn, id string, embedded bool, resolve Resolved
 		return nil
 	}
 	gotConn, gotBase, err := resolve(id)
-	if err != nil || gotConn != conn {
-		return fmt.Errorf("SelfContainedID(%q, %q) = %q, which resolves to connection %q, %v", base, conn, id, gotConn, err)
-	}
-	if id != base && gotBase != base {
-		return fmt.Errorf("SelfContainedID(%q, %q) = %q, whose base id is %q", base, conn, id, gotBase)
+	if err != nil || gotConn != conn || gotBase != base {
+		return fmt.Errorf("SelfContainedID(%q, %q) = %q, which resolves to connection %q and base %q, %v", base, conn, id, gotConn, gotBase, err)
 	}
 	return nil
 }
