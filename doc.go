@@ -8,13 +8,24 @@
 // connection it came from, the model must carry a second value, and it
 // loses it. mcpid ids are self-contained: the model carries one value.
 //
+// The promise, property-tested over arbitrary strings: every hit that
+// search shows is fetchable exactly as shown, by its id alone, and no two
+// hits share an id, whatever its base id and connection id look like
+// (URLs, octo/repo#42, Message-IDs, Windows paths, GCP resource names,
+// ARNs). A hit without a connection keeps its id, which fetches only if it
+// is a legacy handle: a single-source server gives its hits its source's
+// name as their connection.
+//
 // # Handles
 //
 // A fetch handle is a UTF-8 string:
 //
 //	handle       = [ connection "/" ] stream ":" record   ; plain form
 //	             / connection "/" ":" opaque               ; opaque form
-//	connection   = name-nocolon
+//	connection   = 1*( connchar / escape ) ; decodes to a name that
+//	                                       ; may hold "/" and ":"
+//	escape       = "%25" / "%2F" / "%3A"   ; "%", "/", ":"
+//	connchar     = namechar except "%" and ":"
 //	stream       = name-nocolon
 //	record       = name                 ; may itself contain ":"
 //	name         = 1*namechar           ; not ".", and without ".."
@@ -30,7 +41,8 @@
 // form, which leaves the connection to the fetch call's connection_id
 // argument or to the resource server. cin_9b1c/:https://wiki.example.com/p/7
 // is the opaque form: the base id https://wiki.example.com/p/7 of the
-// connection cin_9b1c.
+// connection cin_9b1c. projects%2Fp1%2Fconnections%2Fc2/:octo/repo#42 is the
+// base id octo/repo#42 of the connection projects/p1/connections/c2.
 //
 // [Parse] splits at the first '/'; a ':' right after it marks the opaque
 // form, and otherwise the rest splits at its first ':'. [Encode] builds
@@ -73,16 +85,37 @@
 //     of some connection "reports" it was not given with.
 //
 // A legacy handle such as orders:o1 from cin_4f2a keeps the plain form,
-// cin_4f2a/orders:o1, and a handle that already embeds the hit's own
-// connection is kept as it is.
+// cin_4f2a/orders:o1. Every other base id takes the opaque form, even one
+// that looks like a handle of the hit's own connection: in a connection
+// named reports, the drive keys reports/2024:q3.pdf and 2024:q3.pdf become
+// reports/:reports/2024:q3.pdf and reports/2024:q3.pdf, two ids for two
+// records. SelfContainedID never guesses that an id already is a handle; a
+// server whose resource server mints self-contained handles parses them and
+// passes base id and connection apart.
+//
+// # Escaped connections
+//
+// Connection ids are not always plain tokens: GCP resource names
+// (projects/p1/connections/c2), ARNs (arn:aws:s3:::bucket) and names such
+// as drive:team hold the very characters that separate a handle. So the
+// connection segment is the connection id with '%', '/' and ':' escaped as
+// %25, %2F and %3A, uppercase: every connection id that is a name (not
+// ".", without '\', ".." or control characters) embeds, and cin_4f2a is
+// written as it is. [Parse] accepts only these canonical escapes, and any
+// other '%' in a connection segment is invalid_id, so each connection has
+// exactly one segment and [Encode] and Parse stay exact inverses. The
+// stream, the record and the opaque base id are never escaped: a '%' there
+// is an ordinary character.
 //
 // # Why each character is reserved
 //
-//   - '/' separates the connection. No plain segment may contain it, so
-//     its presence alone marks the self-contained forms: there is no
-//     version prefix and no escaping, and every legacy id keeps its
-//     meaning. It is also the path separator of the resource server's
-//     URLs, where a stray one would change the path.
+//   - '/' separates the connection. No plain segment may contain it (a
+//     connection id's own '/' is escaped), so its presence alone marks the
+//     self-contained forms: there is no version prefix, and every legacy id
+//     keeps its meaning. It is also the path separator of the resource
+//     server's URLs, where a stray one would change the path.
+//   - '%' starts an escape in the connection segment, and only there; a
+//     bare one would make two segments decode to one connection.
 //   - ':' separates the stream from the record, at its first occurrence.
 //     The connection and the stream cannot contain it, which is what makes
 //     the first ':' the boundary; the record may, so record ids such as
@@ -102,13 +135,16 @@
 //
 // The last two are a deliberate tightening over ids that were once
 // accepted anywhere: such ids never worked end to end. '\' and ".." are
-// legal in an opaque base id, which no one uses as a path.
+// legal in an opaque base id, which no one uses as a path. One change made
+// before any release: a self-contained id whose connection segment held a
+// bare '%' parsed before, and does not now.
 //
 // # What stays legal, and compatibility
 //
 // Every legacy stream:record id that follows the grammar parses exactly as
 // before: split at the first ':', the record keeps any later ':'. Spaces
-// (U+0020, U+00A0, U+3000, ...), '%', '?', '#', '=', quotes and every
+// (U+0020, U+00A0, U+3000, ...), '%' (outside the connection), '?', '#',
+// '=', quotes and every
 // non-ASCII character other than the C1 controls are legal inside
 // segments, including lookalikes of the separators such as U+2215
 // DIVISION SLASH, U+FF0F FULLWIDTH SOLIDUS and U+FF1A FULLWIDTH COLON: they
@@ -125,8 +161,14 @@
 // into a [FetchRequest] or a typed error, before any call to a resource
 // server. The id's embedded connection wins, in both self-contained
 // forms; an equal connection_id is accepted, a different one is an error.
+// The connection_id argument is the connection id unescaped, and may hold
+// '/' and ':'; an embedded connection is compared with it after decoding.
 // The library never invents or rewrites a connection id: the resource
 // server remains the authority on which connections a caller may read.
+//
+// A handle is a name, not a capability: anyone can write one. On every
+// fetch the server must check that the caller may read the connection the
+// request names, exactly as it would for a connection_id argument.
 //
 // # Search previews
 //
@@ -168,7 +210,8 @@
 //
 // [Parse], [ResolveFetch], the [Handle] accessors and [Handle.AppendText]
 // into a buffer with room do not allocate; [Encode] allocates once, for
-// its result. Parse is one segment parser: it finds the separators with
+// its result. Decoding an escaped connection costs one allocation, in
+// [Handle.ConnectionID] and in ResolveFetch of such an id alone. Parse is one segment parser: it finds the separators with
 // [strings.IndexByte] and checks every byte once, ASCII bytes four at a
 // time through one table, so checking an id costs a small multiple of
 // splitting it without checks (see the benchmarks).

@@ -113,9 +113,15 @@ type Error struct {
 	// Available lists, for an ambiguous_connection error, the connections
 	// the resource server offered, in its order.
 	Available []string
+	// AvailableIDs lists, for an ambiguous_connection error answered where
+	// no connection_id can be passed (OpenAI's fetch takes only an id), the
+	// self-contained id of the record in each connection. When it is not
+	// nil, the envelope lists it instead of Available; see
+	// [AmbiguousConnectionIDs].
+	AvailableIDs []string
 
 	fault   fault     // the rule Input broke, which words the message
-	omitted int       // connections counted beyond Available (decoded)
+	omitted int       // connections counted beyond the list (decoded)
 	text    errorText // a given message and hint (NewError, decoded)
 }
 
@@ -210,7 +216,7 @@ func (e *Error) Message() string {
 	case CodeConflictingConnectionID:
 		return "the id names a different connection than connection_id"
 	case CodeAmbiguousConnection:
-		if n := len(e.Available) + e.omitted; n != 1 {
+		if n := len(e.listed()) + e.omitted; n != 1 {
 			return "the record exists in " + strconv.Itoa(n) + " connections"
 		}
 		return "the record exists in 1 connection"
@@ -300,6 +306,9 @@ func (e *Error) Hint() string {
 	case CodeConflictingConnectionID:
 		return "pass the id alone, without connection_id"
 	case CodeAmbiguousConnection:
+		if e.AvailableIDs != nil {
+			return "retry with id set to one of available_ids"
+		}
 		return "retry with connection_id set to one of available_connections"
 	case CodeNotFound:
 		return "search again and fetch an id from the new results"
@@ -351,24 +360,54 @@ func AmbiguousConnection(available []string) *Error {
 	}
 }
 
+// AmbiguousConnectionIDs is [AmbiguousConnection] for a fetch tool that
+// takes no connection_id, such as one that follows OpenAI's search/fetch
+// contract: instead of the connections, it lists the self-contained id of
+// the record in each, [SelfContainedID](baseID, c), as AvailableIDs, and
+// its envelope says retry_with "id". A connection that cannot be embedded
+// is counted but not listed. baseID is the id the fetch asked for, without
+// its connection ([Handle.BaseID]).
+func AmbiguousConnectionIDs(baseID string, available []string) *Error {
+	e := &Error{Code: CodeAmbiguousConnection, Offset: -1, AvailableIDs: make([]string, 0, len(available))}
+	for _, c := range available {
+		if id, ok := SelfContainedID(baseID, c); ok {
+			e.AvailableIDs = append(e.AvailableIDs, id)
+		} else {
+			e.omitted++
+		}
+	}
+	return e
+}
+
+// listed returns what an ambiguous_connection error lists: AvailableIDs
+// when set, Available otherwise.
+func (e *Error) listed() []string {
+	if e.AvailableIDs != nil {
+		return e.AvailableIDs
+	}
+	return e.Available
+}
+
 // envelopeType is the type every envelope carries.
 const envelopeType = "adapter_error"
 
 // envelope is the JSON form of an *Error. Field order is the wire order.
 type envelope struct {
-	Type      string    `json:"type"`
-	Code      Code      `json:"code"`
-	Message   string    `json:"message"`
-	Hint      string    `json:"hint,omitempty"`
-	Field     string    `json:"field,omitempty"`
-	Segment   string    `json:"segment,omitempty"`
-	Offset    *int      `json:"offset,omitempty"`
-	ID        *string   `json:"id,omitempty"`
-	ConnID    *string   `json:"connection_id,omitempty"`
-	Embedded  *string   `json:"embedded_connection_id,omitempty"`
-	Available *[]string `json:"available_connections,omitempty"`
-	Omitted   int       `json:"available_connections_omitted,omitempty"`
-	RetryWith string    `json:"retry_with,omitempty"`
+	Type       string    `json:"type"`
+	Code       Code      `json:"code"`
+	Message    string    `json:"message"`
+	Hint       string    `json:"hint,omitempty"`
+	Field      string    `json:"field,omitempty"`
+	Segment    string    `json:"segment,omitempty"`
+	Offset     *int      `json:"offset,omitempty"`
+	ID         *string   `json:"id,omitempty"`
+	ConnID     *string   `json:"connection_id,omitempty"`
+	Embedded   *string   `json:"embedded_connection_id,omitempty"`
+	Available  *[]string `json:"available_connections,omitempty"`
+	Omitted    int       `json:"available_connections_omitted,omitempty"`
+	IDs        *[]string `json:"available_ids,omitempty"`
+	IDsOmitted int       `json:"available_ids_omitted,omitempty"`
+	RetryWith  string    `json:"retry_with,omitempty"`
 }
 
 // MarshalJSON returns the stable envelope an MCP server puts in a tool
@@ -384,7 +423,8 @@ type envelope struct {
 // ambiguous_connection it adds available_connections (at most
 // [MaxAvailableConnections], in the given order, [] when none),
 // available_connections_omitted (only when some were left out) and
-// retry_with "connection_id". Each thing is said once: the message holds
+// retry_with "connection_id"; or, when AvailableIDs is set,
+// available_ids, available_ids_omitted and retry_with "id", alike. Each thing is said once: the message holds
 // neither the input nor the hint. JSON carries only text, so bytes that
 // are not valid UTF-8 (in an id, say) are written as U+FFFD. A nil *Error
 // marshals as null.
@@ -415,15 +455,18 @@ func (e *Error) MarshalJSON() ([]byte, error) {
 		embedded := validText(e.Embedded)
 		env.Embedded = &embedded
 	case CodeAmbiguousConnection:
-		shown := e.Available
-		env.Omitted = e.omitted
+		shown := e.listed()
+		omitted := e.omitted
 		if n := len(shown); n > MaxAvailableConnections {
 			shown = shown[:MaxAvailableConnections]
-			env.Omitted += n - MaxAvailableConnections
+			omitted += n - MaxAvailableConnections
 		}
 		shown = validTexts(shown)
-		env.Available = &shown
-		env.RetryWith = FieldConnectionID
+		if e.AvailableIDs != nil {
+			env.IDs, env.IDsOmitted, env.RetryWith = &shown, omitted, FieldID
+		} else {
+			env.Available, env.Omitted, env.RetryWith = &shown, omitted, FieldConnectionID
+		}
 	}
 	return json.Marshal(env)
 }
@@ -483,7 +526,7 @@ func (e *Error) UnmarshalJSON(data []byte) error {
 		Field:   env.Field,
 		Segment: env.Segment,
 		Offset:  -1,
-		omitted: env.Omitted,
+		omitted: env.Omitted + env.IDsOmitted,
 		text:    errorText{env.Message, env.Hint, true},
 	}
 	if env.Offset != nil {
@@ -500,6 +543,9 @@ func (e *Error) UnmarshalJSON(data []byte) error {
 	}
 	if env.Available != nil {
 		d.Available = *env.Available
+	}
+	if env.IDs != nil {
+		d.AvailableIDs = *env.IDs
 	}
 	*e = d
 	return nil

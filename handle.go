@@ -150,7 +150,7 @@ func escapedLen(connection string) int {
 //
 //   - a legacy handle stream:record becomes connection/stream:record;
 //   - any other baseID becomes the opaque connection/:baseID: URLs, keys
-//     with '/', ” or "..", ids that are no handle at all, and ids that
+//     with '/', '\' or "..", ids that are no handle at all, and ids that
 //     look like self-contained handles, of this connection or another (the
 //     drive key reports/2024:q3.pdf of the connection reports is
 //     reports/:reports/2024:q3.pdf, never reports/2024:q3.pdf, which is

@@ -69,15 +69,15 @@ func readArgs(raw []byte, spec argSpec, vals []string) error {
 				return argError(errNotObject, spec.hint)
 			case i < 0:
 				k, _ := unquote(key)
-				return argError("unknown argument "+keyText(k), spec.hint)
+				return argError("unknown argument "+quote(k), spec.hint)
 			case seen&(1<<i) != 0:
-				return argError("argument "+keyText(spec.names[i])+" is given twice", spec.hint)
+				return argError("argument "+quote(spec.names[i])+" is given twice", spec.hint)
 			}
 			seen |= 1 << i
 			p.space()
 			val, ok := p.str()
 			if !ok {
-				return argError("argument "+keyText(spec.names[i])+" is not a string", spec.hint)
+				return argError("argument "+quote(spec.names[i])+" is not a string", spec.hint)
 			}
 			if vals[i], ok = unquote(val); !ok {
 				return argError(errNotObject, spec.hint)
@@ -97,7 +97,7 @@ func readArgs(raw []byte, spec argSpec, vals []string) error {
 	}
 	for i := range spec.required {
 		if seen&(1<<i) == 0 {
-			return argError("missing argument "+keyText(spec.names[i]), spec.hint)
+			return argError("missing argument "+quote(spec.names[i]), spec.hint)
 		}
 	}
 	return nil

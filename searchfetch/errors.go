@@ -20,24 +20,29 @@ var (
 		"the source failed to answer", "try again later")
 	errTimeout = mcpid.NewError(mcpid.CodeResourceUnavailable,
 		"the source did not answer in time", "try again later")
-	errBadHit = mcpid.NewError(mcpid.CodeInvalidResourceResponse,
-		"the source returned a hit without a usable id", "search again, or report the source as faulty")
 )
 
-// maxQuotedKey bounds the bytes of an unknown argument name that an error
-// message repeats, so that a huge key is not echoed back to the model.
-const maxQuotedKey = 64
+// badHit returns the invalid_resource_response error of a search whose
+// backend returned a hit that no id can fetch; message names the hit.
+func badHit(message string) *mcpid.Error {
+	return mcpid.NewError(mcpid.CodeInvalidResourceResponse, message, "search again, or report the source as faulty")
+}
+
+// maxQuoted bounds the bytes of a value (an unknown argument name, a
+// hit's id) that an error message repeats, so that a huge one is not echoed
+// back to the model.
+const maxQuoted = 64
 
 // argError returns the invalid_arguments error for a tool call.
 func argError(message, hint string) *mcpid.Error {
 	return mcpid.NewError(CodeInvalidArguments, message, hint)
 }
 
-// keyText returns key quoted for an error message, or a placeholder when it
-// is too long to repeat.
-func keyText(key string) string {
-	if len(key) > maxQuotedKey {
-		return "(a name of " + fmt.Sprint(len(key)) + " bytes)"
+// quote returns s quoted for an error message, or a placeholder when it is
+// too long to repeat.
+func quote(s string) string {
+	if len(s) > maxQuoted {
+		return "(a value of " + fmt.Sprint(len(s)) + " bytes)"
 	}
-	return fmt.Sprintf("%q", key)
+	return fmt.Sprintf("%q", s)
 }

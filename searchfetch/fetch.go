@@ -3,6 +3,7 @@ package searchfetch
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/mcpid/mcpid"
 )
@@ -32,7 +33,7 @@ func (t *Tools) Fetch(ctx context.Context, args json.RawMessage) Result {
 		return t.backend.Fetch(ctx, req)
 	})
 	if err != nil {
-		return ErrorResult(err)
+		return ErrorResult(t.retryable(err, req))
 	}
 	doc.ID = req.EchoID
 	b, err := json.Marshal(doc)
@@ -40,4 +41,16 @@ func (t *Tools) Fetch(ctx context.Context, args json.RawMessage) Result {
 		return ErrorResult(err)
 	}
 	return okResult(string(b), b)
+}
+
+// retryable returns err as the model can act on it. In ModeChatGPT, where
+// fetch takes no connection_id, an ambiguous_connection error lists instead
+// the self-contained id of the record in each connection
+// ([mcpid.AmbiguousConnectionIDs]), so that the model retries with an id.
+func (t *Tools) retryable(err error, req mcpid.FetchRequest) error {
+	var e *mcpid.Error
+	if t.opts.Mode != ModeChatGPT || !errors.As(err, &e) || e.Code != mcpid.CodeAmbiguousConnection || e.AvailableIDs != nil {
+		return err
+	}
+	return mcpid.AmbiguousConnectionIDs(req.Handle.BaseID(), e.Available)
 }

@@ -3,6 +3,8 @@ package searchfetch
 import (
 	"context"
 	"encoding/json"
+	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/mcpid/mcpid"
@@ -74,13 +76,9 @@ func (t *Tools) Search(ctx context.Context, args json.RawMessage) Result {
 	if err != nil {
 		return ErrorResult(err)
 	}
-	hits := make([]mcpid.Hit, len(res.Hits))
-	for i, h := range res.Hits {
-		if h.ID == "" || !utf8.ValidString(h.ID) {
-			return ErrorResult(errBadHit)
-		}
-		h.ID, _ = mcpid.SelfContainedID(h.ID, h.ConnectionID)
-		hits[i] = h
+	hits, err := fetchableHits(res.Hits)
+	if err != nil {
+		return ErrorResult(err)
 	}
 	opts := t.opts.Preview
 	opts.Total, opts.HasMore = res.Total, res.HasMore
@@ -97,6 +95,56 @@ func (t *Tools) Search(ctx context.Context, args json.RawMessage) Result {
 	}
 	return okResult(text, b)
 }
+
+// fetchableHits returns the hits to show: each with the id
+// [mcpid.SelfContainedID] gives it, which fetches that hit alone, and each
+// id once (the first hit that has it). A hit whose id cannot fetch it is an
+// invalid_resource_response error naming the hit: one whose connection is
+// not a connection id or whose id is empty, not valid UTF-8 or holds a
+// control character, and one with no connection whose id is not a legacy
+// stream:record handle (an id that looks self-contained is never taken to
+// be one).
+func fetchableHits(in []mcpid.Hit) ([]mcpid.Hit, error) {
+	hits := make([]mcpid.Hit, 0, len(in))
+	seen := make(map[string]struct{}, len(in))
+	for i, h := range in {
+		id, embedded := mcpid.SelfContainedID(h.ID, h.ConnectionID)
+		if !embedded {
+			if err := unfetchable(i, h); err != nil {
+				return nil, err
+			}
+		}
+		if _, dup := seen[id]; dup {
+			continue
+		}
+		seen[id] = struct{}{}
+		h.ID = id
+		hits = append(hits, h)
+	}
+	return hits, nil
+}
+
+// unfetchable returns the error for the hit at index i, which
+// SelfContainedID did not embed, or nil when its id fetches it as it is: a
+// legacy handle with no connection.
+func unfetchable(i int, h mcpid.Hit) error {
+	hit := "hit " + strconv.Itoa(i+1)
+	switch {
+	case h.ID == "":
+		return badHit(hit + " has an empty id")
+	case !utf8.ValidString(h.ID) || strings.ContainsFunc(h.ID, isControl):
+		return badHit(hit + " has an id that is not valid UTF-8 or holds a control character")
+	case h.ConnectionID != "":
+		return badHit(hit + " has the connection id " + quote(h.ConnectionID) + ", which is not a valid connection id")
+	}
+	if hd, err := mcpid.Parse(h.ID); err != nil || hd.IsSelfContained() {
+		return badHit(hit + " has no connection and the id " + quote(h.ID) + ", which is not a stream:record handle")
+	}
+	return nil
+}
+
+// isControl reports whether r is a control character that no id may hold.
+func isControl(r rune) bool { return r < 0x20 || (r >= 0x7f && r <= 0x9f) }
 
 // searchOutputOf returns the default mode's structuredContent for hits.
 func searchOutputOf(hits []mcpid.Hit, res SearchResult) searchOutput {

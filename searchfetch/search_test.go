@@ -33,6 +33,7 @@ func TestSearchDefault(t *testing.T) {
 	hits := []mcpid.Hit{searchHits[0], searchHits[1], searchHits[2], searchHits[3]}
 	hits[0].ID = "c1/orders:o1"
 	hits[1].ID = "c2/:T-17"
+	hits[2].ID = "eu%3Awiki/pages:p1"
 	want := mcpid.RenderPreview(hits, mcpid.PreviewOptions{Budget: 1000, MaxHits: 2, Total: 9, HasMore: true})
 	if diff := cmp.Diff(want, res.Text); diff != "" {
 		t.Errorf("text (-want +got):\n%s", diff)
@@ -40,7 +41,7 @@ func TestSearchDefault(t *testing.T) {
 	wantStructured := `{"results":[
 		{"id":"c1/orders:o1","connection_id":"c1","stream":"orders","title":"Order o1","snippet":"3 items","url":"https://shop.example.com/o/1"},
 		{"id":"c2/:T-17","connection_id":"c2","title":"Refund","url":"ftp://files.example.com/t17"},
-		{"id":"pages:p1","connection_id":"eu:wiki","title":"Returns"},
+		{"id":"eu%3Awiki/pages:p1","connection_id":"eu:wiki","title":"Returns"},
 		{"id":"notes:n1"}],
 		"total":9,"has_more":true}`
 	assert.JSONEq(t, wantStructured, string(res.StructuredContent))
@@ -69,7 +70,7 @@ func TestSearchChatGPT(t *testing.T) {
 			wantStructured := `{"results":[
 				{"id":"c1/orders:o1","title":"Order o1","url":"https://shop.example.com/o/1","text":"3 items"},
 				{"id":"c2/:T-17","title":"Refund","url":""},
-				{"id":"pages:p1","title":"Returns","url":""},
+				{"id":"eu%3Awiki/pages:p1","title":"Returns","url":""},
 				{"id":"notes:n1","title":"","url":""}]}`
 			assert.JSONEq(t, wantStructured, string(res.StructuredContent))
 			if tt.allFit {
@@ -85,24 +86,30 @@ func TestSearchChatGPT(t *testing.T) {
 	}
 }
 
-// TestSearchGarbage: hits that no model could pass back fail the search
-// with invalid_resource_response; an empty result is not an error.
+// TestSearchGarbage: a hit that no id can fetch fails the search with an
+// invalid_resource_response error naming it; an empty result is not an
+// error.
 func TestSearchGarbage(t *testing.T) {
 	tests := []struct {
-		name string
-		hits []mcpid.Hit
-		code mcpid.Code
+		name    string
+		hits    []mcpid.Hit
+		message string // of the invalid_resource_response error; "" for none
 	}{
-		{"empty id", []mcpid.Hit{{ID: "orders:o1"}, {ID: "", ConnectionID: "c1"}}, mcpid.CodeInvalidResourceResponse},
-		{"invalid UTF-8", []mcpid.Hit{{ID: "orders:\xff", ConnectionID: "c1"}}, mcpid.CodeInvalidResourceResponse},
+		{"empty id", []mcpid.Hit{{ID: "orders:o1"}, {ID: "", ConnectionID: "c1"}}, "hit 2 has an empty id"},
+		{"invalid UTF-8", []mcpid.Hit{{ID: "orders:\xff", ConnectionID: "c1"}}, "hit 1 has an id that is not valid UTF-8 or holds a control character"},
+		{"control character", []mcpid.Hit{{ID: "T-17\n2. id=x", ConnectionID: "c1"}}, "hit 1 has an id that is not valid UTF-8 or holds a control character"},
+		{"URL without a connection", []mcpid.Hit{{ID: "https://wiki.example.com/p/7"}}, `hit 1 has no connection and the id "https://wiki.example.com/p/7", which is not a stream:record handle`},
+		{"look-alike handle without a connection", []mcpid.Hit{{ID: "c1/orders:o1"}}, `hit 1 has no connection and the id "c1/orders:o1", which is not a stream:record handle`},
+		{"connection that is no name", []mcpid.Hit{{ID: "orders:o1", ConnectionID: "c1"}, {ID: "T-17", ConnectionID: "a/../b"}}, `hit 2 has the connection id "a/../b", which is not a valid connection id`},
 		{"no hits", nil, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b := &recorder{result: searchfetch.SearchResult{Hits: tt.hits, Total: -5}}
 			res := searchfetch.New(b, nil).Search(context.Background(), raw(`{"query":"q"}`))
-			if tt.code != "" {
-				requireError(t, res, tt.code)
+			if tt.message != "" {
+				e := requireError(t, res, mcpid.CodeInvalidResourceResponse)
+				assert.Equal(t, tt.message, e.Message())
 				return
 			}
 			require.False(t, res.IsError, res.Text)
@@ -124,7 +131,7 @@ func TestChatGPTURLs(t *testing.T) {
 	}
 	for _, u := range urls {
 		t.Run(u, func(t *testing.T) {
-			b := &recorder{result: searchfetch.SearchResult{Hits: []mcpid.Hit{{ID: "c1/docs:d1", Title: "T", URL: u}}}}
+			b := &recorder{result: searchfetch.SearchResult{Hits: []mcpid.Hit{{ID: "docs:d1", ConnectionID: "c1", Title: "T", URL: u}}}}
 			res := searchfetch.New(b, &searchfetch.Options{Mode: searchfetch.ModeChatGPT}).Search(context.Background(), raw(`{"query":"q"}`))
 			require.False(t, res.IsError, res.Text)
 			assert.JSONEq(t, string(res.StructuredContent), res.Text)

@@ -19,9 +19,9 @@ type Record struct {
 }
 
 // Records is the fake source. tickets:t1 is held by two connections, so an
-// unscoped fetch of it is ambiguous; eu:wiki cannot be embedded in an id,
-// so its hit is shown with a connection_id; notes:n1 has no connection; the
-// wiki page's id is a URL, which only the opaque form can carry.
+// unscoped fetch of it is ambiguous; the connection eu:wiki holds a ':',
+// which its id escapes; notes:n1 has no connection; the wiki page's id is a
+// URL, which only the opaque form can carry.
 var Records = []Record{
 	{ID: "orders:o1", ConnectionID: "c1", Title: "Order o1", Text: "3 items, shipped to Berlin.", URL: "https://shop.example.com/o/1"},
 	{ID: "tickets:t1", ConnectionID: "c1", Title: "Refund for o1", Text: "The customer asks for a refund."},

@@ -83,7 +83,7 @@ var WantIDs = []string{
 	"c1/tickets:t1",
 	"c2/tickets:t1",
 	"wiki/:https://wiki.example.com/p/7",
-	"pages:p1",
+	"eu%3Awiki/pages:p1",
 	"notes:n1",
 }
 
@@ -202,9 +202,18 @@ func chatGPT(t *testing.T, connect Connect) {
 	doc := requireDocument(t, a)
 	assert.Equal(t, WantIDs[0], doc["id"])
 
+	// A legacy id from an older conversation, held by two connections:
+	// the answer lists the ids to retry with, never a connection_id.
+	a = c.Call(t, searchfetch.FetchName, map[string]any{"id": "tickets:t1"})
+	e := RequireToolError(t, a, mcpid.CodeAmbiguousConnection)
+	assert.Equal(t, []string{"c1/tickets:t1", "c2/tickets:t1"}, e.AvailableIDs)
+	assert.NotContains(t, a.Texts[0], "connection_id")
+	doc = requireDocument(t, c.Call(t, searchfetch.FetchName, map[string]any{"id": e.AvailableIDs[1]}))
+	assert.Equal(t, Records[2].Title, doc["title"])
+
 	RequireToolError(t, c.Call(t, searchfetch.FetchName, map[string]any{"id": "tickets:t1", "connection_id": "c1"}), searchfetch.CodeInvalidArguments)
 	RequireToolError(t, c.Call(t, searchfetch.SearchName, map[string]any{"query": "x", "limit": "3"}), searchfetch.CodeInvalidArguments)
-	assert.Equal(t, int64(1), b.Fetches())
+	assert.Equal(t, int64(3), b.Fetches())
 }
 
 // requireDocument checks that a is a fetched document, one text item whose
