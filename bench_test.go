@@ -16,6 +16,7 @@ var benchIDs = []struct{ name, id string }{
 	{"non-ASCII-long", "cin_4f2a/文書:第三四半期の売上報告書-2024年.pdf"},
 	{"opaque-key", "cin_4f2a/:T-17"},
 	{"opaque-url", "cin_9b1c/:https://wiki.example.com/p/7?rev=3#intro"},
+	{"escaped-connection", "projects%2Fp1%2Fconnections%2Fc2/orders:o1"},
 }
 
 // bareSplit is the baseline Parse is measured against: it splits an id
@@ -87,6 +88,8 @@ func BenchmarkResolveFetch(b *testing.B) {
 		{"explicit", "orders:o1", "cin_4f2a"},
 		{"unscoped", "orders:o1", ""},
 		{"opaque", "cin_9b1c/:https://wiki.example.com/p/7", ""},
+		{"escaped-equal", "projects%2Fp1%2Fconnections%2Fc2/orders:o1", "projects/p1/connections/c2"},
+		{"escaped-alone", "projects%2Fp1%2Fconnections%2Fc2/orders:o1", ""},
 	}
 	for _, bm := range cases {
 		b.Run(bm.name, func(b *testing.B) {

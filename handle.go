@@ -448,30 +448,39 @@ var (
 	opaqueBytes      = newByteSet("")
 	// connectionBytes is a connection id as given: a name that may hold
 	// '/' and ':'. segmentBytes is the connection segment it is written
-	// as, with '%', '/' and ':' escaped.
+	// as, with '/' and ':' escaped; checkConnection checks the escapes.
 	connectionBytes = newByteSet(`\.`)
-	segmentBytes    = newByteSet(`/\:.%`)
+	segmentBytes    = nameNoColonBytes
 )
 
 // checkConnection checks a non-empty connection segment: namechars but
 // '%' and ':', and the escapes %25, %2F and %3A. Since an escape never
 // stands for a '.', the segment holds ".." or is "." exactly when its
 // decoded connection does.
+//
+// The characters are checked first, in one pass; then every '%' before
+// the first fault they found, so that the first fault of the segment is
+// the one reported.
 func checkConnection(seg string) (int, fault) {
 	if seg == "." {
 		return 0, faultDot
 	}
-	for i := 0; ; {
-		off, f := checkChars(seg[i:], segmentBytes)
-		if f != faultEscape {
-			return i + off, f
+	off, f := checkChars(seg, segmentBytes)
+	end := len(seg)
+	if f != faultNone {
+		end = off
+	}
+	for i := 0; i < end; i += 3 {
+		j := strings.IndexByte(seg[i:end], '%')
+		if j < 0 {
+			break
 		}
-		i += off
+		i += j
 		if !isEscape(seg[i:]) {
 			return i, faultEscape
 		}
-		i += 3
 	}
+	return off, f
 }
 
 // checkName checks a name against the name rule (name-nocolon unless
@@ -547,8 +556,6 @@ func asciiFault(c byte) fault {
 		return faultSecondSlash
 	case '\\':
 		return faultBackslash
-	case '%':
-		return faultEscape
 	}
 	return faultControl
 }
