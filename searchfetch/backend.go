@@ -22,16 +22,18 @@ type Backend interface {
 	// Fetch returns the record that req names. req is resolved: its
 	// ConnectionID is the connection to read from, or "" when the model
 	// named none and the source must find the record itself (and may
-	// answer with [mcpid.AmbiguousConnection]). For an opaque handle the
-	// base id is req.Handle.BaseID().
+	// answer with [mcpid.AmbiguousConnection]); req.Handle.BaseID() is
+	// the hit's own id within it. A handle is a name, not a capability:
+	// Fetch must check that the caller may read the connection req names.
 	Fetch(ctx context.Context, req mcpid.FetchRequest) (Document, error)
 }
 
 // SearchResult is what [Backend.Search] returns.
 type SearchResult struct {
 	// Hits are the hits to return, in order, with their base ids and
-	// connections. ID must be non-empty and valid UTF-8; ConnectionID is
-	// empty for a hit with no connection.
+	// connections, never ids already made self-contained. ConnectionID
+	// is empty for a hit with no connection, whose ID must then be a
+	// legacy stream:record handle.
 	Hits []mcpid.Hit
 	// Total is the number of hits in the whole result when it is more
 	// than len(Hits); a smaller value is ignored.

@@ -10,10 +10,17 @@
 // # What the tools do
 //
 // search calls [Backend.Search] and gives every hit the id the model should
-// fetch it by, [mcpid.SelfContainedID] of the hit's id and connection. Its
-// answer holds one text content item, the preview the model reads, and as
-// structuredContent every hit the backend returned, each with its discrete
-// connection_id.
+// fetch it by, [mcpid.SelfContainedID] of the hit's id and connection: an id
+// that fetches that hit, and no other, by itself, in both modes. Hits that
+// come out with the same id are shown once, the first of them. A hit that
+// no id can fetch fails the search with invalid_resource_response naming
+// it, so that the server's author sees it at once: one whose connection is
+// not a connection id (see [mcpid.ResolveFetch]), whose id is empty, not
+// valid UTF-8 or holds a control character, or that has no connection and
+// an id that is not a legacy stream:record handle (a single-source server
+// gives its hits its source's name as connection). Its answer holds one text
+// content item, the preview the model reads, and as structuredContent every
+// hit shown, each with its discrete connection_id.
 //
 // fetch resolves its arguments with [mcpid.ResolveFetch] before it calls
 // [Backend.Fetch]: a malformed id, a malformed connection_id and a
@@ -33,9 +40,11 @@
 // {"results":[…]} in the same shape with every hit, whole, so it equals the
 // text whenever every hit fits the preview whole: no hit left out for the
 // budget or MaxHits, and no title or snippet cut to its cap or to the
-// room left ([mcpid.PreviewOptions]). Since fetch has no
-// connection_id in this mode, a hit whose connection cannot be embedded in
-// its id can only be fetched unscoped.
+// room left ([mcpid.PreviewOptions]). Since fetch has no connection_id in
+// this mode, no answer asks for one: an ambiguous_connection error (a
+// legacy id from an older conversation, found in several connections)
+// lists instead the self-contained ids to retry with
+// ([mcpid.AmbiguousConnectionIDs]).
 //
 // Both tools are annotated read-only in both modes.
 //
@@ -55,13 +64,12 @@
 //     conflicting_connection_id;
 //   - an [*mcpid.Error] the backend returns, such as
 //     [mcpid.AmbiguousConnection] for a resource server's 409 or a not_found,
-//     relayed as it is;
+//     relayed as it is (but for ambiguous_connection in ModeChatGPT, above);
 //   - any other backend error, a backend panic, and a backend that does not
 //     answer within [Options.Timeout]: a generic resource_unavailable envelope
 //     that never holds the backend's own message (log it with
 //     [Options.Logger]);
-//   - a search hit whose id is empty or not valid UTF-8, which no model could
-//     pass back: invalid_resource_response.
+//   - a search hit that no id can fetch (above): invalid_resource_response.
 //
 // # Choices where the contract is silent
 //
