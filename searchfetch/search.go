@@ -47,7 +47,9 @@ type chatOutput struct {
 
 // Search runs the search tool on args, the raw JSON arguments of the call
 // ({"query": "…"}), and returns its answer. Every hit gets its id from
-// [mcpid.SelfContainedID], and:
+// [mcpid.SelfContainedID], hits that share an id are shown once, and a hit
+// that no id can fetch fails the search (see the package documentation).
+// Then:
 //
 // In ModeDefault, Text is the [mcpid.FormatText] preview and
 // StructuredContent is
@@ -55,13 +57,13 @@ type chatOutput struct {
 //	{"results":[{"id":…,"connection_id":…,"connector_key":…,"stream":…,
 //	  "display_name":…,"title":…,"snippet":…,"url":…},…],"total":…,"has_more":…}
 //
-// with every hit the backend returned, empty fields left out (has_more too),
+// with every hit shown, empty fields left out (has_more too),
 // connection_id the hit's own connection whether or not its id embeds it,
 // and total the larger of SearchResult.Total and the number of hits.
 //
 // In ModeChatGPT, Text is the [mcpid.FormatJSON] preview and
 // StructuredContent is {"results":[{"id":…,"title":…,"url":…,"text":…},…]}
-// with every hit, text being the snippet (left out when empty) and url the
+// with every hit shown, text being the snippet (left out when empty) and url the
 // hit's URL when it is an absolute http or https URL, "" otherwise.
 //
 // A failure is a tool error; see the package documentation.
