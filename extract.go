@@ -7,20 +7,41 @@ import (
 
 // ExtractIDs returns the ids a preview shows, in order and byte for byte:
 // it is the inverse of [RenderPreview] in both formats, whatever the free
-// text holds. It returns nil when the text holds no id.
-//
-// A text that starts with '{' is read as the JSON form: the "id" of each
-// element of "results", decoded by encoding/json; nil when it is not such
-// an object. Any other text is read as the text form: from every line that
-// starts with a number followed by ". id=", the bare id up to the next
-// space, or the JSON string literal, decoded as in the JSON form. Titles and snippets cannot
-// add, hide or change an id there, since they never hold a line break and
-// come after the id.
+// text holds. It returns nil when the text holds no id. It reads the text
+// as [ExtractHits] does.
 func ExtractIDs(text string) []string {
-	if strings.HasPrefix(text, "{") {
-		return jsonIDs(text)
+	hits := ExtractHits(text)
+	if len(hits) == 0 {
+		return nil
 	}
-	var ids []string
+	ids := make([]string, len(hits))
+	for i := range hits {
+		ids[i] = hits[i].ID
+	}
+	return ids
+}
+
+// ExtractHits returns the hits a preview shows, in order, each with the
+// fields it shows as they are shown: a title or snippet cut by the preview
+// ends in "…", and the text form gives a ConnectionID only where its line
+// shows one and leaves out a title equal to the id. It returns nil when
+// the text holds no hit. A server puts them in structuredContent so that a
+// host that shows the model that instead of the text shows the same hits.
+//
+// A text that starts with '{' is read as the JSON form: the "id",
+// "title", "url" and "text" (the Snippet) of each element of "results",
+// decoded by encoding/json; nil when it is not such an object. Any other
+// text is read as the text form: every line that starts with a number
+// followed by ". id=" is a hit, whose id is the bare id up to the next
+// space or the JSON string literal, decoded as in the JSON form; the
+// fields that follow it are read while they are the preview's own. Titles
+// and snippets cannot add, hide or change a hit there, since they never
+// hold a line break and come after the id.
+func ExtractHits(text string) []Hit {
+	if strings.HasPrefix(text, "{") {
+		return jsonHits(text)
+	}
+	var hits []Hit
 	for len(text) > 0 {
 		line := text
 		if i := strings.IndexByte(text, '\n'); i >= 0 {
@@ -28,53 +49,105 @@ func ExtractIDs(text string) []string {
 		} else {
 			text = ""
 		}
-		if id, ok := lineID(line); ok {
-			ids = append(ids, id)
+		if h, ok := lineHit(line); ok {
+			hits = append(hits, h)
 		}
 	}
-	return ids
+	return hits
 }
 
-// jsonIDs returns the ids of the JSON form.
-func jsonIDs(text string) []string {
+// jsonHits returns the hits of the JSON form.
+func jsonHits(text string) []Hit {
 	var v struct {
 		Results []struct {
-			ID string `json:"id"`
+			ID    string `json:"id"`
+			Title string `json:"title"`
+			URL   string `json:"url"`
+			Text  string `json:"text"`
 		} `json:"results"`
 	}
 	if json.Unmarshal([]byte(text), &v) != nil || len(v.Results) == 0 {
 		return nil
 	}
-	ids := make([]string, len(v.Results))
+	hits := make([]Hit, len(v.Results))
 	for i, r := range v.Results {
-		ids[i] = r.ID
+		hits[i] = Hit{ID: r.ID, Title: r.Title, URL: r.URL, Snippet: r.Text}
 	}
-	return ids
+	return hits
 }
 
-// lineID returns the id of a hit line, or false when line is not one.
-func lineID(line string) (string, bool) {
+// lineHit returns the hit of a line of the text form, or false when line
+// is not a hit line.
+func lineHit(line string) (Hit, bool) {
 	i := 0
 	for i < len(line) && '0' <= line[i] && line[i] <= '9' {
 		i++
 	}
 	if i == 0 || !strings.HasPrefix(line[i:], idKey) {
-		return "", false
+		return Hit{}, false
 	}
-	rest := line[i+len(idKey):]
-	if !strings.HasPrefix(rest, `"`) {
-		if j := strings.IndexByte(rest, ' '); j >= 0 {
-			rest = rest[:j]
+	id, rest, ok := readValue(line[i+len(idKey):])
+	if !ok {
+		return Hit{}, false
+	}
+	h := Hit{ID: id}
+	if after, found := strings.CutPrefix(rest, connectionKey); found {
+		if h.ConnectionID, rest, ok = readValue(after); !ok {
+			h.ConnectionID = ""
+			return h, true
 		}
-		return rest, true
 	}
-	return unquoteJSON(rest)
+	for _, fd := range textFields {
+		after, found := strings.CutPrefix(rest, fd.key[:len(fd.key)-1])
+		if !found {
+			continue
+		}
+		var v string
+		if v, rest, ok = readQuoted(after); !ok {
+			break
+		}
+		*hitValue(&h, fd.val) = v
+	}
+	return h, true
 }
 
-// unquoteJSON decodes the JSON string literal at the start of s, which
-// starts with '"', by the rule of encoding/json, the one that decodes the
-// JSON form: a lone surrogate escape becomes U+FFFD in both forms.
-func unquoteJSON(s string) (string, bool) {
+// hitValue returns the field of h that val names.
+func hitValue(h *Hit, val int) *string {
+	switch val {
+	case valStream:
+		return &h.Stream
+	case valConnectorKey:
+		return &h.ConnectorKey
+	case valDisplayName:
+		return &h.DisplayName
+	case valTitle:
+		return &h.Title
+	case valSnippet:
+		return &h.Snippet
+	}
+	return &h.URL
+}
+
+// readValue reads an id or connection id of the text form at the start of
+// s, bare up to the next space or a JSON string literal, and returns it
+// with the rest of s.
+func readValue(s string) (v, rest string, ok bool) {
+	if strings.HasPrefix(s, `"`) {
+		return readQuoted(s)
+	}
+	if j := strings.IndexByte(s, ' '); j >= 0 {
+		return s[:j], s[j:], true
+	}
+	return s, "", true
+}
+
+// readQuoted decodes the JSON string literal at the start of s by the rule
+// of encoding/json, the one that decodes the JSON form (a lone surrogate
+// escape becomes U+FFFD in both forms), and returns it with the rest of s.
+func readQuoted(s string) (v, rest string, ok bool) {
+	if !strings.HasPrefix(s, `"`) {
+		return "", s, false
+	}
 	end := 1
 	for end < len(s) && s[end] != '"' {
 		if s[end] == '\\' {
@@ -82,12 +155,8 @@ func unquoteJSON(s string) (string, bool) {
 		}
 		end++
 	}
-	if end >= len(s) {
-		return "", false
+	if end >= len(s) || json.Unmarshal([]byte(s[:end+1]), &v) != nil {
+		return "", s, false
 	}
-	var id string
-	if json.Unmarshal([]byte(s[:end+1]), &id) != nil {
-		return "", false
-	}
-	return id, true
+	return v, s[end+1:], true
 }

@@ -2,10 +2,14 @@ package mcpid
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestExtractIDs(t *testing.T) {
@@ -52,6 +56,55 @@ func TestExtractIDsInvertsRenderPreview(t *testing.T) {
 				}
 				if diff := cmp.Diff(want, ExtractIDs(RenderPreview(hits, opts))); diff != "" {
 					t.Errorf("ExtractIDs (-want +got):\n%s", diff)
+				}
+			})
+		}
+	}
+}
+
+// TestExtractHitsInvertsRenderPreview: with room for everything, every
+// field a format shows comes back as it was, and nothing else does; cut
+// to a small budget, every field read back is the start of its own,
+// ending in "…" where it was cut.
+func TestExtractHitsInvertsRenderPreview(t *testing.T) {
+	for _, format := range []Format{FormatText, FormatJSON} {
+		for name, hits := range previewHits {
+			t.Run(fmt.Sprintf("%d/%s", format, name), func(t *testing.T) {
+				opts := PreviewOptions{Budget: 1 << 16, MaxHits: 100, Format: format}
+				p := newPreview(hits, opts)
+				var want []Hit
+				for i := range hits {
+					h := hits[i]
+					if !utf8.ValidString(h.ID) || (format == FormatText && !utf8.ValidString(h.ConnectionID)) {
+						continue
+					}
+					shown := Hit{ID: h.ID, Title: p.value(&h, valTitle), Snippet: h.Snippet}
+					if format == FormatJSON {
+						shown.URL = p.value(&h, valURL)
+					} else {
+						shown.Stream, shown.ConnectorKey, shown.DisplayName = h.Stream, h.ConnectorKey, h.DisplayName
+						if p.showsConnection(&h) {
+							shown.ConnectionID = h.ConnectionID
+						}
+					}
+					want = append(want, shown)
+				}
+				if diff := cmp.Diff(want, ExtractHits(RenderPreview(hits, opts))); diff != "" {
+					t.Errorf("ExtractHits (-want +got):\n%s", diff)
+				}
+
+				opts.Budget = 300
+				got := ExtractHits(RenderPreview(hits, opts))
+				for i, g := range got {
+					j := slices.IndexFunc(hits, func(h Hit) bool { return h.ID == g.ID })
+					require.GreaterOrEqual(t, j, 0, "hit %d: id %q", i, g.ID)
+					for _, pair := range [][2]string{{hits[j].Title, g.Title}, {hits[j].Snippet, g.Snippet}, {hits[j].Stream, g.Stream}} {
+						if cut, ok := strings.CutSuffix(pair[1], "…"); ok && pair[0] != pair[1] {
+							assert.True(t, strings.HasPrefix(pair[0], cut), "%q is no cut of %q", pair[1], pair[0])
+						} else if pair[1] != "" {
+							assert.Equal(t, pair[0], pair[1])
+						}
+					}
 				}
 			})
 		}

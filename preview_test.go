@@ -435,7 +435,7 @@ func TestAppendPreviewNoAllocs(t *testing.T) {
 	for i := range hits {
 		hits[i].URL = fmt.Sprintf("https://drive.example.com/d/%d", i)
 	}
-	inputs := map[string][]Hit{"budget": hits, "quoted ids": previewHits["quoted-ids"], "urls": jsonHits["urls"], "huge fields": hugeHits(50, 20000, "é\"")}
+	inputs := map[string][]Hit{"budget": hits, "quoted ids": previewHits["quoted-ids"], "urls": jsonFormHits["urls"], "huge fields": hugeHits(50, 20000, "é\"")}
 	for _, format := range []Format{FormatText, FormatJSON} {
 		for name, hits := range inputs {
 			for _, opts := range []PreviewOptions{
@@ -494,9 +494,9 @@ func TestPreviewTightBudget(t *testing.T) {
 	}
 }
 
-// jsonHits are hits for the JSON form: URLs of every kind, and ids that
+// jsonFormHits are hits for the JSON form: URLs of every kind, and ids that
 // need escaping.
-var jsonHits = map[string][]Hit{
+var jsonFormHits = map[string][]Hit{
 	"urls": {
 		{ID: "c/docs:https", Title: "https", URL: "https://wiki.example.com/p/7?x=1#top"},
 		{ID: "c/docs:http", Title: "upper-case scheme", URL: "HTTP://example.com"},
@@ -513,7 +513,7 @@ var jsonHits = map[string][]Hit{
 
 func TestRenderPreviewJSONGolden(t *testing.T) {
 	hits := func(name string) []Hit {
-		if h, ok := jsonHits[name]; ok {
+		if h, ok := jsonFormHits[name]; ok {
 			return h
 		}
 		return previewHits[name]
