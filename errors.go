@@ -188,7 +188,8 @@ func (e *Error) Error() string {
 	return msg
 }
 
-// inputKey returns the envelope key that holds Input, or "" when the
+// inputKey returns the envelope key that holds Input: the argument's own
+// name for id and connection_id, "input" for any other, or "" when the
 // envelope does not carry it.
 func (e *Error) inputKey() string {
 	switch {
@@ -196,9 +197,15 @@ func (e *Error) inputKey() string {
 		return FieldConnectionID
 	case e.Field == FieldID:
 		return FieldID
+	case e.Input != "":
+		return inputKey
 	}
 	return ""
 }
+
+// inputKey is the envelope key of an Input that is neither an id nor a
+// connection_id, such as the argument of a server's own tool.
+const inputKey = "input"
 
 // Message states the fault, and nothing else: where it is and which rule
 // it breaks, for example `record segment contains ".."`, but neither the
@@ -360,6 +367,18 @@ func AmbiguousConnection(available []string) *Error {
 	}
 }
 
+// WithHint returns a copy of e whose hint is hint and whose message is
+// e's, for a server that words the remedy its own way: one that registers
+// its tools under other names, say. A nil e gives nil.
+func (e *Error) WithHint(hint string) *Error {
+	if e == nil {
+		return nil
+	}
+	c := *e
+	c.text = errorText{e.Message(), hint, true}
+	return &c
+}
+
 // AmbiguousConnectionIDs is [AmbiguousConnection] for a fetch tool that
 // takes no connection_id, such as one that follows OpenAI's search/fetch
 // contract: instead of the connections, it lists the self-contained id of
@@ -397,11 +416,13 @@ type envelope struct {
 	Code       Code      `json:"code"`
 	Message    string    `json:"message"`
 	Hint       string    `json:"hint,omitempty"`
+	Retryable  bool      `json:"retryable,omitempty"`
 	Field      string    `json:"field,omitempty"`
 	Segment    string    `json:"segment,omitempty"`
 	Offset     *int      `json:"offset,omitempty"`
 	ID         *string   `json:"id,omitempty"`
 	ConnID     *string   `json:"connection_id,omitempty"`
+	Input      *string   `json:"input,omitempty"`
 	Embedded   *string   `json:"embedded_connection_id,omitempty"`
 	Available  *[]string `json:"available_connections,omitempty"`
 	Omitted    int       `json:"available_connections_omitted,omitempty"`
@@ -416,16 +437,20 @@ type envelope struct {
 //	{"type":"adapter_error","code":…,"message":…,"hint":…, …}
 //
 // message is [Error.Message] and hint [Error.Hint] (left out when empty),
-// followed by the fields that apply, in this order: field, segment,
-// offset (when not -1), the input under its own name (id or
-// connection_id, when Field names one), and for conflicting_connection_id
-// the connection_id argument and the embedded_connection_id. For
-// ambiguous_connection it adds available_connections (at most
-// [MaxAvailableConnections], in the given order, [] when none),
-// available_connections_omitted (only when some were left out) and
-// retry_with "connection_id"; or, when AvailableIDs is set,
-// available_ids, available_ids_omitted and retry_with "id", alike. Each thing is said once: the message holds
-// neither the input nor the hint. JSON carries only text, so bytes that
+// then "retryable":true for resource_unavailable, the one code whose same
+// call may succeed later, then the fields that apply, in this order:
+// field, segment, offset (when not -1), the input under its own name (id
+// or connection_id, when Field names one; input for any other Field, when
+// not empty), and for conflicting_connection_id the connection_id
+// argument and the embedded_connection_id. For ambiguous_connection it
+// adds available_connections (at most [MaxAvailableConnections], in the
+// given order, [] when none), available_connections_omitted (only when
+// some were left out) and retry_with "connection_id"; or, when
+// AvailableIDs is set, available_ids, available_ids_omitted and
+// retry_with "id", alike. Embedded, Available and AvailableIDs set on an
+// error of another code are written too, so that every field a caller
+// sets survives [Error.UnmarshalJSON]. Each thing is said once: the
+// message holds neither the input nor the hint. JSON carries only text, so bytes that
 // are not valid UTF-8 (in an id, say) are written as U+FFFD. A nil *Error
 // marshals as null.
 func (e *Error) MarshalJSON() ([]byte, error) {
@@ -443,18 +468,21 @@ func (e *Error) MarshalJSON() ([]byte, error) {
 	if e.Offset >= 0 {
 		env.Offset = &e.Offset
 	}
+	env.Retryable = e.Code == CodeResourceUnavailable
 	input := validText(e.Input)
 	switch e.inputKey() {
 	case FieldID:
 		env.ID = &input
 	case FieldConnectionID:
 		env.ConnID = &input
+	case inputKey:
+		env.Input = &input
 	}
-	switch e.Code {
-	case CodeConflictingConnectionID:
+	if e.Code == CodeConflictingConnectionID || e.Embedded != "" {
 		embedded := validText(e.Embedded)
 		env.Embedded = &embedded
-	case CodeAmbiguousConnection:
+	}
+	if e.Code == CodeAmbiguousConnection || len(e.listed()) > 0 {
 		shown := e.listed()
 		omitted := e.omitted
 		if n := len(shown); n > MaxAvailableConnections {
@@ -466,6 +494,9 @@ func (e *Error) MarshalJSON() ([]byte, error) {
 			env.IDs, env.IDsOmitted, env.RetryWith = &shown, omitted, FieldID
 		} else {
 			env.Available, env.Omitted, env.RetryWith = &shown, omitted, FieldConnectionID
+		}
+		if e.Code != CodeAmbiguousConnection {
+			env.RetryWith = ""
 		}
 	}
 	return json.Marshal(env)
@@ -537,6 +568,8 @@ func (e *Error) UnmarshalJSON(data []byte) error {
 		d.Input = *env.ID
 	case env.ConnID != nil:
 		d.Input = *env.ConnID
+	case env.Input != nil:
+		d.Input = *env.Input
 	}
 	if env.Embedded != nil {
 		d.Embedded = *env.Embedded

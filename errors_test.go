@@ -82,13 +82,23 @@ func errorCorpus() []struct {
 		{"not_found", &Error{Code: CodeNotFound, Offset: -1},
 			`{"type":"adapter_error","code":"not_found","message":"the resource server has no such record","hint":"search again and fetch an id from the new results"}`},
 		{"resource_unavailable", &Error{Code: CodeResourceUnavailable, Offset: -1},
-			`{"type":"adapter_error","code":"resource_unavailable","message":"the resource server is unavailable","hint":"retry later"}`},
+			`{"type":"adapter_error","code":"resource_unavailable","message":"the resource server is unavailable","hint":"retry later","retryable":true}`},
 		{"invalid_resource_response", &Error{Code: CodeInvalidResourceResponse, Offset: -1},
 			`{"type":"adapter_error","code":"invalid_resource_response","message":"the resource server's answer cannot be used","hint":"retry later, or fetch another result"}`},
 		{"NewError", NewError(CodeNotFound, "no ticket has this key", "search tickets again"),
 			`{"type":"adapter_error","code":"not_found","message":"no ticket has this key","hint":"search tickets again"}`},
 		{"NewError, no hint", NewError(CodeResourceUnavailable, "the ticket service timed out", ""),
-			`{"type":"adapter_error","code":"resource_unavailable","message":"the ticket service timed out"}`},
+			`{"type":"adapter_error","code":"resource_unavailable","message":"the ticket service timed out","retryable":true}`},
+		{"NewError for a custom tool's argument", func() *Error {
+			e := NewError("quota_exceeded", "the query is over the daily quota", "retry tomorrow")
+			e.Field, e.Input, e.Offset = "query", "refunds", 3
+			return e
+		}(),
+			`{"type":"adapter_error","code":"quota_exceeded","message":"the query is over the daily quota","hint":"retry tomorrow","field":"query","offset":3,"input":"refunds"}`},
+		{"every field set by hand", &Error{Code: CodeNotFound, Field: "path", Segment: "s", Offset: 0, Input: "x", Embedded: "c1", Available: []string{"c2"}},
+			`{"type":"adapter_error","code":"not_found","message":"the resource server has no such record","hint":"search again and fetch an id from the new results","field":"path","segment":"s","offset":0,"input":"x","embedded_connection_id":"c1","available_connections":["c2"]}`},
+		{"WithHint", func() *Error { _, err := Parse("s"); return asError(nil, err).WithHint("pass the id as kb_search showed it") }(),
+			`{"type":"adapter_error","code":"invalid_id","message":"stream segment has no ':' before the record","hint":"pass the id as kb_search showed it","field":"id","segment":"stream","offset":0,"id":"s"}`},
 		{"NewError, unknown code", NewError("quota_exceeded", "the daily fetch quota is used up", "retry tomorrow"),
 			`{"type":"adapter_error","code":"quota_exceeded","message":"the daily fetch quota is used up","hint":"retry tomorrow"}`},
 	}
@@ -147,6 +157,9 @@ func TestEnvelopeDecodedFields(t *testing.T) {
 			}
 			if n := len(tc.err.Available); n > 0 {
 				assert.Equal(t, tc.err.Available[:min(n, MaxAvailableConnections)], got.Available)
+			}
+			if n := len(tc.err.AvailableIDs); n > 0 {
+				assert.Equal(t, tc.err.AvailableIDs[:min(n, MaxAvailableConnections)], got.AvailableIDs)
 			}
 			if utf8.ValidString(tc.err.Input) {
 				assert.Equal(t, tc.err.Error(), got.Error(), "the log text survives too")
