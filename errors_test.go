@@ -97,7 +97,10 @@ func errorCorpus() []struct {
 			`{"type":"adapter_error","code":"quota_exceeded","message":"the query is over the daily quota","hint":"retry tomorrow","field":"query","offset":3,"input":"refunds"}`},
 		{"every field set by hand", &Error{Code: CodeNotFound, Field: "path", Segment: "s", Offset: 0, Input: "x", Embedded: "c1", Available: []string{"c2"}},
 			`{"type":"adapter_error","code":"not_found","message":"the resource server has no such record","hint":"search again and fetch an id from the new results","field":"path","segment":"s","offset":0,"input":"x","embedded_connection_id":"c1","available_connections":["c2"]}`},
-		{"WithHint", func() *Error { _, err := Parse("s"); return asError(nil, err).WithHint("pass the id as kb_search showed it") }(),
+		{"WithHint", func() *Error {
+			_, err := Parse("s")
+			return asError(nil, err).WithHint("pass the id as kb_search showed it")
+		}(),
 			`{"type":"adapter_error","code":"invalid_id","message":"stream segment has no ':' before the record","hint":"pass the id as kb_search showed it","field":"id","segment":"stream","offset":0,"id":"s"}`},
 		{"NewError, unknown code", NewError("quota_exceeded", "the daily fetch quota is used up", "retry tomorrow"),
 			`{"type":"adapter_error","code":"quota_exceeded","message":"the daily fetch quota is used up","hint":"retry tomorrow"}`},

@@ -4,6 +4,7 @@ go 1.24.0
 
 require (
 	github.com/google/go-cmp v0.7.0
+	github.com/google/jsonschema-go v0.4.3
 	github.com/stretchr/testify v1.11.1
 	golang.org/x/text v0.34.0
 )

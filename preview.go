@@ -106,10 +106,17 @@ type PreviewOptions struct {
 	Format Format
 }
 
-// The defaults of PreviewOptions.
+// The defaults of PreviewOptions: what a zero Budget and a zero MaxHits
+// mean.
 const (
-	defaultBudget     = 1800
-	defaultMaxHits    = 5
+	DefaultBudget  = 1800
+	DefaultMaxHits = 5
+)
+
+// The defaults of the field caps of PreviewOptions.
+const (
+	defaultBudget     = DefaultBudget
+	defaultMaxHits    = DefaultMaxHits
 	defaultLabelMax   = 40
 	defaultTitleMax   = 100
 	defaultSnippetMax = 200

@@ -64,7 +64,7 @@ func BenchmarkRoundTrip(b *testing.B) {
 		name     string
 		register func(*mcp.Server, searchfetch.Backend)
 	}{
-		{"adapter", func(s *mcp.Server, be searchfetch.Backend) { gosdk.Register(s, be, nil) }},
+		{"adapter", func(s *mcp.Server, be searchfetch.Backend) { _ = gosdk.Register(s, be, nil) }},
 		{"hand", handTools},
 	}
 	calls := []struct {

@@ -34,7 +34,9 @@ func (library) Fetch(_ context.Context, req mcpid.FetchRequest) (searchfetch.Doc
 func ExampleRegister() {
 	ctx := context.Background()
 	server := mcp.NewServer(&mcp.Implementation{Name: "library", Version: "v1.0.0"}, nil)
-	gosdk.Register(server, library{}, nil)
+	if err := gosdk.Register(server, library{}, nil); err != nil {
+		log.Fatal(err)
+	}
 
 	st, ct := mcp.NewInMemoryTransports()
 	if _, err := server.Connect(ctx, st, nil); err != nil {

@@ -22,12 +22,19 @@ import (
 )
 
 // Register adds the search and fetch tools over b to s, configured by opts
-// (nil means the defaults; see [searchfetch.Options]). It replaces tools of
-// the same names. It panics if b is nil.
-func Register(s *mcp.Server, b searchfetch.Backend, opts *searchfetch.Options) {
+// (nil means the defaults; see [searchfetch.Options]). It returns the error
+// of [searchfetch.Options.Validate], and registers nothing, when the
+// options are not valid. The go-sdk gives no way to see a server's tools,
+// so Register cannot tell whether s already has a tool of either name: it
+// replaces it, as [mcp.Server.AddTool] does. It panics if b is nil.
+func Register(s *mcp.Server, b searchfetch.Backend, opts *searchfetch.Options) error {
+	if err := opts.Validate(); err != nil {
+		return err
+	}
 	tools := searchfetch.New(b, opts)
 	s.AddTool(tool(tools.SearchTool()), handler(tools.Search))
 	s.AddTool(tool(tools.FetchTool()), handler(tools.Fetch))
+	return nil
 }
 
 // ToolError returns the tool error for err: IsError set, and the JSON
@@ -38,14 +45,24 @@ func ToolError(err error) *mcp.CallToolResult {
 	return result(searchfetch.ErrorResult(err))
 }
 
-// tool returns the go-sdk form of t.
+// tool returns the go-sdk form of t, with all four annotations on the
+// wire, false values included.
 func tool(t searchfetch.Tool) *mcp.Tool {
-	return &mcp.Tool{
+	mt := &mcp.Tool{
 		Name:        t.Name,
 		Description: t.Description,
 		InputSchema: t.InputSchema,
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: t.ReadOnly},
+		Annotations: &mcp.ToolAnnotations{
+			ReadOnlyHint:    t.ReadOnly,
+			DestructiveHint: &t.Destructive,
+			IdempotentHint:  t.Idempotent,
+			OpenWorldHint:   &t.OpenWorld,
+		},
 	}
+	if t.OutputSchema != nil {
+		mt.OutputSchema = t.OutputSchema
+	}
+	return mt
 }
 
 // handler returns the raw go-sdk handler of a searchfetch tool.
@@ -61,9 +78,9 @@ func handler(call func(context.Context, json.RawMessage) searchfetch.Result) mcp
 
 // result returns the go-sdk form of r.
 func result(r searchfetch.Result) *mcp.CallToolResult {
-	res := &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: r.Text}},
-		StructuredContent: r.StructuredContent,
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: r.Text}}}
+	if r.StructuredContent != nil {
+		res.StructuredContent = r.StructuredContent
 	}
 	if r.IsError {
 		res.SetError(r.Err) // keeps Content; sets IsError

@@ -24,7 +24,7 @@ type client struct {
 func connect(t testing.TB, b searchfetch.Backend, opts *searchfetch.Options) adaptertest.Client {
 	t.Helper()
 	server := mcp.NewServer(&mcp.Implementation{Name: "test-server", Version: "v0.0.1"}, nil)
-	gosdk.Register(server, b, opts)
+	require.NoError(t, gosdk.Register(server, b, opts))
 	return client{session: connectTo(t, server)}
 }
 
@@ -51,7 +51,10 @@ func (c client) ListTools(t testing.TB) []adaptertest.ToolInfo {
 		out[i] = adaptertest.ToolInfo{
 			Name:        tool.Name,
 			InputSchema: adaptertest.Decode(t, tool.InputSchema),
-			ReadOnly:    tool.Annotations != nil && tool.Annotations.ReadOnlyHint,
+			Annotations: adaptertest.Decode(t, tool.Annotations),
+		}
+		if tool.OutputSchema != nil {
+			out[i].OutputSchema = adaptertest.Decode(t, tool.OutputSchema)
 		}
 	}
 	return out

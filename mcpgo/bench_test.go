@@ -63,7 +63,7 @@ func BenchmarkRoundTrip(b *testing.B) {
 		name     string
 		register func(*server.MCPServer, searchfetch.Backend)
 	}{
-		{"adapter", func(s *server.MCPServer, be searchfetch.Backend) { mcpgo.Register(s, be, nil) }},
+		{"adapter", func(s *server.MCPServer, be searchfetch.Backend) { _ = mcpgo.Register(s, be, nil) }},
 		{"hand", handTools},
 	}
 	calls := []struct {

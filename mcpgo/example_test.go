@@ -36,7 +36,9 @@ func (library) Fetch(_ context.Context, req mcpid.FetchRequest) (searchfetch.Doc
 func ExampleRegister() {
 	ctx := context.Background()
 	s := server.NewMCPServer("library", "v1.0.0")
-	mcpgo.Register(s, library{}, nil)
+	if err := mcpgo.Register(s, library{}, nil); err != nil {
+		log.Fatal(err)
+	}
 
 	c, err := client.NewInProcessClient(s)
 	if err != nil {

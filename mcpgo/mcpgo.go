@@ -15,6 +15,7 @@ package mcpgo
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -23,14 +24,26 @@ import (
 )
 
 // Register adds the search and fetch tools over b to s, configured by opts
-// (nil means the defaults; see [searchfetch.Options]). It replaces tools of
-// the same names. It panics if b is nil.
-func Register(s *server.MCPServer, b searchfetch.Backend, opts *searchfetch.Options) {
+// (nil means the defaults; see [searchfetch.Options]). It returns an
+// error, and registers nothing, when the options are not valid
+// ([searchfetch.Options.Validate]) or s already has a tool of either name.
+// It panics if b is nil.
+func Register(s *server.MCPServer, b searchfetch.Backend, opts *searchfetch.Options) error {
+	if err := opts.Validate(); err != nil {
+		return err
+	}
 	tools := searchfetch.New(b, opts)
+	search, fetch := tools.SearchTool(), tools.FetchTool()
+	for _, name := range []string{search.Name, fetch.Name} {
+		if s.GetTool(name) != nil {
+			return fmt.Errorf("mcpgo: the server already has a tool named %q", name)
+		}
+	}
 	s.AddTools(
-		server.ServerTool{Tool: tool(tools.SearchTool()), Handler: handler(tools.Search)},
-		server.ServerTool{Tool: tool(tools.FetchTool()), Handler: handler(tools.Fetch)},
+		server.ServerTool{Tool: tool(search), Handler: handler(tools.Search)},
+		server.ServerTool{Tool: tool(fetch), Handler: handler(tools.Fetch)},
 	)
+	return nil
 }
 
 // ToolError returns the tool error for err: IsError set, and the JSON
@@ -41,14 +54,20 @@ func ToolError(err error) *mcp.CallToolResult {
 	return result(searchfetch.ErrorResult(err))
 }
 
-// tool returns the mcp-go form of t.
+// tool returns the mcp-go form of t, with all four annotations on the
+// wire, false values included.
 func tool(t searchfetch.Tool) mcp.Tool {
-	readOnly := t.ReadOnly
 	return mcp.Tool{
-		Name:           t.Name,
-		Description:    t.Description,
-		RawInputSchema: t.InputSchema,
-		Annotations:    mcp.ToolAnnotation{ReadOnlyHint: &readOnly},
+		Name:            t.Name,
+		Description:     t.Description,
+		RawInputSchema:  t.InputSchema,
+		RawOutputSchema: t.OutputSchema,
+		Annotations: mcp.ToolAnnotation{
+			ReadOnlyHint:    &t.ReadOnly,
+			DestructiveHint: &t.Destructive,
+			IdempotentHint:  &t.Idempotent,
+			OpenWorldHint:   &t.OpenWorld,
+		},
 	}
 }
 
@@ -84,9 +103,9 @@ func arguments(p mcp.CallToolParams) json.RawMessage {
 
 // result returns the mcp-go form of r.
 func result(r searchfetch.Result) *mcp.CallToolResult {
-	return &mcp.CallToolResult{
-		Content:           []mcp.Content{mcp.NewTextContent(r.Text)},
-		StructuredContent: r.StructuredContent,
-		IsError:           r.IsError,
+	res := &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(r.Text)}, IsError: r.IsError}
+	if r.StructuredContent != nil {
+		res.StructuredContent = r.StructuredContent
 	}
+	return res
 }

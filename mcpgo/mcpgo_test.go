@@ -26,7 +26,7 @@ type mcpClient struct {
 func connect(t testing.TB, b searchfetch.Backend, opts *searchfetch.Options) adaptertest.Client {
 	t.Helper()
 	s := server.NewMCPServer("test-server", "v0.0.1")
-	mcpgo.Register(s, b, opts)
+	require.NoError(t, mcpgo.Register(s, b, opts))
 	return mcpClient{c: connectTo(t, s)}
 }
 
@@ -56,11 +56,10 @@ func (m mcpClient) ListTools(t testing.TB) []adaptertest.ToolInfo {
 		if tool.RawInputSchema != nil {
 			schema = tool.RawInputSchema
 		}
-		ro := tool.Annotations.ReadOnlyHint
 		out[i] = adaptertest.ToolInfo{
 			Name:        tool.Name,
 			InputSchema: adaptertest.Decode(t, schema),
-			ReadOnly:    ro != nil && *ro,
+			Annotations: adaptertest.Decode(t, tool.Annotations),
 		}
 	}
 	return out

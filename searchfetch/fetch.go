@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/mcpid/mcpid"
+	"github.com/mcpid/mcpid/internal/weburl"
 )
 
 // Fetch runs the fetch tool on args, the raw JSON arguments of the call
@@ -13,7 +14,9 @@ import (
 // returns its answer. It resolves the arguments with [mcpid.ResolveFetch]
 // and calls [Backend.Fetch] only when they resolve. In both modes Text is
 // the JSON of the [Document], whose id is set to the id as given, and
-// StructuredContent is the same JSON.
+// StructuredContent is the same JSON (nil with StructuredNone). In
+// ModeChatGPT the document's url follows the rule of the search results
+// ([mcpid.FormatJSON]): an absolute http or https URL, or "".
 //
 // A failure is a tool error; see the package documentation.
 func (t *Tools) Fetch(ctx context.Context, args json.RawMessage) Result {
@@ -23,22 +26,25 @@ func (t *Tools) Fetch(ctx context.Context, args json.RawMessage) Result {
 	}
 	var vals [2]string
 	if err := readArgs(args, spec, vals[:]); err != nil {
-		return ErrorResult(err)
+		return t.errorResult(err)
 	}
 	req, err := mcpid.ResolveFetch(vals[0], vals[1])
 	if err != nil {
-		return ErrorResult(err)
+		return t.errorResult(err)
 	}
-	doc, err := callBackend(ctx, t, FetchName, func(ctx context.Context) (Document, error) {
+	doc, err := callBackend(ctx, t, t.opts.FetchName, func(ctx context.Context) (Document, error) {
 		return t.backend.Fetch(ctx, req)
 	})
 	if err != nil {
-		return ErrorResult(t.retryable(err, req))
+		return t.errorResult(t.retryable(err, req))
 	}
 	doc.ID = req.EchoID
-	b, err := json.Marshal(doc)
-	if err != nil {
-		return ErrorResult(err)
+	if t.opts.Mode == ModeChatGPT && !weburl.Valid(doc.URL) {
+		doc.URL = ""
+	}
+	b := marshal(doc)
+	if t.opts.Structured == StructuredNone {
+		return okResult(string(b), nil)
 	}
 	return okResult(string(b), b)
 }

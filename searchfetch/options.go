@@ -29,6 +29,45 @@ func (m Mode) String() string {
 	return "default"
 }
 
+// Structured selects what the structuredContent of a search holds.
+type Structured uint8
+
+// The values of [Options.Structured].
+const (
+	// StructuredShown: exactly the hits the text shows, in the same
+	// order, with the same complete ids, the fields the text shows cut
+	// where the text cuts them, and connection_id only where the text
+	// shows one, plus total and has_more; serialized, it fits the
+	// preview's budget. Hosts that give the model structuredContent
+	// instead of the text (Claude Code, VS Code, Copilot CLI, the Codex
+	// app, ChatGPT with a widget) so show it what the text would have
+	// shown. The zero value.
+	StructuredShown Structured = iota
+	// StructuredAll: every hit with every field, url included, and its
+	// own connection_id, unbudgeted. Only for clients that do not show
+	// structuredContent to a model, such as a program that lists every
+	// result to a person.
+	StructuredAll
+	// StructuredNone: no structuredContent and no output schema; the
+	// text alone.
+	StructuredNone
+)
+
+// String returns "shown", "all" or "none".
+func (s Structured) String() string {
+	switch s {
+	case StructuredAll:
+		return "all"
+	case StructuredNone:
+		return "none"
+	}
+	return "shown"
+}
+
+// MinBudget is the smallest preview budget the tools use: room for the
+// counts of a search that shows no hit in every channel.
+const MinBudget = 128
+
 // DefaultTimeout is how long a backend call may take when
 // [Options.Timeout] is zero.
 const DefaultTimeout = 30 * time.Second
@@ -40,8 +79,23 @@ type Options struct {
 	Mode Mode
 	// Preview configures the search text. Format is set by Mode, and Total
 	// and HasMore come from the backend's SearchResult; the other fields
-	// (budget, hit count, field caps) are used as given.
+	// (budget, hit count, field caps) are used as given, but for a Budget
+	// below MinBudget (negative included), which means MinBudget.
 	Preview mcpid.PreviewOptions
+	// Structured chooses what a search's structuredContent holds; see
+	// [Structured]. In ModeChatGPT it is the same object as the text but
+	// with StructuredNone. The zero value is StructuredShown.
+	Structured Structured
+	// OpenWorld is the openWorldHint annotation of both tools: true when
+	// the sources reach an open world of external entities (the web, a
+	// public index), false for a closed set of the server's own records.
+	OpenWorld bool
+	// SearchName and FetchName are the names the tools are registered
+	// under; "" means SearchName and FetchName. Descriptions and error
+	// hints name the tools as registered. Each must be a valid MCP tool
+	// name (1 to 128 of A-Z a-z 0-9 _ - .), and the two must differ.
+	SearchName string
+	FetchName  string
 	// Timeout bounds each backend call; 0 means DefaultTimeout and a
 	// negative value means no bound beyond the request's context.
 	Timeout time.Duration

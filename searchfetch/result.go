@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"regexp"
 
 	"github.com/mcpid/mcpid"
 )
@@ -59,7 +60,29 @@ func envelope(err error) *mcpid.Error {
 }
 
 // okResult returns a result whose text is text and whose structuredContent
-// is structured.
+// is structured, or none when structured is nil.
 func okResult(text string, structured []byte) Result {
 	return Result{Text: text, StructuredContent: structured}
 }
+
+// errorResult is [ErrorResult] with the hint naming the tools as t
+// registers them: where they are not called search and fetch, those words
+// of the hint are replaced by their names.
+func (t *Tools) errorResult(err error) Result {
+	if t.opts.SearchName == SearchName && t.opts.FetchName == FetchName {
+		return ErrorResult(err)
+	}
+	e := envelope(err)
+	hint := toolWords.ReplaceAllStringFunc(e.Hint(), func(w string) string {
+		if w == SearchName {
+			return t.opts.SearchName
+		}
+		return t.opts.FetchName
+	})
+	r := ErrorResult(e.WithHint(hint))
+	r.Err = err
+	return r
+}
+
+// toolWords matches the default tool names as words of a hint.
+var toolWords = regexp.MustCompile(`\b(search|fetch)\b`)

@@ -2,48 +2,86 @@ package searchfetch
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/mcpid/mcpid"
 )
 
 // The input schemas. ChatGPT mode's are exactly the argument lists of
 // OpenAI's contract; the default mode's describe each argument for the
-// model. Both forbid arguments the tool does not take, as readArgs does.
-var (
-	searchSchema = json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"What to look for across every connected source."}},"required":["query"],"additionalProperties":false}`)
-	fetchSchema  = json.RawMessage(`{"type":"object","properties":{"id":{"type":"string","description":"An id exactly as search showed it."},"connection_id":{"type":"string","description":"Only where search showed a connection_id next to the id, or an ambiguous_connection error asks for one."}},"required":["id"],"additionalProperties":false}`)
+// model, naming the search tool as registered ({search}). Both forbid
+// arguments the tool does not take, as readArgs does.
+const (
+	searchSchema = `{"type":"object","properties":{"query":{"type":"string","description":"What to look for across every connected source."}},"required":["query"],"additionalProperties":false}`
+	fetchSchema  = `{"type":"object","properties":{"id":{"type":"string","description":"An id exactly as {search} showed it."},"connection_id":{"type":"string","description":"Only where {search} showed a connection_id next to the id, or an ambiguous_connection error asks for one."}},"required":["id"],"additionalProperties":false}`
 
-	searchSchemaChatGPT = json.RawMessage(`{"type":"object","properties":{"query":{"type":"string"}},"required":["query"],"additionalProperties":false}`)
-	fetchSchemaChatGPT  = json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false}`)
+	searchSchemaChatGPT = `{"type":"object","properties":{"query":{"type":"string"}},"required":["query"],"additionalProperties":false}`
+	fetchSchemaChatGPT  = `{"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false}`
 )
 
-// The tool descriptions: what the model reads before its first call.
+// The output schemas: each admits the tool's result and the error
+// envelope of [mcpid.Error.MarshalJSON], since a client that validates
+// structuredContent validates that of an error result too.
+const (
+	envelopeSchema = `{"type":"object","properties":{"type":{"const":"adapter_error"},"code":{"type":"string"},"message":{"type":"string"},"hint":{"type":"string"}},"required":["type","code","message"]}`
+
+	// searchOutputSchema is that of the default mode: every field is a
+	// string, and only id is always present.
+	searchOutputSchema = `{"type":"object","properties":{"results":{"type":"array","items":{"type":"object","properties":{` +
+		`"id":{"type":"string"},"connection_id":{"type":"string"},"connector_key":{"type":"string"},"stream":{"type":"string"},` +
+		`"display_name":{"type":"string"},"title":{"type":"string"},"snippet":{"type":"string"},"url":{"type":"string"}},` +
+		`"required":["id"],"additionalProperties":false}},"total":{"type":"integer","minimum":0},"has_more":{"type":"boolean"}},` +
+		`"required":["results","total"],"additionalProperties":false}`
+	// searchOutputSchemaChatGPT is that of mcpid.FormatJSON.
+	searchOutputSchemaChatGPT = `{"type":"object","properties":{"results":{"type":"array","items":{"type":"object","properties":{` +
+		`"id":{"type":"string"},"title":{"type":"string"},"url":{"type":"string"},"text":{"type":"string"}},` +
+		`"required":["id","title","url"],"additionalProperties":false}}},"required":["results"],"additionalProperties":false}`
+	// documentSchema is that of a Document.
+	documentSchema = `{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"},"text":{"type":"string"},"url":{"type":"string"},` +
+		`"metadata":{"type":"object","additionalProperties":{"type":"string"}}},"required":["id","title","text","url"],"additionalProperties":false}`
+)
+
+// The tool descriptions: what the model reads before its first call, with
+// the tools named as registered.
 const (
 	searchDescription = "Search every connected source. Each result line starts with its id; " +
-		"fetch a result by passing that id exactly as shown."
-	fetchDescription = "Fetch one search result by its id, exactly as search showed it. " +
-		"Pass connection_id only where search showed one next to the id, or when an " +
+		"fetch a result with {fetch}, passing that id exactly as shown."
+	fetchDescription = "Fetch one {search} result by its id, exactly as {search} showed it. " +
+		"Pass connection_id only where {search} showed one next to the id, or when an " +
 		"ambiguous_connection error lists the connections to choose from."
 	searchDescriptionChatGPT = "Search every connected source. Returns JSON: " +
-		`{"results":[{"id","title","url"}]}; fetch a result by its id.`
-	fetchDescriptionChatGPT = "Fetch one search result by its id, exactly as search returned it. " +
+		`{"results":[{"id","title","url"}]}; fetch a result with {fetch} by its id.`
+	fetchDescriptionChatGPT = "Fetch one {search} result by its id, exactly as {search} returned it. " +
 		`Returns JSON: {"id","title","text","url","metadata"}.`
 )
 
-// searchTool returns the search tool's definition in mode m.
-func searchTool(m Mode) Tool {
-	if m == ModeChatGPT {
-		return Tool{Name: SearchName, Description: searchDescriptionChatGPT, InputSchema: searchSchemaChatGPT, ReadOnly: true}
+// tools returns the definitions of the two tools, in t's mode and under
+// t's names.
+func (t *Tools) tools() (search, fetch Tool) {
+	in := [2]string{searchSchema, fetchSchema}
+	out := [2]string{searchOutputSchema, documentSchema}
+	desc := [2]string{searchDescription, fetchDescription}
+	if t.opts.Mode == ModeChatGPT {
+		in = [2]string{searchSchemaChatGPT, fetchSchemaChatGPT}
+		out[0] = searchOutputSchemaChatGPT
+		desc = [2]string{searchDescriptionChatGPT, fetchDescriptionChatGPT}
 	}
-	return Tool{Name: SearchName, Description: searchDescription, InputSchema: searchSchema, ReadOnly: true}
-}
-
-// fetchTool returns the fetch tool's definition in mode m.
-func fetchTool(m Mode) Tool {
-	if m == ModeChatGPT {
-		return Tool{Name: FetchName, Description: fetchDescriptionChatGPT, InputSchema: fetchSchemaChatGPT, ReadOnly: true}
+	names := strings.NewReplacer("{search}", t.opts.SearchName, "{fetch}", t.opts.FetchName)
+	def := func(i int, name string) Tool {
+		tool := Tool{
+			Name:        name,
+			Description: names.Replace(desc[i]),
+			InputSchema: json.RawMessage(names.Replace(in[i])),
+			ReadOnly:    true,
+			Idempotent:  true,
+			OpenWorld:   t.opts.OpenWorld,
+		}
+		if t.opts.Structured != StructuredNone {
+			tool.OutputSchema = json.RawMessage(`{"type":"object","anyOf":[` + out[i] + `,` + envelopeSchema + `]}`)
+		}
+		return tool
 	}
-	return Tool{Name: FetchName, Description: fetchDescription, InputSchema: fetchSchema, ReadOnly: true}
+	return def(0, t.opts.SearchName), def(1, t.opts.FetchName)
 }
 
 // previewFormat returns the search text's format in mode m.

@@ -1,6 +1,7 @@
 package searchfetch
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"strconv"
@@ -8,7 +9,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpid/mcpid"
-	"github.com/mcpid/mcpid/internal/weburl"
 )
 
 // searchResult is one hit in the default mode's structuredContent.
@@ -31,71 +31,141 @@ type searchOutput struct {
 	HasMore bool           `json:"has_more,omitempty"`
 }
 
-// chatResult is one hit of OpenAI's search contract, the shape of
-// mcpid.FormatJSON.
-type chatResult struct {
-	ID    string `json:"id"`
-	Title string `json:"title"`
-	URL   string `json:"url"`
-	Text  string `json:"text,omitempty"`
-}
-
-// chatOutput is ChatGPT mode's structuredContent.
-type chatOutput struct {
-	Results []chatResult `json:"results"`
-}
-
 // Search runs the search tool on args, the raw JSON arguments of the call
 // ({"query": "…"}), and returns its answer. Every hit gets its id from
 // [mcpid.SelfContainedID], hits that share an id are shown once, and a hit
 // that no id can fetch fails the search (see the package documentation).
-// Then:
+// Only the hits the preview can show are looked at (no more than MaxHits,
+// nor than the budget has room for), but with StructuredAll, which shows
+// every hit. Then:
 //
-// In ModeDefault, Text is the [mcpid.FormatText] preview and
-// StructuredContent is
+// In ModeDefault, Text is the [mcpid.FormatText] preview. With
+// StructuredShown, StructuredContent is
 //
 //	{"results":[{"id":…,"connection_id":…,"connector_key":…,"stream":…,
-//	  "display_name":…,"title":…,"snippet":…,"url":…},…],"total":…,"has_more":…}
+//	  "display_name":…,"title":…,"snippet":…},…],"total":…,"has_more":…}
 //
-// with every hit shown, empty fields left out (has_more too),
-// connection_id the hit's own connection whether or not its id embeds it,
-// and total the larger of SearchResult.Total and the number of hits.
+// with the hits the text shows and the fields it shows, as [mcpid.ExtractHits]
+// reads them back (connection_id only where the text shows one, fields cut
+// where the text cuts them, empty ones left out, has_more too), and total
+// the larger of SearchResult.Total and the number of hits; the text counts
+// the hits it does not show as not in structuredContent. Both fit the
+// budget: where the structured form would not, both are rendered for a
+// smaller one. With StructuredAll, results holds every hit with every
+// field and its own connection_id, and url, unbudgeted.
 //
 // In ModeChatGPT, Text is the [mcpid.FormatJSON] preview and
-// StructuredContent is {"results":[{"id":…,"title":…,"url":…,"text":…},…]}
-// with every hit shown, text being the snippet (left out when empty) and url the
-// hit's URL when it is an absolute http or https URL, "" otherwise.
+// StructuredContent is the same object: {"results":[{"id":…,"title":…,
+// "url":…,"text":…},…]}.
+//
+// With StructuredNone, StructuredContent is nil.
 //
 // A failure is a tool error; see the package documentation.
 func (t *Tools) Search(ctx context.Context, args json.RawMessage) Result {
 	var vals [1]string
 	if err := readArgs(args, searchArgs, vals[:]); err != nil {
-		return ErrorResult(err)
+		return t.errorResult(err)
 	}
-	res, err := callBackend(ctx, t, SearchName, func(ctx context.Context) (SearchResult, error) {
+	res, err := callBackend(ctx, t, t.opts.SearchName, func(ctx context.Context) (SearchResult, error) {
 		return t.backend.Search(ctx, vals[0])
 	})
 	if err != nil {
-		return ErrorResult(err)
+		return t.errorResult(err)
 	}
-	hits, err := fetchableHits(res.Hits)
+	limit := t.window
+	if t.opts.Structured == StructuredAll && t.opts.Mode == ModeDefault {
+		limit = len(res.Hits)
+	}
+	hits, looked, err := fetchableHits(res.Hits, limit)
 	if err != nil {
-		return ErrorResult(err)
+		return t.errorResult(err)
 	}
 	opts := t.opts.Preview
-	opts.Total, opts.HasMore = res.Total, res.HasMore
-	text := mcpid.RenderPreview(hits, opts)
-	var structured any
-	if t.opts.Mode == ModeChatGPT {
-		structured = chatOutputOf(hits)
-	} else {
-		structured = searchOutputOf(hits, res)
+	// Hits not looked at count as distinct: the backend's count stands.
+	opts.Total = max(res.Total, len(hits)+len(res.Hits)-looked)
+	opts.HasMore = res.HasMore
+	switch {
+	case t.opts.Structured == StructuredNone:
+		return okResult(mcpid.RenderPreview(hits, opts), nil)
+	case t.opts.Mode == ModeChatGPT:
+		text := mcpid.RenderPreview(hits, opts)
+		return okResult(text, json.RawMessage(text))
+	case t.opts.Structured == StructuredAll:
+		return allResult(hits, opts)
 	}
-	b, err := json.Marshal(structured)
-	if err != nil {
-		return ErrorResult(err)
+	return shownResult(hits, opts)
+}
+
+// shownResult renders hits for StructuredShown: the text, and as
+// structuredContent the hits it shows, both within opts.Budget. It renders
+// again with only the hits shown, so that the text does not count the
+// others as in structuredContent, and for a smaller budget while the
+// structured form is over budget, until both agree and fit. Each round
+// shows fewer hits or writes a shorter text; after maxRounds it shows none.
+func shownResult(hits []mcpid.Hit, opts mcpid.PreviewOptions) Result {
+	budget := opts.Budget
+	for round := 0; ; round++ {
+		if round == maxRounds {
+			hits = nil
+		}
+		text := mcpid.RenderPreview(hits, opts)
+		shown := mcpid.ExtractHits(text)
+		if len(shown) < len(hits) {
+			hits = onlyShown(hits, shown)
+			continue
+		}
+		structured := shownOutput(shown, opts)
+		if len(structured) <= budget || len(hits) == 0 {
+			return okResult(text, structured)
+		}
+		opts.Budget = min(opts.Budget, len(text)) - (len(structured) - budget)
 	}
-	return okResult(text, b)
+}
+
+// maxRounds bounds the renders of shownResult: one or two in practice.
+const maxRounds = 16
+
+// onlyShown returns the hits whose ids shown holds, in order. The ids of
+// hits are distinct, and shown holds them in the same order.
+func onlyShown(hits, shown []mcpid.Hit) []mcpid.Hit {
+	out := make([]mcpid.Hit, 0, len(shown))
+	for _, h := range hits {
+		if len(out) < len(shown) && h.ID == shown[len(out)].ID {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// shownOutput returns the JSON of StructuredShown's structuredContent.
+func shownOutput(shown []mcpid.Hit, opts mcpid.PreviewOptions) json.RawMessage {
+	out := searchOutput{Results: make([]searchResult, len(shown)), Total: max(opts.Total, len(shown)), HasMore: opts.HasMore}
+	for i, h := range shown {
+		out.Results[i] = searchResult(h)
+	}
+	return marshal(out)
+}
+
+// allResult renders hits for StructuredAll: the text, and every hit with
+// every field and its own connection id.
+func allResult(hits []mcpid.Hit, opts mcpid.PreviewOptions) Result {
+	out := searchOutput{Results: make([]searchResult, len(hits)), Total: max(opts.Total, len(hits)), HasMore: opts.HasMore}
+	for i, h := range hits {
+		out.Results[i] = searchResult(h)
+	}
+	return okResult(mcpid.RenderPreview(hits, opts), marshal(out))
+}
+
+// marshal returns the JSON of v, which holds only strings, ints and bools,
+// with '<', '>' and '&' written as they are, as the preview writes them.
+func marshal(v any) json.RawMessage {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic("searchfetch: " + err.Error()) // strings, ints and bools always encode
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
 // fetchableHits returns the hits to show: each with the id
@@ -106,14 +176,20 @@ func (t *Tools) Search(ctx context.Context, args json.RawMessage) Result {
 // control character, and one with no connection whose id is not a legacy
 // stream:record handle (an id that looks self-contained is never taken to
 // be one).
-func fetchableHits(in []mcpid.Hit) ([]mcpid.Hit, error) {
-	hits := make([]mcpid.Hit, 0, len(in))
-	seen := make(map[string]struct{}, len(in))
+//
+// It looks at hits in order until limit of them are kept, and returns how
+// many it looked at.
+func fetchableHits(in []mcpid.Hit, limit int) (hits []mcpid.Hit, looked int, err error) {
+	hits = make([]mcpid.Hit, 0, min(len(in), limit))
+	seen := make(map[string]struct{}, min(len(in), limit))
 	for i, h := range in {
+		if len(hits) == limit {
+			return hits, i, nil
+		}
 		id, embedded := mcpid.SelfContainedID(h.ID, h.ConnectionID)
 		if !embedded {
 			if err := unfetchable(i, h); err != nil {
-				return nil, err
+				return nil, i, err
 			}
 		}
 		if _, dup := seen[id]; dup {
@@ -123,7 +199,7 @@ func fetchableHits(in []mcpid.Hit) ([]mcpid.Hit, error) {
 		h.ID = id
 		hits = append(hits, h)
 	}
-	return hits, nil
+	return hits, len(in), nil
 }
 
 // unfetchable returns the error for the hit at index i, which
@@ -147,29 +223,3 @@ func unfetchable(i int, h mcpid.Hit) error {
 
 // isControl reports whether r is a control character that no id may hold.
 func isControl(r rune) bool { return r < 0x20 || (r >= 0x7f && r <= 0x9f) }
-
-// searchOutputOf returns the default mode's structuredContent for hits.
-func searchOutputOf(hits []mcpid.Hit, res SearchResult) searchOutput {
-	out := searchOutput{
-		Results: make([]searchResult, len(hits)),
-		Total:   max(res.Total, len(hits)),
-		HasMore: res.HasMore,
-	}
-	for i, h := range hits {
-		out.Results[i] = searchResult(h)
-	}
-	return out
-}
-
-// chatOutputOf returns ChatGPT mode's structuredContent for hits.
-func chatOutputOf(hits []mcpid.Hit) chatOutput {
-	out := chatOutput{Results: make([]chatResult, len(hits))}
-	for i, h := range hits {
-		url := ""
-		if weburl.Valid(h.URL) {
-			url = h.URL
-		}
-		out.Results[i] = chatResult{ID: h.ID, Title: h.Title, URL: url, Text: h.Snippet}
-	}
-	return out
-}

@@ -22,65 +22,74 @@ var searchHits = []mcpid.Hit{
 	{ID: "notes:n1"},
 }
 
-// TestSearchDefault: the prose preview of the self-contained hits, and every
-// hit with its own connection_id in structuredContent.
+// TestSearchDefault: the prose preview of the self-contained hits and, as
+// structuredContent, the hits it shows as it shows them; or, with
+// StructuredAll, every hit with every field and its own connection_id.
 func TestSearchDefault(t *testing.T) {
-	b := &recorder{result: searchfetch.SearchResult{Hits: searchHits, Total: 9, HasMore: true}}
-	opts := mcpid.PreviewOptions{Budget: 1000, MaxHits: 2, Format: mcpid.FormatJSON, Total: 1}
-	res := searchfetch.New(b, &searchfetch.Options{Preview: opts}).Search(context.Background(), raw(`{"query":"q"}`))
-	require.False(t, res.IsError, res.Text)
-
 	hits := []mcpid.Hit{searchHits[0], searchHits[1], searchHits[2], searchHits[3]}
 	hits[0].ID = "c1/orders:o1"
 	hits[1].ID = "c2/:T-17"
 	hits[2].ID = "eu%3Awiki/pages:p1"
-	want := mcpid.RenderPreview(hits, mcpid.PreviewOptions{Budget: 1000, MaxHits: 2, Total: 9, HasMore: true})
-	if diff := cmp.Diff(want, res.Text); diff != "" {
-		t.Errorf("text (-want +got):\n%s", diff)
+	tests := []struct {
+		structured searchfetch.Structured
+		preview    []mcpid.Hit // the hits RenderPreview is given
+		want       string      // structuredContent
+	}{
+		{searchfetch.StructuredShown, hits[:2], `{"results":[
+			{"id":"c1/orders:o1","stream":"orders","title":"Order o1","snippet":"3 items"},
+			{"id":"c2/:T-17","title":"Refund"}],
+			"total":9,"has_more":true}`},
+		{searchfetch.StructuredAll, hits, `{"results":[
+			{"id":"c1/orders:o1","connection_id":"c1","stream":"orders","title":"Order o1","snippet":"3 items","url":"https://shop.example.com/o/1"},
+			{"id":"c2/:T-17","connection_id":"c2","title":"Refund","url":"ftp://files.example.com/t17"},
+			{"id":"eu%3Awiki/pages:p1","connection_id":"eu:wiki","title":"Returns"},
+			{"id":"notes:n1"}],
+			"total":9,"has_more":true}`},
 	}
-	wantStructured := `{"results":[
-		{"id":"c1/orders:o1","connection_id":"c1","stream":"orders","title":"Order o1","snippet":"3 items","url":"https://shop.example.com/o/1"},
-		{"id":"c2/:T-17","connection_id":"c2","title":"Refund","url":"ftp://files.example.com/t17"},
-		{"id":"eu%3Awiki/pages:p1","connection_id":"eu:wiki","title":"Returns"},
-		{"id":"notes:n1"}],
-		"total":9,"has_more":true}`
-	assert.JSONEq(t, wantStructured, string(res.StructuredContent))
+	for _, tt := range tests {
+		t.Run(tt.structured.String(), func(t *testing.T) {
+			b := &recorder{result: searchfetch.SearchResult{Hits: searchHits, Total: 9, HasMore: true}}
+			opts := mcpid.PreviewOptions{Budget: 1000, MaxHits: 2, Format: mcpid.FormatJSON, Total: 1}
+			res := searchfetch.New(b, &searchfetch.Options{Preview: opts, Structured: tt.structured}).Search(context.Background(), raw(`{"query":"q"}`))
+			require.False(t, res.IsError, res.Text)
+			want := mcpid.RenderPreview(tt.preview, mcpid.PreviewOptions{Budget: 1000, MaxHits: 2, Total: 9, HasMore: true})
+			if diff := cmp.Diff(want, res.Text); diff != "" {
+				t.Errorf("text (-want +got):\n%s", diff)
+			}
+			assert.JSONEq(t, tt.want, string(res.StructuredContent))
+		})
+	}
+
+	t.Run("none", func(t *testing.T) {
+		b := &recorder{result: searchfetch.SearchResult{Hits: searchHits}}
+		res := searchfetch.New(b, &searchfetch.Options{Structured: searchfetch.StructuredNone}).Search(context.Background(), raw(`{"query":"q"}`))
+		require.False(t, res.IsError, res.Text)
+		assert.Nil(t, res.StructuredContent)
+		assert.Equal(t, []string{"c1/orders:o1", "c2/:T-17", "eu%3Awiki/pages:p1", "notes:n1"}, mcpid.ExtractIDs(res.Text))
+	})
 }
 
-// TestSearchChatGPT: one text item holding the FormatJSON preview, and
-// {"results":[…]} with every hit in the same shape, equal to the text when
-// every hit fits whole; a hit left out or a field cut makes them differ.
+// TestSearchChatGPT: one text item holding the FormatJSON preview, and the
+// same object as structuredContent, whatever the budget cuts.
 func TestSearchChatGPT(t *testing.T) {
 	tests := []struct {
 		name    string
 		preview mcpid.PreviewOptions
-		allFit  bool
+		ids     []string
 	}{
-		{"every hit fits", mcpid.PreviewOptions{MaxHits: 10}, true},
-		{"budget for one", mcpid.PreviewOptions{Budget: 120}, false},
-		{"snippet over its cap", mcpid.PreviewOptions{MaxHits: 10, SnippetMax: 8}, false},
+		{"every hit fits", mcpid.PreviewOptions{MaxHits: 10}, []string{"c1/orders:o1", "c2/:T-17", "eu%3Awiki/pages:p1", "notes:n1"}},
+		{"budget for three", mcpid.PreviewOptions{Budget: 150}, []string{"c1/orders:o1", "c2/:T-17", "eu%3Awiki/pages:p1"}},
+		{"snippet over its cap", mcpid.PreviewOptions{MaxHits: 10, SnippetMax: 8}, []string{"c1/orders:o1", "c2/:T-17", "eu%3Awiki/pages:p1", "notes:n1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b := &recorder{result: searchfetch.SearchResult{Hits: searchHits}}
-			tools := searchfetch.New(b, &searchfetch.Options{Mode: searchfetch.ModeChatGPT, Preview: tt.preview})
+			tools := searchfetch.New(b, &searchfetch.Options{Mode: searchfetch.ModeChatGPT, Preview: tt.preview, Structured: searchfetch.StructuredAll})
 			res := tools.Search(context.Background(), raw(`{"query":"q"}`))
 			require.False(t, res.IsError, res.Text)
 			require.True(t, json.Valid([]byte(res.Text)), res.Text)
-			wantStructured := `{"results":[
-				{"id":"c1/orders:o1","title":"Order o1","url":"https://shop.example.com/o/1","text":"3 items"},
-				{"id":"c2/:T-17","title":"Refund","url":""},
-				{"id":"eu%3Awiki/pages:p1","title":"Returns","url":""},
-				{"id":"notes:n1","title":"","url":""}]}`
-			assert.JSONEq(t, wantStructured, string(res.StructuredContent))
-			if tt.allFit {
-				assert.JSONEq(t, string(res.StructuredContent), res.Text)
-				return
-			}
-			var text, structured any
-			require.NoError(t, json.Unmarshal([]byte(res.Text), &text))
-			require.NoError(t, json.Unmarshal(res.StructuredContent, &structured))
-			assert.NotEqual(t, structured, text)
+			assert.Equal(t, res.Text, string(res.StructuredContent))
+			assert.Equal(t, tt.ids, mcpid.ExtractIDs(res.Text))
 			assert.LessOrEqual(t, len(res.Text), max(tt.preview.Budget, 1800))
 		})
 	}

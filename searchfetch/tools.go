@@ -1,29 +1,46 @@
 package searchfetch
 
 import (
+	"cmp"
 	"encoding/json"
+	"fmt"
 	"log/slog"
+	"regexp"
+
+	"github.com/mcpid/mcpid"
 )
 
-// The names of the two tools, in both modes.
+// The default names of the two tools, in both modes.
 const (
 	SearchName = "search"
 	FetchName  = "fetch"
 )
 
 // Tool is the definition of one tool, for an adapter to turn into its SDK's
-// tool.
+// tool. Its four annotations are always explicit, false values included,
+// since some hosts reject a tool that leaves one unset.
 type Tool struct {
-	// Name is SearchName or FetchName.
+	// Name is the name the tool is registered under: Options.SearchName
+	// or Options.FetchName.
 	Name string
 	// Description is what the model reads before its first call.
 	Description string
 	// InputSchema is the JSON Schema of the arguments. It lists every
 	// argument the tool takes and forbids others.
 	InputSchema json.RawMessage
+	// OutputSchema is the JSON Schema that every structuredContent of the
+	// tool validates against, error envelopes included; nil with
+	// StructuredNone.
+	OutputSchema json.RawMessage
 	// ReadOnly is the readOnlyHint annotation: the tool does not modify
 	// anything. It is true for both tools.
 	ReadOnly bool
+	// Destructive is the destructiveHint annotation: false for both tools.
+	Destructive bool
+	// Idempotent is the idempotentHint annotation: true for both tools.
+	Idempotent bool
+	// OpenWorld is the openWorldHint annotation: Options.OpenWorld.
+	OpenWorld bool
 }
 
 // Tools is the search and fetch tool pair over one [Backend]. It is safe for
@@ -33,41 +50,85 @@ type Tools struct {
 	opts    Options
 	search  Tool
 	fetch   Tool
+	// window is the most hits a search looks at for the preview: no
+	// more than MaxHits, nor than the budget has room for.
+	window int
+}
+
+// validName matches a valid MCP tool name.
+var validName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+
+// Validate reports whether o can configure the tools: it returns an error
+// when SearchName or FetchName is not a valid MCP tool name, or when the
+// two are equal. A nil *Options is valid.
+func (o *Options) Validate() error {
+	if o == nil {
+		return nil
+	}
+	search, fetch := cmp.Or(o.SearchName, SearchName), cmp.Or(o.FetchName, FetchName)
+	for _, name := range []string{search, fetch} {
+		if !validName.MatchString(name) {
+			return fmt.Errorf("searchfetch: %s is not a valid MCP tool name (1 to 128 of A-Z a-z 0-9 _ - .)", quote(name))
+		}
+	}
+	if search == fetch {
+		return fmt.Errorf("searchfetch: search and fetch are both named %s", quote(search))
+	}
+	return nil
 }
 
 // New returns the tool pair over b, configured by opts (nil means the
-// defaults). It panics if b is nil, as a server without a backend is a
-// programming error.
+// defaults). It panics if b is nil or if opts.Validate fails, as such a
+// server is a programming error.
 func New(b Backend, opts *Options) *Tools {
 	if b == nil {
 		panic("searchfetch: New with a nil Backend")
+	}
+	if err := opts.Validate(); err != nil {
+		panic(err)
 	}
 	t := &Tools{backend: b}
 	if opts != nil {
 		t.opts = *opts
 	}
-	if t.opts.Timeout == 0 {
-		t.opts.Timeout = DefaultTimeout
+	o := &t.opts
+	if o.Timeout == 0 {
+		o.Timeout = DefaultTimeout
 	}
-	if t.opts.Logger == nil {
-		t.opts.Logger = slog.New(slog.DiscardHandler)
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	t.opts.Preview.Format = previewFormat(t.opts.Mode)
-	t.search = searchTool(t.opts.Mode)
-	t.fetch = fetchTool(t.opts.Mode)
-	if t.opts.SearchDescription != "" {
-		t.search.Description = t.opts.SearchDescription
+	o.SearchName, o.FetchName = cmp.Or(o.SearchName, SearchName), cmp.Or(o.FetchName, FetchName)
+	o.Preview.Format = previewFormat(o.Mode)
+	if o.Preview.Budget == 0 {
+		o.Preview.Budget = mcpid.DefaultBudget
 	}
-	if t.opts.FetchDescription != "" {
-		t.fetch.Description = t.opts.FetchDescription
+	o.Preview.Budget = max(o.Preview.Budget, MinBudget)
+	switch {
+	case o.Preview.MaxHits == 0:
+		t.window = mcpid.DefaultMaxHits
+	case o.Preview.MaxHits > 0:
+		t.window = o.Preview.MaxHits
+	}
+	t.window = min(t.window, o.Preview.Budget/minHitBytes)
+	t.search, t.fetch = t.tools()
+	if o.SearchDescription != "" {
+		t.search.Description = o.SearchDescription
+	}
+	if o.FetchDescription != "" {
+		t.fetch.Description = o.FetchDescription
 	}
 	return t
 }
 
+// minHitBytes is the fewest bytes a shown hit takes in either format, so
+// that a budget of B bytes shows at most B/minHitBytes hits.
+const minHitBytes = 8
+
 // SearchTool returns the definition of the search tool. The returned Tool
-// shares its InputSchema with t: do not modify it.
+// shares its schemas with t: do not modify them.
 func (t *Tools) SearchTool() Tool { return t.search }
 
 // FetchTool returns the definition of the fetch tool. The returned Tool
-// shares its InputSchema with t: do not modify it.
+// shares its schemas with t: do not modify them.
 func (t *Tools) FetchTool() Tool { return t.fetch }

@@ -2,12 +2,16 @@ package searchfetch_test
 
 import (
 	"context"
+	"encoding/json"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
+	"github.com/mcpid/mcpid"
 	"github.com/mcpid/mcpid/internal/adaptertest"
 	"github.com/mcpid/mcpid/searchfetch"
 )
@@ -47,6 +51,70 @@ func TestToolDefinitions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAnnotations: all four annotations are explicit in both modes, and
+// openWorldHint is the server's choice.
+func TestAnnotations(t *testing.T) {
+	for _, openWorld := range []bool{false, true} {
+		tools := searchfetch.New(&recorder{}, &searchfetch.Options{OpenWorld: openWorld})
+		for _, tool := range []searchfetch.Tool{tools.SearchTool(), tools.FetchTool()} {
+			got := [4]bool{tool.ReadOnly, tool.Destructive, tool.Idempotent, tool.OpenWorld}
+			assert.Equal(t, [4]bool{true, false, true, openWorld}, got, tool.Name)
+		}
+	}
+}
+
+// TestNames: the tools are registered under the server's names, and the
+// descriptions, the argument descriptions and the error hints name them so.
+func TestNames(t *testing.T) {
+	opts := &searchfetch.Options{SearchName: "kb_search", FetchName: "kb.fetch"}
+	tools := searchfetch.New(&recorder{}, opts)
+	search, fetch := tools.SearchTool(), tools.FetchTool()
+	assert.Equal(t, "kb_search", search.Name)
+	assert.Equal(t, "kb.fetch", fetch.Name)
+	assert.Contains(t, search.Description, "kb.fetch")
+	assert.Contains(t, fetch.Description, "kb_search")
+	assert.Contains(t, string(fetch.InputSchema), "exactly as kb_search showed it")
+
+	res := tools.Fetch(context.Background(), raw(`{"id":"orders"}`))
+	e := requireError(t, res, mcpid.CodeInvalidID)
+	assert.Equal(t, "pass the id exactly as kb_search returned it, as one value, unedited", e.Hint())
+	b := &recorder{err: mcpid.NewError(mcpid.CodeNotFound, "gone", "search again and fetch an id from the new results")}
+	e = requireError(t, searchfetch.New(b, opts).Fetch(context.Background(), raw(`{"id":"s:r"}`)), mcpid.CodeNotFound)
+	assert.Equal(t, "kb_search again and kb.fetch an id from the new results", e.Hint())
+	assert.Equal(t, "gone", e.Message())
+
+	for _, bad := range []searchfetch.Options{{SearchName: "kb search"}, {FetchName: "search"}, {SearchName: "x", FetchName: "x"}, {FetchName: strings.Repeat("f", 129)}} {
+		err := bad.Validate()
+		assert.Error(t, err, "%+v", bad)
+		assert.PanicsWithError(t, err.Error(), func() { searchfetch.New(&recorder{}, &bad) })
+	}
+	assert.NoError(t, (*searchfetch.Options)(nil).Validate())
+}
+
+// TestOutputSchemas: both tools declare an output schema in both modes,
+// which every result and every error envelope validates against (the rest
+// is proven result by result in the other tests); StructuredNone declares
+// none and answers no structuredContent.
+func TestOutputSchemas(t *testing.T) {
+	for _, mode := range []searchfetch.Mode{searchfetch.ModeDefault, searchfetch.ModeChatGPT} {
+		tools := searchfetch.New(&recorder{}, &searchfetch.Options{Mode: mode})
+		for _, tool := range []searchfetch.Tool{tools.SearchTool(), tools.FetchTool()} {
+			rs := adaptertest.Resolve(t, tool.OutputSchema)
+			require.NotNil(t, rs, "%s/%s", mode, tool.Name)
+			env, err := json.Marshal(mcpid.AmbiguousConnection([]string{"c1"}))
+			require.NoError(t, err)
+			assert.NoError(t, rs.Validate(adaptertest.DecodeText(t, string(env))), "%s/%s: the envelope", mode, tool.Name)
+			assert.Error(t, rs.Validate(map[string]any{"results": "x"}), "%s/%s", mode, tool.Name)
+		}
+	}
+	none := searchfetch.New(&recorder{doc: searchfetch.Document{Title: "T"}}, &searchfetch.Options{Structured: searchfetch.StructuredNone})
+	assert.Nil(t, none.SearchTool().OutputSchema)
+	assert.Nil(t, none.FetchTool().OutputSchema)
+	res := none.Fetch(context.Background(), raw(`{"id":"s:r"}`))
+	require.False(t, res.IsError, res.Text)
+	assert.Nil(t, res.StructuredContent)
 }
 
 // TestDescriptions: a server's own descriptions replace the defaults.

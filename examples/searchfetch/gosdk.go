@@ -21,7 +21,9 @@ type gosdkServer struct {
 // newGosdkServer returns a go-sdk server with the tools over b.
 func newGosdkServer(b searchfetch.Backend, opts *searchfetch.Options) gosdkServer {
 	srv := mcp.NewServer(&mcp.Implementation{Name: serverName, Version: serverVersion}, nil)
-	gosdk.Register(srv, b, opts)
+	if err := gosdk.Register(srv, b, opts); err != nil {
+		panic(err) // the options are the program's own
+	}
 	return gosdkServer{srv: srv}
 }
 

@@ -28,7 +28,9 @@ func newMcpgoServer(b searchfetch.Backend, opts *searchfetch.Options) mcpgoServe
 	hooks.AddOnRegisterSession(func(context.Context, server.ClientSession) { live.Add(1) })
 	hooks.AddOnUnregisterSession(func(context.Context, server.ClientSession) { live.Add(-1) })
 	srv := server.NewMCPServer(serverName, serverVersion, server.WithHooks(hooks))
-	mcpgo.Register(srv, b, opts)
+	if err := mcpgo.Register(srv, b, opts); err != nil {
+		panic(err) // the options are the program's own, on a new server
+	}
 	return mcpgoServer{srv: srv, live: live}
 }
 

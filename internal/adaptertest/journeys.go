@@ -30,7 +30,12 @@ type ToolInfo struct {
 	Name string
 	// InputSchema is the schema decoded from JSON into any.
 	InputSchema any
-	ReadOnly    bool
+	// Annotations are the tool's annotations as the client received
+	// them, decoded from JSON into any.
+	Annotations any
+	// OutputSchema is the output schema decoded from JSON into any, where
+	// the client keeps it whole (nil otherwise).
+	OutputSchema any
 }
 
 // Client is an SDK's client, connected in process to a server of the same
@@ -66,8 +71,11 @@ func DecodeText(t testing.TB, text string) any {
 	return out
 }
 
-// Run runs every journey against the adapter that connect serves.
+// Run runs every journey against the adapter that connect serves. Every
+// answer's structuredContent is validated against the tool's output
+// schema, error results included, as the TypeScript SDK's client does.
 func Run(t *testing.T, connect Connect) {
+	connect = validating(connect)
 	t.Run("TextOnly", func(t *testing.T) { textOnly(t, connect) })
 	t.Run("LegacyAmbiguousRetry", func(t *testing.T) { legacyAmbiguousRetry(t, connect) })
 	t.Run("RejectedBeforeBackend", func(t *testing.T) { rejectedBeforeBackend(t, connect) })
@@ -102,13 +110,12 @@ func textOnly(t *testing.T, connect Connect) {
 	results := a.Structured.(map[string]any)["results"].([]any)
 	require.Len(t, results, len(Records))
 	for i, r := range Records {
+		// structuredContent shows what the text shows: every id embeds
+		// its connection, so no connection_id.
 		got := results[i].(map[string]any)
 		assert.Equal(t, WantIDs[i], got["id"], "results[%d].id", i)
-		if r.ConnectionID != "" {
-			assert.Equal(t, r.ConnectionID, got["connection_id"], "results[%d].connection_id", i)
-		} else {
-			assert.NotContains(t, got, "connection_id", "results[%d]", i)
-		}
+		assert.Equal(t, r.Title, got["title"], "results[%d].title", i)
+		assert.NotContains(t, got, "connection_id", "results[%d]", i)
 	}
 	for i, id := range ids {
 		a := c.Call(t, searchfetch.FetchName, map[string]any{"id": id})
@@ -180,7 +187,7 @@ func chatGPT(t *testing.T, connect Connect) {
 	gotSchemas := map[string]any{}
 	for _, tool := range c.ListTools(t) {
 		gotSchemas[tool.Name] = tool.InputSchema
-		assert.True(t, tool.ReadOnly, "%s is annotated read-only", tool.Name)
+		assert.Equal(t, wantAnnotations, tool.Annotations, "%s: all four annotations, false ones included", tool.Name)
 	}
 	if diff := cmp.Diff(wantSchemas, gotSchemas); diff != "" {
 		t.Errorf("input schemas (-want +got):\n%s", diff)
