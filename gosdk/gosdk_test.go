@@ -86,3 +86,14 @@ func answer(t testing.TB, res *mcp.CallToolResult) adaptertest.Answer {
 func TestJourneys(t *testing.T) {
 	adaptertest.Run(t, connect)
 }
+
+// TestRegisterRefusesBadNames: options that cannot configure the tools
+// are an error, and nothing is registered.
+func TestRegisterRefusesBadNames(t *testing.T) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "test-server", Version: "v0.0.1"}, nil)
+	err := gosdk.Register(server, &adaptertest.Backend{}, &searchfetch.Options{SearchName: "x", FetchName: "x"})
+	require.ErrorContains(t, err, `both named "x"`)
+	res, err := connectTo(t, server).ListTools(context.Background(), nil)
+	require.NoError(t, err)
+	require.Empty(t, res.Tools)
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpid/mcpid/internal/adaptertest"
@@ -93,4 +94,20 @@ func answer(t testing.TB, res *mcp.CallToolResult) adaptertest.Answer {
 
 func TestJourneys(t *testing.T) {
 	adaptertest.Run(t, connect)
+}
+
+// TestRegisterRefusesTakenNames: a server that already has a tool of
+// either name gets an error and no new tool.
+func TestRegisterRefusesTakenNames(t *testing.T) {
+	for _, taken := range []string{"search", "kb_fetch"} {
+		s := server.NewMCPServer("test-server", "v0.0.1")
+		own := mcp.NewTool(taken, mcp.WithDescription("the server's own"))
+		s.AddTool(own, func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) { return nil, nil })
+		err := mcpgo.Register(s, &adaptertest.Backend{}, &searchfetch.Options{FetchName: "kb_fetch"})
+		require.ErrorContains(t, err, `already has a tool named "`+taken+`"`)
+		assert.Len(t, s.ListTools(), 1, "nothing registered")
+		assert.Equal(t, "the server's own", s.GetTool(taken).Tool.Description)
+	}
+	err := mcpgo.Register(server.NewMCPServer("test-server", "v0.0.1"), &adaptertest.Backend{}, &searchfetch.Options{SearchName: "a b"})
+	require.ErrorContains(t, err, "not a valid MCP tool name")
 }

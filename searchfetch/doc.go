@@ -19,8 +19,36 @@
 // valid UTF-8 or holds a control character, or that has no connection and
 // an id that is not a legacy stream:record handle (a single-source server
 // gives its hits its source's name as connection). Its answer holds one text
-// content item, the preview the model reads, and as structuredContent every
-// hit shown, each with its discrete connection_id.
+// content item, the preview the model reads, and structuredContent as
+// [Options.Structured] chooses.
+//
+// # Every channel a host shows the model is budgeted
+//
+// Hosts differ in what they give the model of a tool result. Claude Code,
+// VS Code, Copilot CLI, the Codex app and ChatGPT with a widget give it
+// structuredContent, as JSON, and drop the text when both are present;
+// Codex CLI, Cursor and ChatGPT connectors give it the text. So by default
+// ([StructuredShown]) structuredContent holds exactly what the text shows:
+// the same hits, in the same order, with the same complete ids, fields cut
+// where the text cuts them, connection_id only where the text shows one,
+// and the counts; serialized, it fits the preview's budget, as the text
+// does, whatever the backend returned. [StructuredAll] gives every hit with
+// every field, unbudgeted, for clients that do not show structuredContent
+// to a model; [StructuredNone] gives none. A search looks only at the hits
+// the preview can show, so its cost grows with the budget, not with the
+// number of hits the backend returns (but with StructuredAll).
+//
+// # Definitions hosts accept
+//
+// Both tools declare an output schema that every structuredContent they
+// return validates against, error envelopes included, since a client that
+// validates (the TypeScript SDK's does) validates an error result too. Both
+// set all four annotations explicitly, false ones included, since a host's
+// review may reject a tool that leaves one unset: readOnlyHint true,
+// destructiveHint false, idempotentHint true, and openWorldHint as
+// [Options.OpenWorld] says. The tools are named search and fetch unless
+// [Options.SearchName] and [Options.FetchName] say otherwise; descriptions,
+// argument descriptions and error hints name them as registered.
 //
 // fetch resolves its arguments with [mcpid.ResolveFetch] before it calls
 // [Backend.Fetch]: a malformed id, a malformed connection_id and a
@@ -46,7 +74,9 @@
 // lists instead the self-contained ids to retry with
 // ([mcpid.AmbiguousConnectionIDs]).
 //
-// Both tools are annotated read-only in both modes.
+// In ModeChatGPT, structuredContent is the same object as the text, and a
+// fetched document's url follows the rule of the search results: an
+// absolute http or https URL, or "".
 //
 // # Errors
 //
