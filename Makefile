@@ -17,9 +17,9 @@ BENCHCOUNT  ?= 6
 # go.mod never names an SDK) and the examples.
 MODULES     := . gosdk mcpgo examples
 
-.PHONY: check fmt vet staticcheck test fuzz fuzz-smoke bench bench-smoke
+.PHONY: check fmt vet staticcheck test ts-journeys fuzz fuzz-smoke bench bench-smoke
 
-check: fmt vet staticcheck test fuzz-smoke bench-smoke
+check: fmt vet staticcheck test ts-journeys fuzz-smoke bench-smoke
 
 fmt:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -32,6 +32,17 @@ staticcheck:
 
 test:
 	@for m in $(MODULES); do (cd $$m && $(GO) test -race -count=1 ./...) || exit 1; done
+
+# ts-journeys runs search and fetch journeys through the official
+# TypeScript MCP client, which validates every structuredContent against
+# the tool's outputSchema, error results included, against the example
+# server on both SDKs and in both modes. npm installs the client from the
+# lock file.
+ts-journeys:
+	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && \
+	(cd examples && $(GO) build -o "$$dir/searchfetch" ./searchfetch) && \
+	cd examples/tsclient && npm ci --no-audit --no-fund --loglevel=error && \
+	node journey.mjs "$$dir/searchfetch"
 
 # fuzz-smoke runs every fuzz target of the root module for FUZZTIME; fuzz
 # runs them for LONGFUZZ. The targets are found in every package of the
