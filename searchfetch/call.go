@@ -14,9 +14,11 @@ type outcome[T any] struct {
 	err error
 }
 
-// callBackend runs f, a backend call, with ctx bounded by the timeout. f runs
-// on its own goroutine, so that a panic is recovered (as an error) and a
-// backend that ignores ctx cannot hold the call past the deadline; the
+// callBackend runs f, a backend call, with ctx bounded by the timeout, and
+// recovers a panic as an error. By default f runs inline, on the caller's
+// goroutine (the SDK's, one per call): a backend that ignores ctx holds
+// the call until it returns. With Options.Isolate, f runs on a goroutine
+// of its own and the call ends at the deadline whatever f does; the
 // goroutine ends when f does. Errors that the model sees only as a generic
 // envelope are logged here, with their own message.
 func callBackend[T any](ctx context.Context, t *Tools, tool string, f func(context.Context) (T, error)) (T, error) {
@@ -25,21 +27,11 @@ func callBackend[T any](ctx context.Context, t *Tools, tool string, f func(conte
 		ctx, cancel = context.WithTimeout(ctx, t.opts.Timeout)
 		defer cancel()
 	}
-	done := make(chan outcome[T], 1) // buffered: a late answer never blocks
-	go func() {
-		defer func() {
-			if p := recover(); p != nil {
-				done <- outcome[T]{err: fmt.Errorf("searchfetch: backend panicked: %v", p)}
-			}
-		}()
-		v, err := f(ctx)
-		done <- outcome[T]{v, err}
-	}()
 	var o outcome[T]
-	select {
-	case o = <-done:
-	case <-ctx.Done():
-		o.err = ctx.Err()
+	if t.opts.Isolate {
+		o = isolated(ctx, f)
+	} else {
+		o = inline(ctx, f)
 	}
 	if o.err == nil {
 		return o.val, nil
@@ -53,6 +45,33 @@ func callBackend[T any](ctx context.Context, t *Tools, tool string, f func(conte
 	var zero T
 	return zero, o.err
 }
+
+// inline runs f on this goroutine, recovering a panic as an error.
+func inline[T any](ctx context.Context, f func(context.Context) (T, error)) (o outcome[T]) {
+	defer func() {
+		if p := recover(); p != nil {
+			o = outcome[T]{err: panicked(p)}
+		}
+	}()
+	v, err := f(ctx)
+	return outcome[T]{v, err}
+}
+
+// isolated runs f on a goroutine of its own, recovering a panic as an
+// error, and returns when f does or ctx is done, whichever comes first.
+func isolated[T any](ctx context.Context, f func(context.Context) (T, error)) outcome[T] {
+	done := make(chan outcome[T], 1) // buffered: a late answer never blocks
+	go func() { done <- inline(ctx, f) }()
+	select {
+	case o := <-done:
+		return o
+	case <-ctx.Done():
+		return outcome[T]{err: ctx.Err()}
+	}
+}
+
+// panicked returns the error of a backend that panicked with p.
+func panicked(p any) error { return fmt.Errorf("searchfetch: backend panicked: %v", p) }
 
 // errNilError stands for a nil *mcpid.Error that a backend returned as a
 // non-nil error.

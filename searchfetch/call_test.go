@@ -44,19 +44,27 @@ func TestBackendFailures(t *testing.T) {
 		code   mcpid.Code
 		logged bool
 		hangs  bool // answers only when the timeout has passed, or never
+		// isolate runs the backend on its own goroutine: only that bounds
+		// a backend that ignores its context.
+		isolate bool
 	}{
-		{"ambiguous", func(context.Context) error { return mcpid.AmbiguousConnection([]string{"c1", "c2"}) }, mcpid.CodeAmbiguousConnection, false, false},
+		{"ambiguous", func(context.Context) error { return mcpid.AmbiguousConnection([]string{"c1", "c2"}) }, mcpid.CodeAmbiguousConnection, false, false, false},
 		{"wrapped not_found", func(context.Context) error {
 			return fmt.Errorf("reading: %w", mcpid.NewError(mcpid.CodeNotFound, "no such record", "search again"))
-		}, mcpid.CodeNotFound, false, false},
-		{"internal", func(context.Context) error { return errors.New(secret) }, mcpid.CodeResourceUnavailable, true, false},
-		{"typed nil", func(context.Context) error { return typedNil }, mcpid.CodeResourceUnavailable, true, false},
-		{"panic", func(context.Context) error { panic(secret) }, mcpid.CodeResourceUnavailable, true, false},
-		{"hang ignoring ctx", func(context.Context) error { <-block; return nil }, mcpid.CodeResourceUnavailable, true, true},
+		}, mcpid.CodeNotFound, false, false, false},
+		{"internal", func(context.Context) error { return errors.New(secret) }, mcpid.CodeResourceUnavailable, true, false, false},
+		{"typed nil", func(context.Context) error { return typedNil }, mcpid.CodeResourceUnavailable, true, false, false},
+		{"panic", func(context.Context) error { panic(secret) }, mcpid.CodeResourceUnavailable, true, false, false},
+		{"hang ignoring ctx", func(context.Context) error { <-block; return nil }, mcpid.CodeResourceUnavailable, true, true, true},
+		{"panic, isolated", func(context.Context) error { panic(secret) }, mcpid.CodeResourceUnavailable, true, false, true},
+		{"own deadline, isolated", func(ctx context.Context) error {
+			<-ctx.Done()
+			return fmt.Errorf("%s: %w", secret, ctx.Err())
+		}, mcpid.CodeResourceUnavailable, true, true, true},
 		{"own deadline", func(ctx context.Context) error {
 			<-ctx.Done()
 			return fmt.Errorf("%s: %w", secret, ctx.Err())
-		}, mcpid.CodeResourceUnavailable, true, true},
+		}, mcpid.CodeResourceUnavailable, true, true, false},
 	}
 	for _, tt := range tests {
 		for _, tool := range []string{searchfetch.SearchName, searchfetch.FetchName} {
@@ -71,6 +79,7 @@ func TestBackendFailures(t *testing.T) {
 				}
 				tools := searchfetch.New(failing{tt.do}, &searchfetch.Options{
 					Timeout: timeout,
+					Isolate: tt.isolate,
 					Logger:  slog.New(slog.NewTextHandler(&log, nil)),
 				})
 				call, args := tools.Search, raw(`{"query":"q"}`)

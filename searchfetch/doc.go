@@ -105,8 +105,9 @@
 //
 // query is required in both modes; what an empty query means is the
 // backend's choice. Unknown arguments are rejected in both modes, and keys
-// match exactly (encoding/json would match "ID" to id). The backend runs on
-// its own goroutine, so that a backend that ignores its context cannot hold
-// the tool call beyond the timeout and a panic cannot crash the server; such
-// a goroutine ends when the backend returns.
+// match exactly (encoding/json would match "ID" to id). The backend runs
+// inline, on the goroutine the SDK gives each call, with its context
+// bounded by [Options.Timeout], and a panic is recovered as a tool error; a
+// backend that may ignore its context is run with [Options.Isolate] on a
+// goroutine of its own, so that it cannot hold the call past the timeout.
 package searchfetch

@@ -97,8 +97,16 @@ type Options struct {
 	SearchName string
 	FetchName  string
 	// Timeout bounds each backend call; 0 means DefaultTimeout and a
-	// negative value means no bound beyond the request's context.
+	// negative value means no bound beyond the request's context. The
+	// backend runs on the SDK's goroutine of the call and must return when
+	// its context is done; a panic is recovered as a tool error.
 	Timeout time.Duration
+	// Isolate runs each backend call on a goroutine of its own, so that
+	// even a backend that ignores its context cannot hold the call past
+	// the timeout (its goroutine runs on until it returns). It costs a
+	// goroutine and a channel per call, a few microseconds of scheduling
+	// on a busy machine; without it the backend runs inline.
+	Isolate bool
 	// SearchDescription and FetchDescription replace the tools' default
 	// descriptions when not empty: say what the sources hold, so that a
 	// model knows when to search them. The defaults explain the ids.

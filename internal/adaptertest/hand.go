@@ -12,32 +12,41 @@ import (
 type handResult struct {
 	ID           string `json:"id"`
 	ConnectionID string `json:"connection_id,omitempty"`
+	ConnectorKey string `json:"connector_key,omitempty"`
+	Stream       string `json:"stream,omitempty"`
+	DisplayName  string `json:"display_name,omitempty"`
 	Title        string `json:"title,omitempty"`
 	Snippet      string `json:"snippet,omitempty"`
-	URL          string `json:"url,omitempty"`
 }
 
 // HandSearch is the SDK-independent part of a search tool written by hand,
 // the baseline the adapters' round-trip benchmarks measure against: it
-// calls the backend, makes each id self-contained and renders the preview
-// and the structured results, without the argument checks, timeout and
-// panic recovery of searchfetch. Each adapter's benchmark wraps it, and
-// HandFetch, in its own SDK's tool handler and result.
+// calls the backend, makes the ids of the hits the preview can show
+// self-contained, renders the preview, and puts the hits it shows in the
+// structured results, as searchfetch does, without the argument checks,
+// the duplicate and fetchability checks, the timeout and the panic
+// recovery. Each adapter's benchmark wraps it, and HandFetch, in its own
+// SDK's tool handler and result.
 func HandSearch(ctx context.Context, b searchfetch.Backend, query string) (text string, structured json.RawMessage, err error) {
 	res, err := b.Search(ctx, query)
 	if err != nil {
 		return "", nil, err
 	}
-	results := make([]handResult, len(res.Hits))
-	for i, h := range res.Hits {
-		res.Hits[i].ID, _ = mcpid.SelfContainedID(h.ID, h.ConnectionID)
-		results[i] = handResult{ID: res.Hits[i].ID, ConnectionID: h.ConnectionID, Title: h.Title, Snippet: h.Snippet, URL: h.URL}
+	hits := res.Hits[:min(len(res.Hits), mcpid.DefaultMaxHits)]
+	for i, h := range hits {
+		hits[i].ID, _ = mcpid.SelfContainedID(h.ID, h.ConnectionID)
 	}
-	out, err := json.Marshal(map[string]any{"results": results, "total": len(results)})
+	text = mcpid.RenderPreview(hits, mcpid.PreviewOptions{Total: max(res.Total, len(res.Hits)), HasMore: res.HasMore})
+	shown := mcpid.ExtractHits(text)
+	results := make([]handResult, len(shown))
+	for i, h := range shown {
+		results[i] = handResult{h.ID, h.ConnectionID, h.ConnectorKey, h.Stream, h.DisplayName, h.Title, h.Snippet}
+	}
+	out, err := json.Marshal(map[string]any{"results": results, "total": max(res.Total, len(res.Hits))})
 	if err != nil {
 		return "", nil, err
 	}
-	return mcpid.RenderPreview(res.Hits, mcpid.PreviewOptions{Total: res.Total, HasMore: res.HasMore}), out, nil
+	return text, out, nil
 }
 
 // HandFetch is the SDK-independent part of a fetch tool written by hand,
