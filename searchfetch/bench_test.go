@@ -9,26 +9,38 @@ import (
 	"github.com/mcpid/mcpid/searchfetch"
 )
 
-// BenchmarkTools measures the tools without any SDK: the cost the adapters
-// add to a round trip is this, minus the work a hand-written tool does too.
+// BenchmarkTools measures the tools without any SDK, beside the same
+// tools written by hand (adaptertest.HandSearch and HandFetch) in the same
+// run: the cost the adapters add to a round trip is the difference.
 func BenchmarkTools(b *testing.B) {
-	tools := searchfetch.New(&adaptertest.Backend{}, nil)
+	backend := &adaptertest.Backend{}
+	tools := searchfetch.New(backend, nil)
 	ctx := context.Background()
 	calls := []struct {
 		name string
-		call func(context.Context, []byte) searchfetch.Result
-		args string
+		call func(context.Context, []byte) bool // reports success
 	}{
-		{"search", func(ctx context.Context, a []byte) searchfetch.Result { return tools.Search(ctx, a) }, `{"query":"refund"}`},
-		{"fetch", func(ctx context.Context, a []byte) searchfetch.Result { return tools.Fetch(ctx, a) }, `{"id":"c1/orders:o1"}`},
+		{"search/tool", func(ctx context.Context, _ []byte) bool {
+			return !tools.Search(ctx, []byte(`{"query":"refund"}`)).IsError
+		}},
+		{"search/hand", func(ctx context.Context, _ []byte) bool {
+			_, _, err := adaptertest.HandSearch(ctx, backend, "refund")
+			return err == nil
+		}},
+		{"fetch/tool", func(ctx context.Context, _ []byte) bool {
+			return !tools.Fetch(ctx, []byte(`{"id":"c1/orders:o1"}`)).IsError
+		}},
+		{"fetch/hand", func(ctx context.Context, _ []byte) bool {
+			_, err := adaptertest.HandFetch(ctx, backend, "c1/orders:o1", "")
+			return err == nil
+		}},
 	}
 	for _, c := range calls {
 		b.Run(c.name, func(b *testing.B) {
-			args := []byte(c.args)
 			b.ReportAllocs()
 			for b.Loop() {
-				if res := c.call(ctx, args); res.IsError {
-					b.Fatal(res.Text)
+				if !c.call(ctx, nil) {
+					b.Fatal("call failed")
 				}
 			}
 		})

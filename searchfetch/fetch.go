@@ -42,7 +42,10 @@ func (t *Tools) Fetch(ctx context.Context, args json.RawMessage) Result {
 	if t.opts.Mode == ModeChatGPT && !weburl.Valid(doc.URL) {
 		doc.URL = ""
 	}
-	b := marshal(doc)
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return t.errorResult(err) // strings and a map of strings always encode
+	}
 	if t.opts.Structured == StructuredNone {
 		return okResult(string(b), nil)
 	}
