@@ -91,7 +91,8 @@ func (t *Tools) Search(ctx context.Context, args json.RawMessage) Result {
 		text := mcpid.RenderPreview(hits, opts)
 		return okResult(text, json.RawMessage(text))
 	case t.opts.Structured == StructuredAll:
-		return allResult(hits, opts)
+		// Every hit with every field and its own connection id.
+		return okResult(mcpid.RenderPreview(hits, opts), structuredOf(hits, opts))
 	}
 	return shownResult(hits, opts)
 }
@@ -114,11 +115,14 @@ func shownResult(hits []mcpid.Hit, opts mcpid.PreviewOptions) Result {
 			hits = onlyShown(hits, shown)
 			continue
 		}
-		structured := shownOutput(shown, opts)
+		structured := structuredOf(shown, opts)
 		if len(structured) <= budget || len(hits) == 0 {
 			return okResult(text, structured)
 		}
 		opts.Budget = min(opts.Budget, len(text)) - (len(structured) - budget)
+		if opts.Budget <= 0 { // 0 would mean the default budget
+			hits, opts.Budget = nil, budget
+		}
 	}
 }
 
@@ -137,23 +141,14 @@ func onlyShown(hits, shown []mcpid.Hit) []mcpid.Hit {
 	return out
 }
 
-// shownOutput returns the JSON of StructuredShown's structuredContent.
-func shownOutput(shown []mcpid.Hit, opts mcpid.PreviewOptions) json.RawMessage {
-	out := searchOutput{Results: make([]searchResult, len(shown)), Total: max(opts.Total, len(shown)), HasMore: opts.HasMore}
-	for i, h := range shown {
-		out.Results[i] = searchResult(h)
-	}
-	return marshal(out)
-}
-
-// allResult renders hits for StructuredAll: the text, and every hit with
-// every field and its own connection id.
-func allResult(hits []mcpid.Hit, opts mcpid.PreviewOptions) Result {
+// structuredOf returns the default mode's structuredContent for hits,
+// with the counts of opts.
+func structuredOf(hits []mcpid.Hit, opts mcpid.PreviewOptions) json.RawMessage {
 	out := searchOutput{Results: make([]searchResult, len(hits)), Total: max(opts.Total, len(hits)), HasMore: opts.HasMore}
 	for i, h := range hits {
 		out.Results[i] = searchResult(h)
 	}
-	return okResult(mcpid.RenderPreview(hits, opts), marshal(out))
+	return marshal(out)
 }
 
 // marshal returns the JSON of v, which holds only strings, ints and bools,
