@@ -33,6 +33,10 @@ const (
 	// CodeInvalidResourceResponse: the resource server answered with a
 	// body the server cannot use.
 	CodeInvalidResourceResponse Code = "invalid_resource_response"
+	// CodeUnknownID: no search issued this id. Its seal is missing or
+	// does not match (see [Sealer]): the id was mangled, cut short or made
+	// up.
+	CodeUnknownID Code = "unknown_id"
 )
 
 // Sentinels for [errors.Is]. Each matches every [*Error] with the same [Code]:
@@ -46,6 +50,7 @@ var (
 	ErrNotFound                = errors.New("mcpid: " + string(CodeNotFound))
 	ErrResourceUnavailable     = errors.New("mcpid: " + string(CodeResourceUnavailable))
 	ErrInvalidResourceResponse = errors.New("mcpid: " + string(CodeInvalidResourceResponse))
+	ErrUnknownID               = errors.New("mcpid: " + string(CodeUnknownID))
 )
 
 // NewError returns an error with a server's own code, message and hint,
@@ -233,6 +238,8 @@ func (e *Error) Message() string {
 		return "the resource server is unavailable"
 	case CodeInvalidResourceResponse:
 		return "the resource server's answer cannot be used"
+	case CodeUnknownID:
+		return "no search issued this id: its seal is missing or does not match"
 	case CodeInvalidID, CodeInvalidConnectionID:
 		return e.faultMessage()
 	}
@@ -323,6 +330,8 @@ func (e *Error) Hint() string {
 		return "retry later"
 	case CodeInvalidResourceResponse:
 		return "retry later, or fetch another result"
+	case CodeUnknownID:
+		return "pass an id exactly as search showed it, or search again"
 	}
 	return ""
 }
@@ -350,6 +359,8 @@ func sentinel(c Code) error {
 		return ErrResourceUnavailable
 	case CodeInvalidResourceResponse:
 		return ErrInvalidResourceResponse
+	case CodeUnknownID:
+		return ErrUnknownID
 	}
 	return nil
 }

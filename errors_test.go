@@ -85,6 +85,15 @@ func errorCorpus() []struct {
 			`{"type":"adapter_error","code":"resource_unavailable","message":"the resource server is unavailable","hint":"retry later","retryable":true}`},
 		{"invalid_resource_response", &Error{Code: CodeInvalidResourceResponse, Offset: -1},
 			`{"type":"adapter_error","code":"invalid_resource_response","message":"the resource server's answer cannot be used","hint":"retry later, or fetch another result"}`},
+		{"unknown_id", func() *Error {
+			s, err := NewSealer([]byte("0123456789abcdef"))
+			if err != nil {
+				panic(err)
+			}
+			_, err = s.Open("cin_4f2a/orders:o13~7q3kf9a")
+			return asError(nil, err)
+		}(),
+			`{"type":"adapter_error","code":"unknown_id","message":"no search issued this id: its seal is missing or does not match","hint":"pass an id exactly as search showed it, or search again","field":"id","id":"cin_4f2a/orders:o13~7q3kf9a"}`},
 		{"NewError", NewError(CodeNotFound, "no ticket has this key", "search tickets again"),
 			`{"type":"adapter_error","code":"not_found","message":"no ticket has this key","hint":"search tickets again"}`},
 		{"NewError, no hint", NewError(CodeResourceUnavailable, "the ticket service timed out", ""),
@@ -303,7 +312,7 @@ func TestErrorWrapped(t *testing.T) {
 
 func TestSentinelPerCode(t *testing.T) {
 	codes := []Code{CodeInvalidID, CodeInvalidConnectionID, CodeConflictingConnectionID, CodeAmbiguousConnection,
-		CodeNotFound, CodeResourceUnavailable, CodeInvalidResourceResponse}
+		CodeNotFound, CodeResourceUnavailable, CodeInvalidResourceResponse, CodeUnknownID}
 	seen := map[error]bool{}
 	for _, c := range codes {
 		e := &Error{Code: c, Offset: -1}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/mcpid/mcpid"
 )
@@ -205,4 +206,30 @@ func ExampleHandle_AppendText() {
 	// Output:
 	// orders:o1
 	// cin_4f2a/orders:o2
+}
+
+func ExampleSealer() {
+	// One key, 16 bytes or more, the same on every replica; in production
+	// it comes from a secret store, never from code.
+	sealer, err := mcpid.NewSealer([]byte("an example key, 32 bytes long..."))
+	if err != nil {
+		panic(err)
+	}
+
+	// search shows sealed ids.
+	shown := sealer.Seal("cin_4f2a/orders:o12")
+	fmt.Println(len(shown) - len("cin_4f2a/orders:o12"))
+
+	// fetch opens the id before anything else.
+	id, err := sealer.Open(shown)
+	fmt.Println(id, err)
+
+	// A model that drifts one digit gets unknown_id, not order o13.
+	drifted := strings.Replace(shown, "o12", "o13", 1)
+	_, err = sealer.Open(drifted)
+	fmt.Println(errors.Is(err, mcpid.ErrUnknownID))
+	// Output:
+	// 8
+	// cin_4f2a/orders:o12 <nil>
+	// true
 }

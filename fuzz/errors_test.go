@@ -17,6 +17,7 @@ var sentinels = map[mcpid.Code]error{
 	mcpid.CodeNotFound:                mcpid.ErrNotFound,
 	mcpid.CodeResourceUnavailable:     mcpid.ErrResourceUnavailable,
 	mcpid.CodeInvalidResourceResponse: mcpid.ErrInvalidResourceResponse,
+	mcpid.CodeUnknownID:               mcpid.ErrUnknownID,
 }
 
 // decodeEnvelope is Error.UnmarshalJSON into a fresh value.

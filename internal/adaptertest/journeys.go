@@ -265,4 +265,5 @@ var sentinels = map[mcpid.Code]error{
 	mcpid.CodeNotFound:                mcpid.ErrNotFound,
 	mcpid.CodeResourceUnavailable:     mcpid.ErrResourceUnavailable,
 	mcpid.CodeInvalidResourceResponse: mcpid.ErrInvalidResourceResponse,
+	mcpid.CodeUnknownID:               mcpid.ErrUnknownID,
 }
