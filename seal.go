@@ -24,7 +24,9 @@ import (
 // 0123456789abcdefghjkmnpqrstvwxyz (lowercase, without i, l, o and u, which
 // people and models confuse with 1, 0 and v): 35 bits, so a changed or
 // invented id opens by chance once in 34 billion tries. A seal adds
-// SealTagLen+1 bytes to an id.
+// SealTagLen+1 = 8 bytes to an id: 4 to 8 tokens of an o200k tokenizer,
+// 5.7 on average (measured with js-tiktoken's o200k_base on 2,000 ids of
+// search results).
 //
 // Sealing is integrity, not authorization: it proves that this server (or
 // one with the same key) issued the id, not that the caller may read the

@@ -11,8 +11,9 @@ import (
 
 // Fetch runs the fetch tool on args, the raw JSON arguments of the call
 // ({"id": "…"}, with an optional "connection_id" in ModeDefault), and
-// returns its answer. It resolves the arguments with [mcpid.ResolveFetch]
-// and calls [Backend.Fetch] only when they resolve. In both modes Text is
+// returns its answer. With a Sealer it opens the id first; it resolves the
+// arguments with [mcpid.ResolveFetch] and calls [Backend.Fetch] only when
+// they resolve. In both modes Text is
 // the JSON of the [Document], whose id is set to the id as given, and
 // StructuredContent is the same JSON (nil with StructuredNone). In
 // ModeChatGPT the document's url follows the rule of the search results
@@ -28,7 +29,11 @@ func (t *Tools) Fetch(ctx context.Context, args json.RawMessage) Result {
 	if err := readArgs(args, spec, vals[:]); err != nil {
 		return t.errorResult(err)
 	}
-	req, err := mcpid.ResolveFetch(vals[0], vals[1])
+	id, err := t.open(vals[0])
+	if err != nil {
+		return t.errorResult(err)
+	}
+	req, err := mcpid.ResolveFetch(id, vals[1])
 	if err != nil {
 		return t.errorResult(err)
 	}
@@ -38,7 +43,7 @@ func (t *Tools) Fetch(ctx context.Context, args json.RawMessage) Result {
 	if err != nil {
 		return t.errorResult(t.retryable(err, req))
 	}
-	doc.ID = req.EchoID
+	doc.ID = vals[0] // as given, sealed or not
 	if t.opts.Mode == ModeChatGPT && !weburl.Valid(doc.URL) {
 		doc.URL = ""
 	}
@@ -61,5 +66,25 @@ func (t *Tools) retryable(err error, req mcpid.FetchRequest) error {
 	if t.opts.Mode != ModeChatGPT || !errors.As(err, &e) || e.Code != mcpid.CodeAmbiguousConnection || e.AvailableIDs != nil {
 		return err
 	}
-	return mcpid.AmbiguousConnectionIDs(req.Handle.BaseID(), e.Available)
+	amb := mcpid.AmbiguousConnectionIDs(req.Handle.BaseID(), e.Available)
+	if t.opts.Sealer != nil {
+		for i, id := range amb.AvailableIDs {
+			amb.AvailableIDs[i] = t.opts.Sealer.Seal(id)
+		}
+	}
+	return amb
+}
+
+// open returns the id that the fetch tool's id argument carries: the
+// argument itself without a Sealer, and otherwise the id its seal opens
+// to, or, with AcceptUnsealed, the argument itself when it does not open.
+func (t *Tools) open(arg string) (string, error) {
+	if t.opts.Sealer == nil {
+		return arg, nil
+	}
+	id, err := t.opts.Sealer.Open(arg)
+	if err != nil && t.opts.AcceptUnsealed {
+		return arg, nil
+	}
+	return id, err
 }

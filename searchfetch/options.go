@@ -90,6 +90,18 @@ type Options struct {
 	// the sources reach an open world of external entities (the web, a
 	// public index), false for a closed set of the server's own records.
 	OpenWorld bool
+	// Sealer, when set, seals every id search shows, in the text and in
+	// structuredContent, and fetch opens the id it is given before
+	// anything else: an id that no search issued (mangled, cut short, made
+	// up) is an unknown_id error and never reaches the backend; the
+	// document echoes the id as given. See [mcpid.Sealer].
+	Sealer *mcpid.Sealer
+	// AcceptUnsealed lets fetch take unsealed ids too, for a server that
+	// turns sealing on while conversations still hold the ids it showed
+	// before: such an id is resolved as it is, without the protection of
+	// a seal. Turn it off once those conversations are over. It does
+	// nothing without a Sealer.
+	AcceptUnsealed bool
 	// SearchName and FetchName are the names the tools are registered
 	// under; "" means SearchName and FetchName. Descriptions and error
 	// hints name the tools as registered. Each must be a valid MCP tool

@@ -76,7 +76,7 @@ func (t *Tools) Search(ctx context.Context, args json.RawMessage) Result {
 	if t.opts.Structured == StructuredAll && t.opts.Mode == ModeDefault {
 		limit = len(res.Hits)
 	}
-	hits, looked, err := fetchableHits(res.Hits, limit)
+	hits, looked, err := fetchableHits(res.Hits, limit, t.opts.Sealer)
 	if err != nil {
 		return t.errorResult(err)
 	}
@@ -171,10 +171,11 @@ func marshal(v any) json.RawMessage {
 // control character, and one with no connection whose id is not a legacy
 // stream:record handle (an id that looks self-contained is never taken to
 // be one).
+// With a sealer, each id is sealed.
 //
 // It looks at hits in order until limit of them are kept, and returns how
 // many it looked at.
-func fetchableHits(in []mcpid.Hit, limit int) (hits []mcpid.Hit, looked int, err error) {
+func fetchableHits(in []mcpid.Hit, limit int, sealer *mcpid.Sealer) (hits []mcpid.Hit, looked int, err error) {
 	hits = make([]mcpid.Hit, 0, min(len(in), limit))
 	seen := make(map[string]struct{}, min(len(in), limit))
 	for i, h := range in {
@@ -191,6 +192,9 @@ func fetchableHits(in []mcpid.Hit, limit int) (hits []mcpid.Hit, looked int, err
 			continue
 		}
 		seen[id] = struct{}{}
+		if sealer != nil {
+			id = sealer.Seal(id)
+		}
 		h.ID = id
 		hits = append(hits, h)
 	}

@@ -26,7 +26,10 @@
 // at a free port (fixture.go): its connections cin_4f2a and cin_9b7e both
 // hold a record orders:o1, cin_9b1c holds the wiki page
 // https://wiki.example.com/p/7 and cin_d21e the file files:reports/q3.pdf.
-// With -rs URL, the tools call that resource server instead, which must
+// With -seal-key-file FILE, search seals every id it shows with the key
+// in FILE and fetch opens it first (see [mcpid.Sealer]): a missing,
+// unreadable or short key file stops the command at start. With -rs URL,
+// the tools call that resource server instead, which must
 // serve the API described in resource.go. Every request to it gives up
 // after -timeout, and the client keeps enough idle connections to reuse
 // them under load.
@@ -42,6 +45,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -51,6 +55,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/mcpid/mcpid"
 	"github.com/mcpid/mcpid/examples/internal/serve"
 )
 
@@ -67,6 +72,7 @@ type config struct {
 	chatgpt bool
 	rsURL   string
 	timeout time.Duration
+	sealKey string // the -seal-key-file
 }
 
 // parseFlags parses args into a config. A problem is reported on stderr
@@ -80,6 +86,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.BoolVar(&c.chatgpt, "chatgpt", false, "ChatGPT mode: search takes {query}, fetch takes {id}, both answer JSON text")
 	fs.StringVar(&c.rsURL, "rs", "", "base `URL` of an external resource server (default: an in-process fixture on 127.0.0.1)")
 	fs.DurationVar(&c.timeout, "timeout", 10*time.Second, "bound on each request to the resource server")
+	fs.StringVar(&c.sealKey, "seal-key-file", "", "seal the ids search shows with the key in `FILE` (at least 16 bytes; a trailing newline is not part of it), so that a mangled or made-up id is unknown_id")
 	if err := serve.Parse(fs, args); err != nil {
 		return c, err
 	}
@@ -94,6 +101,10 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 // -stdio mode is the only place they may go.
 func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.WriteCloser, stderr io.Writer) error {
 	c, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	sealer, err := loadSealer(c.sealKey)
 	if err != nil {
 		return err
 	}
@@ -116,7 +127,7 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 	if !c.Demo() {
 		logger = slog.New(slog.NewTextHandler(stderr, nil))
 	}
-	s := newMCPServer(c.sdk, rc, c.chatgpt, logger)
+	s := newMCPServer(c.sdk, rc, c.chatgpt, sealer, logger)
 
 	switch {
 	case c.Stdio:
@@ -132,4 +143,23 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 		return serve.Serve(ctx, serve.NewServer(s.handler(lim), lim), ln, "searchfetch", stderr)
 	}
 	return runDemo(ctx, s, c, fx, base, stdout)
+}
+
+// loadSealer returns the Sealer of the key in the file at path, or nil
+// when path is "". The key is the file's bytes without a trailing line
+// break, so that a key written by a text editor or by
+// "openssl rand -hex 32 > FILE" is what it looks like.
+func loadSealer(path string) (*mcpid.Sealer, error) {
+	if path == "" {
+		return nil, nil
+	}
+	key, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("-seal-key-file: %w", err)
+	}
+	key = bytes.TrimRight(key, "\r\n")
+	if len(key) < mcpid.MinSealKeyLen {
+		return nil, fmt.Errorf("-seal-key-file %s: the key has %d bytes; it needs at least %d", path, len(key), mcpid.MinSealKeyLen)
+	}
+	return mcpid.NewSealer(key)
 }

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -170,3 +172,43 @@ func TestDemo(t *testing.T) {
 	require.Len(t, transcripts, len(sdks))
 	assert.Equal(t, transcripts[0], transcripts[1], "both SDKs give the same answers")
 }
+
+// TestSealKeyFile: -seal-key-file turns sealing on with the key in the
+// file, its trailing line break left out; a missing, unreadable or short
+// key file stops the command at start with a clear error.
+func TestSealKeyFile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o600))
+		return p
+	}
+	good := write("key", "0123456789abcdef0123456789abcdef\n")
+	s, err := loadSealer(good)
+	require.NoError(t, err)
+	want, err := mcpid.NewSealer([]byte("0123456789abcdef0123456789abcdef"))
+	require.NoError(t, err)
+	assert.Equal(t, want.Seal("cin_4f2a/orders:o1"), s.Seal("cin_4f2a/orders:o1"))
+
+	s, err = loadSealer("")
+	require.NoError(t, err)
+	assert.Nil(t, s, "no file, no sealing")
+
+	for name, tc := range map[string]struct{ path, msg string }{
+		"missing":    {filepath.Join(dir, "nope"), "no such file"},
+		"unreadable": {dir, "is a directory"},
+		"short":      {write("short", "0123456789abcde\r\n"), "the key has 15 bytes; it needs at least 16"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var stderr bytes.Buffer
+			err := run(t.Context(), []string{"-stdio", "-seal-key-file", tc.path}, io.NopCloser(strings.NewReader("")), nopWriteCloser{io.Discard}, &stderr)
+			require.ErrorContains(t, err, tc.msg)
+			require.ErrorContains(t, err, "-seal-key-file")
+		})
+	}
+}
+
+// nopWriteCloser is an io.WriteCloser whose Close does nothing.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

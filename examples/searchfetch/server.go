@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/mcpid/mcpid"
 	"github.com/mcpid/mcpid/examples/internal/serve"
 	"github.com/mcpid/mcpid/searchfetch"
 )
@@ -29,8 +30,8 @@ const (
 // resource server through rc; in ChatGPT mode when chatgpt is set. logger
 // records the backend failures that reach the model only as a generic
 // envelope; nil records nothing.
-func newMCPServer(sdk string, rc *resourceClient, chatgpt bool, logger *slog.Logger) mcpServer {
-	opts := &searchfetch.Options{Logger: logger}
+func newMCPServer(sdk string, rc *resourceClient, chatgpt bool, sealer *mcpid.Sealer, logger *slog.Logger) mcpServer {
+	opts := &searchfetch.Options{Logger: logger, Sealer: sealer}
 	if chatgpt {
 		opts.Mode = searchfetch.ModeChatGPT
 	}
