@@ -60,7 +60,8 @@ const (
 	//
 	// The object has no other key, and each result has exactly these keys
 	// in this order: "id", complete and decoding to [Hit.ID] byte for
-	// byte (every non-printable rune escaped as \uXXXX); "title", the
+	// byte (every non-printable or invisible rune escaped as \uXXXX, as
+	// in the text form); "title", the
 	// title cut like the text form's (possibly ""); "url", [Hit.URL] when
 	// it is an absolute http or https URL (the scheme in any case, a
 	// host, no userinfo, only the characters RFC 3986 allows, '%' only
@@ -272,11 +273,14 @@ var (
 // connection.
 //
 // An id is shown complete or not at all. It is shown bare when it is not
-// empty and every rune is printable ([unicode.IsPrint]) and is not a
-// space, '"' or '\'; otherwise it is shown as a JSON string literal, with
-// '"' and '\' escaped and every other non-printable rune escaped as
-// \uXXXX (a surrogate pair above U+FFFF), so that the id is never altered:
-// "" for the empty id, "docs:Q3 report.pdf" for an id with a space.
+// empty and every rune is printable ([unicode.IsPrint]), visible (not a
+// default-ignorable code point such as U+034F or a Hangul filler, not a
+// variation selector, not U+2800) and is not a space, '"' or '\';
+// otherwise it is shown as a JSON string literal, with '"' and '\' escaped
+// and every other such rune escaped as \uXXXX (a surrogate pair above
+// U+FFFF), so that the id is never altered and two different ids never
+// look the same: "" for the empty id, "docs:Q3 report.pdf" for an id with
+// a space.
 // Connection ids are shown the same way. An id or connection id that is
 // not valid UTF-8 cannot be shown faithfully: its hit is left out and
 // counted. The preview does not judge whether an id can be fetched: URLs

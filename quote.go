@@ -48,19 +48,20 @@ func quotedLen(s string, limit int, esc *[256]uint8) (n, read int, valid bool) {
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		valid = valid && (r != utf8.RuneError || size > 1)
-		n += runeLen(r, size)
+		n += runeLen(r, size, esc == &idEscapes)
 		i += size
 	}
 	return n, i, valid
 }
 
 // runeLen returns the bytes that the non-ASCII rune r, read from size
-// bytes, takes inside a JSON string literal.
-func runeLen(r rune, size int) int {
+// bytes, takes inside a JSON string literal: as it is when printable, and
+// in an id (strict) only when also visible.
+func runeLen(r rune, size int, strict bool) int {
 	switch {
 	case r == utf8.RuneError && size == 1:
 		return 3 // U+FFFD
-	case unicode.IsPrint(r):
+	case unicode.IsPrint(r) && !(strict && invisible(r)):
 		return size
 	case r > 0xffff:
 		return 12
@@ -113,7 +114,7 @@ func appendEscaped(dst []byte, s string, room int, esc *[256]uint8) ([]byte, int
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		w = runeLen(r, size)
+		w = runeLen(r, size, esc == &idEscapes)
 		if w > room {
 			break
 		}
@@ -132,6 +133,16 @@ func appendEscaped(dst []byte, s string, room int, esc *[256]uint8) ([]byte, int
 		i += size
 	}
 	return dst, i
+}
+
+// invisible reports whether the printable rune r shows nothing a person
+// can tell apart from its absence or from a space: a default-ignorable
+// code point such as U+034F COMBINING GRAPHEME JOINER or a Hangul filler
+// (U+115F, U+1160, U+3164, U+FFA0), a variation selector, or U+2800
+// BRAILLE PATTERN BLANK. Two ids that differ only in such runes would look
+// the same, so an id holding one is quoted with it escaped.
+func invisible(r rune) bool {
+	return r == 0x2800 || unicode.In(r, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector)
 }
 
 // appendU appends the escape \uXXXX of r <= 0xffff.

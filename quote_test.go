@@ -151,3 +151,37 @@ func TestPreviewEscapeLength(t *testing.T) {
 		}
 	}
 }
+
+// TestInvisibleRunesInIDs: an id holding a rune that renders as nothing
+// or as a blank is quoted, with that rune escaped, so that two ids that
+// differ only in it never look the same; free text keeps it as it is.
+func TestInvisibleRunesInIDs(t *testing.T) {
+	for _, tc := range []struct {
+		r    rune
+		want string
+	}{
+		{0x034F, `\u034f`},        // combining grapheme joiner
+		{0x115F, `\u115f`},        // Hangul choseong filler
+		{0x1160, `\u1160`},        // Hangul jungseong filler
+		{0x3164, `\u3164`},        // Hangul filler
+		{0xFFA0, `\uffa0`},        // halfwidth Hangul filler
+		{0x17B4, `\u17b4`},        // Khmer vowel inherent aq
+		{0x2800, `\u2800`},        // braille pattern blank
+		{0x180B, `\u180b`},        // Mongolian free variation selector one
+		{0xFE00, `\ufe00`},        // variation selector-1
+		{0xFE0F, `\ufe0f`},        // variation selector-16
+		{0xE0100, `\udb40\udd00`}, // variation selector-17
+	} {
+		t.Run(fmt.Sprintf("%U", tc.r), func(t *testing.T) {
+			id := "docs:a" + string(tc.r) + "b"
+			hits := []Hit{{ID: id, Title: "t" + string(tc.r)}, {ID: "docs:ab"}}
+			text := RenderPreview(hits, PreviewOptions{})
+			assert.Contains(t, text, `1. id="docs:a`+tc.want+`b" title="t`+string(tc.r)+`"`)
+			assert.Contains(t, text, "2. id=docs:ab\n")
+			assert.Equal(t, []string{id, "docs:ab"}, ExtractIDs(text))
+			js := RenderPreview(hits, PreviewOptions{Format: FormatJSON})
+			assert.Contains(t, js, `"id":"docs:a`+tc.want+`b"`)
+			assert.Equal(t, []string{id, "docs:ab"}, ExtractIDs(js))
+		})
+	}
+}

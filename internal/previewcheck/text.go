@@ -268,9 +268,15 @@ func readValue(t testing.TB, s, line string) (string, bool, string) {
 }
 
 // checkIDEscapes checks that a quoted id or connection id escapes only
-// '"' and '\', and every other rune as \uXXXX.
+// '"' and '\', and every other rune as \uXXXX, and holds raw no rune that
+// an id may not show raw.
 func checkIDEscapes(t testing.TB, lit, line string) {
 	t.Helper()
+	for _, r := range lit {
+		if r >= 0x80 && !shownRaw(r) {
+			t.Fatalf("id literal %s holds %U raw in %q", lit, r, line)
+		}
+	}
 	for i := 0; i < len(lit); i++ {
 		if lit[i] != '\\' {
 			continue
@@ -288,9 +294,19 @@ func bareOK(id string) bool {
 		return false
 	}
 	for _, r := range id {
-		if !unicode.IsPrint(r) || r == ' ' || r == '"' || r == '\\' {
+		if !shownRaw(r) || r == ' ' || r == '"' || r == '\\' {
 			return false
 		}
 	}
 	return true
+}
+
+// shownRaw reports whether an id may show the rune r as it is: printable
+// and visible, that is not a default-ignorable code point, a variation
+// selector or the blank braille pattern.
+func shownRaw(r rune) bool {
+	if r == 0x2800 || unicode.Is(unicode.Variation_Selector, r) || unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r) {
+		return false
+	}
+	return unicode.IsPrint(r)
 }
