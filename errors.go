@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -228,7 +229,7 @@ func (e *Error) Message() string {
 	case CodeConflictingConnectionID:
 		return "the id names a different connection than connection_id"
 	case CodeAmbiguousConnection:
-		if n := len(e.listed()) + e.omitted; n != 1 {
+		if n := addSat(len(e.listed()), e.omitted); n != 1 {
 			return "the record exists in " + strconv.Itoa(n) + " connections"
 		}
 		return "the record exists in 1 connection"
@@ -418,6 +419,15 @@ func (e *Error) listed() []string {
 	return e.Available
 }
 
+// addSat returns a+b for counts a, b >= 0, or math.MaxInt when the sum
+// would overflow: a count saturates instead of turning negative.
+func addSat(a, b int) int {
+	if a > math.MaxInt-b {
+		return math.MaxInt
+	}
+	return a + b
+}
+
 // envelopeType is the type every envelope carries.
 const envelopeType = "adapter_error"
 
@@ -498,7 +508,7 @@ func (e *Error) MarshalJSON() ([]byte, error) {
 		omitted := e.omitted
 		if n := len(shown); n > MaxAvailableConnections {
 			shown = shown[:MaxAvailableConnections]
-			omitted += n - MaxAvailableConnections
+			omitted = addSat(omitted, n-MaxAvailableConnections)
 		}
 		shown = validTexts(shown)
 		if e.AvailableIDs != nil {
@@ -553,22 +563,31 @@ func validTexts(ss []string) []string {
 // envelope names, Embedded its embedded_connection_id, and Offset -1 when
 // the envelope has none.
 //
-// JSON that is not an object with "type":"adapter_error" and a code is an
-// error, and e is left unchanged.
+// JSON that is not an object with "type":"adapter_error" and a "code"
+// (which may be empty, as for an *Error built without one), or that
+// counts a negative number of omitted connections, is an error, and e is
+// left unchanged.
 func (e *Error) UnmarshalJSON(data []byte) error {
-	var env envelope
-	if err := json.Unmarshal(data, &env); err != nil {
+	var in struct {
+		envelope
+		Code *Code `json:"code"` // set when the envelope has a code, even ""
+	}
+	if err := json.Unmarshal(data, &in); err != nil {
 		return fmt.Errorf("mcpid: decoding an error envelope: %w", err)
 	}
-	if env.Type != envelopeType || env.Code == "" {
-		return fmt.Errorf("mcpid: not an error envelope: type %q, code %q; want type %q and a code", env.Type, env.Code, envelopeType)
+	env := in.envelope
+	if env.Type != envelopeType || in.Code == nil {
+		return fmt.Errorf("mcpid: not an error envelope: type %q; want type %q and a code", env.Type, envelopeType)
+	}
+	if env.Omitted < 0 || env.IDsOmitted < 0 {
+		return fmt.Errorf("mcpid: not an error envelope: a negative count of omitted connections")
 	}
 	d := Error{
-		Code:    env.Code,
+		Code:    *in.Code,
 		Field:   env.Field,
 		Segment: env.Segment,
 		Offset:  -1,
-		omitted: env.Omitted + env.IDsOmitted,
+		omitted: addSat(env.Omitted, env.IDsOmitted),
 		text:    errorText{env.Message, env.Hint, true},
 	}
 	if env.Offset != nil {

@@ -94,6 +94,16 @@ func errorCorpus() []struct {
 			return asError(nil, err)
 		}(),
 			`{"type":"adapter_error","code":"unknown_id","message":"no search issued this id: its seal is missing or does not match","hint":"pass an id exactly as search showed it, or search again","field":"id","id":"cin_4f2a/orders:o13~7q3kf9a"}`},
+		{"the zero Error", &Error{},
+			`{"type":"adapter_error","code":"","message":"","offset":0}`},
+		{"a count at its limit saturates", func() *Error {
+			var e Error
+			if err := json.Unmarshal([]byte(`{"type":"adapter_error","code":"ambiguous_connection","message":"m","available_connections":["c00","c01","c02","c03","c04","c05","c06","c07","c08","c09","c10","c11","c12","c13","c14","c15","c16","c17","c18","c19","c20"],"available_connections_omitted":9223372036854775807}`), &e); err != nil {
+				panic(err)
+			}
+			return &e
+		}(),
+			`{"type":"adapter_error","code":"ambiguous_connection","message":"m","available_connections":["c00","c01","c02","c03","c04","c05","c06","c07","c08","c09","c10","c11","c12","c13","c14","c15","c16","c17","c18","c19"],"available_connections_omitted":9223372036854775807,"retry_with":"connection_id"}`},
 		{"NewError", NewError(CodeNotFound, "no ticket has this key", "search tickets again"),
 			`{"type":"adapter_error","code":"not_found","message":"no ticket has this key","hint":"search tickets again"}`},
 		{"NewError, no hint", NewError(CodeResourceUnavailable, "the ticket service timed out", ""),
@@ -187,6 +197,9 @@ func TestEnvelopeSaysEachThingOnce(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e := tc.err
 			msg, hint := e.Message(), e.Hint()
+			if e.Code == "" {
+				return // built without a code, it has nothing to say
+			}
 			require.NotEmpty(t, msg)
 			if hint != "" {
 				assert.NotContains(t, msg, hint)
@@ -216,6 +229,8 @@ func TestUnmarshalJSONRejects(t *testing.T) {
 		`{"type":"adapter_error","code":7}`,
 		`{"type":"adapter_error","code":"invalid_id","offset":"x"}`,
 		`{"type":"adapter_error","code":"x",`,
+		`{"type":"adapter_error","code":"ambiguous_connection","available_connections_omitted":-1}`,
+		`{"type":"adapter_error","code":"ambiguous_connection","available_ids_omitted":-5}`,
 	} {
 		t.Run(in, func(t *testing.T) {
 			e := AmbiguousConnection([]string{"kept"})
