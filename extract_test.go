@@ -78,9 +78,9 @@ func TestExtractHitsInvertsRenderPreview(t *testing.T) {
 					if !utf8.ValidString(h.ID) || (format == FormatText && !utf8.ValidString(h.ConnectionID)) {
 						continue
 					}
-					shown := Hit{ID: h.ID, Title: p.value(&h, valTitle), Snippet: h.Snippet}
+					shown := Hit{ID: h.ID, Title: p.value(&h, valTitle, p.budget), Snippet: h.Snippet}
 					if format == FormatJSON {
-						shown.URL = p.value(&h, valURL)
+						shown.URL = p.value(&h, valURL, p.budget)
 					} else {
 						shown.Stream, shown.ConnectorKey, shown.DisplayName = h.Stream, h.ConnectorKey, h.DisplayName
 						if p.showsConnection(&h) {

@@ -387,6 +387,12 @@ type preview struct {
 	// hits, so that tests can check that the cost is bounded by the
 	// budget.
 	scan, read int
+
+	// urlRoom is what is left of the bytes of invalid URLs that may be
+	// examined, in planning and again in writing; urlLeft is, while
+	// writing URLs uncut, what is left of the room planning found they
+	// take, which no URL that planning did not examine may exceed.
+	urlRoom, urlLeft int
 }
 
 // selection is the state of the greedy choice of hits: a hit is shown when
@@ -441,6 +447,7 @@ func newPreview(hits []Hit, opts PreviewOptions) preview {
 		opts.Total, p.hasMore = 0, false
 	}
 	p.window = hits[:min(len(hits), maxHits, p.budget/line)]
+	p.urlRoom = p.budget
 	p.passed = len(hits)
 	p.total = max(len(hits), opts.Total)
 	for k, c := range caps {
@@ -458,8 +465,9 @@ func newPreview(hits []Hit, opts PreviewOptions) preview {
 
 // value returns the value field val of h shows, or "" when it shows none:
 // a title equal to the id says nothing new in the text form, and a URL is
-// shown only when it is an absolute http or https URL that can fit.
-func (p *preview) value(h *Hit, val int) string {
+// shown only when it is an absolute http or https URL that fits room, the
+// most its field could take (see url).
+func (p *preview) value(h *Hit, val, room int) string {
 	switch val {
 	case valStream:
 		return h.Stream
@@ -478,14 +486,25 @@ func (p *preview) value(h *Hit, val int) string {
 	case valSnippet:
 		return h.Snippet
 	}
-	if len(h.URL) > p.budget {
-		return ""
+	u, _ := p.url(h.URL, room)
+	return u
+}
+
+// url returns u when it is an absolute http or https URL that fits room,
+// and reports whether it examined u. It examines u only when u fits room
+// and p.urlRoom, and takes the bytes of a u it finds invalid out of
+// p.urlRoom, so that examining URLs costs no more than the budget however
+// many hits hold long ones.
+func (p *preview) url(u string, room int) (string, bool) {
+	if len(u) > min(room, p.urlRoom) {
+		return "", false
 	}
-	p.read += len(h.URL)
-	if !weburl.Valid(h.URL) {
-		return ""
+	p.read += len(u)
+	if !weburl.Valid(u) {
+		p.urlRoom -= len(u)
+		return "", true
 	}
-	return h.URL
+	return u, true
 }
 
 // plan chooses the hits to show and shares the room left among their free
@@ -503,7 +522,7 @@ func (p *preview) plan() {
 			if p.caps[k] < 0 {
 				continue
 			}
-			s := p.value(h, fd.val)
+			s := p.value(h, fd.val, p.budget-sum[k])
 			if s == "" {
 				continue
 			}
@@ -521,6 +540,7 @@ func (p *preview) plan() {
 			sum[k] += size
 		}
 	}
+	p.urlLeft = sum[kindLabel]
 	p.need = p.fixed(p.sel.shown, p.sel.quoted) + p.sel.lines
 	free := p.budget - p.need
 	for p.full < nKinds && sum[p.full] <= free {
@@ -810,6 +830,7 @@ func (p *preview) append(dst []byte) []byte {
 
 // appendJSON writes the JSON form to dst.
 func (p *preview) appendJSON(dst []byte) []byte {
+	p.urlRoom = p.budget
 	dst = append(dst, jsonOpen...)
 	var sel selection
 	sh := share{room: p.room, items: p.items}
@@ -839,7 +860,15 @@ func (p *preview) appendFields(dst []byte, h *Hit, sh *share) []byte {
 		k := fd.kind
 		s := ""
 		if p.caps[k] >= 0 && k <= p.full {
-			s = p.value(h, fd.val)
+			room := p.urlLeft - fd.over
+			if k == p.full {
+				limit, _ := p.fieldLimit(&fd, sh)
+				room = limit - fd.over
+			}
+			s = p.value(h, fd.val, room)
+			if fd.val == valURL && k < p.full {
+				p.urlLeft -= fd.over + len(s)
+			}
 		}
 		switch {
 		case fd.always():
@@ -865,16 +894,7 @@ func (p *preview) appendFields(dst []byte, h *Hit, sh *share) []byte {
 // than every hit a stub, and a field cut to less than minShare is left
 // out. Nothing is written past the field's room, even for a moment.
 func (p *preview) appendValue(dst []byte, fd *field, s string, sh *share) []byte {
-	limit := fd.over + p.caps[fd.kind] - 2 // the field at its cap
-	minCut := 0
-	if fd.kind == p.full {
-		room := sh.room
-		if p.level > 0 {
-			room = max(p.level, sh.room-mulSat(sh.items-1, p.level))
-		}
-		limit = min(limit, sh.room, room)
-		minCut = minShare
-	}
+	limit, minCut := p.fieldLimit(fd, sh)
 	mark, read := len(dst), 0
 	if limit-fd.over > 0 {
 		if !fd.always() {
@@ -909,6 +929,21 @@ func (p *preview) appendValue(dst []byte, fd *field, s string, sh *share) []byte
 		}
 	}
 	return dst
+}
+
+// fieldLimit returns the most bytes the field may take with its key and
+// quotes, and the least a cut value may take, as appendValue writes it.
+func (p *preview) fieldLimit(fd *field, sh *share) (limit, minCut int) {
+	limit = fd.over + p.caps[fd.kind] - 2 // the field at its cap
+	if fd.kind == p.full {
+		room := sh.room
+		if p.level > 0 {
+			room = max(p.level, sh.room-mulSat(sh.items-1, p.level))
+		}
+		limit = min(limit, sh.room, room)
+		minCut = minShare
+	}
+	return limit, minCut
 }
 
 // appendHeader appends the first line: how many hits are shown of how
