@@ -146,6 +146,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	if err := o.Mode.Check(fs); err != nil {
 		return nil, err
 	}
+	o.limits.MaxSessions = o.MaxSessions
 	if o.Demo() && len(o.servers) > 0 {
 		return nil, serve.Usage(fs, "-server needs -stdio or -http; the demo uses its own servers")
 	}

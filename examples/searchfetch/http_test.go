@@ -148,3 +148,49 @@ func TestArgumentErrorsOverHTTP(t *testing.T) {
 		})
 	}
 }
+
+// TestSessionCap: over HTTP, with each SDK, a client cannot open more than
+// MaxSessions sessions: the next initialize is answered 503 with a JSON-RPC
+// error, and a session that ends makes room again.
+func TestSessionCap(t *testing.T) {
+	const maxSessions = 3
+	for _, sdk := range sdks {
+		t.Run(sdk, func(t *testing.T) {
+			s := newTestServer(t, sdk, false)
+			lim := longLimits
+			lim.MaxSessions = maxSessions
+			lim.SessionIdle = 2 * time.Second
+			addr := serveLoopback(t, s, lim)
+			for range maxSessions {
+				openSession(t, addr)
+			}
+			require.Equal(t, maxSessions, openSessions(t, s))
+			status, body := initialize(t, addr)
+			assert.Equal(t, http.StatusServiceUnavailable, status)
+			assert.JSONEq(t, `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"the server has too many open sessions; retry later"}}`, body)
+			assert.Equal(t, maxSessions, openSessions(t, s), "the refused request opened nothing")
+
+			// The idle sessions end; then a new one opens.
+			require.Eventually(t, func() bool { return openSessions(t, s) < maxSessions }, waitFor, 10*time.Millisecond)
+			openSession(t, addr)
+		})
+	}
+}
+
+// initialize sends an initialize request that would open a session and
+// returns the answer's status and body.
+func initialize(t *testing.T, addr string) (int, string) {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",` +
+		`"capabilities":{},"clientInfo":{"name":"capped","version":"0"}}}`
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, "http://"+addr+"/mcp", strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, string(b)
+}

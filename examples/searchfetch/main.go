@@ -139,7 +139,7 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 			return err
 		}
 		fmt.Fprintf(stderr, "searchfetch: serving with %s; resource server %s\n", c.sdk, base)
-		lim := serve.DefaultLimits
+		lim := c.Limits()
 		return serve.Serve(ctx, serve.NewServer(s.handler(lim), lim), ln, "searchfetch", stderr)
 	}
 	return runDemo(ctx, s, c, fx, base, stdout)

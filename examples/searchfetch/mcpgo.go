@@ -55,9 +55,10 @@ func (s mcpgoServer) serveStream(ctx context.Context, in io.ReadCloser, out io.W
 // bounds for it.
 func (s mcpgoServer) handler(lim serve.Limits) http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", server.NewStreamableHTTPServer(s.srv,
+	h := server.NewStreamableHTTPServer(s.srv,
 		server.WithEndpointPath("/mcp"),
 		server.WithSessionIdleTTL(lim.SessionIdle),
-	))
+	)
+	mux.Handle("/mcp", serve.CapSessions(h, lim, func() int { return int(s.live.Load()) }))
 	return mux
 }

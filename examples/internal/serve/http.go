@@ -29,6 +29,14 @@ type Limits struct {
 	IdleTimeout time.Duration
 	// MaxBody bounds a request body in bytes.
 	MaxBody int64
+	// MaxSessions bounds the MCP sessions open at once: a request that
+	// would open another (one without an Mcp-Session-Id) is answered 503
+	// with a JSON-RPC error while this many are open. Idle sessions still
+	// hold memory until SessionIdle ends them, and one client can open
+	// thousands a second. 0 means no bound. Requests that open sessions
+	// at the same moment may each pass the check: the bound may be
+	// exceeded by the initializations in flight, never by more.
+	MaxSessions int
 }
 
 // DefaultLimits are the limits of the examples' -http mode. Tool
@@ -45,6 +53,7 @@ var DefaultLimits = Limits{
 	ReadTimeout:       30 * time.Second,
 	IdleTimeout:       2 * time.Minute,
 	MaxBody:           1 << 20,
+	MaxSessions:       1000,
 }
 
 // maxHeaderBytes bounds a request's headers: an MCP request carries a few
@@ -91,6 +100,32 @@ func readBody(h http.Handler, limit int64) http.Handler {
 		h.ServeHTTP(w, r)
 	})
 }
+
+// CapSessions returns h with the session bound of lim: while live
+// reports lim.MaxSessions or more open sessions, a request without an
+// Mcp-Session-Id header, which would open one, is answered 503 with a
+// JSON-RPC error and a Retry-After header, and h never sees it. Requests
+// within a session pass.
+func CapSessions(h http.Handler, lim Limits, live func() int) http.Handler {
+	if lim.MaxSessions <= 0 {
+		return h
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Mcp-Session-Id") == "" && live() >= lim.MaxSessions {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Retry-After", "10")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = io.WriteString(w, tooManySessions)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// tooManySessions is the body of CapSessions' 503: a JSON-RPC error with
+// no id, since the request that would have opened a session is refused
+// whole.
+const tooManySessions = `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"the server has too many open sessions; retry later"}}`
 
 // Serve serves hs on ln until ctx is done, then shuts it down, giving
 // open requests 5 seconds to finish. It announces the endpoint on stderr

@@ -13,12 +13,22 @@ import (
 type Mode struct {
 	Stdio bool
 	HTTP  string // the address to listen on; "" for none
+	// MaxSessions is the -max-sessions bound of the -http mode.
+	MaxSessions int
 }
 
-// Register defines -stdio and -http on fs, stored in m.
+// Register defines -stdio, -http and -max-sessions on fs, stored in m.
 func (m *Mode) Register(fs *flag.FlagSet) {
 	fs.BoolVar(&m.Stdio, "stdio", false, "serve MCP over stdin and stdout")
 	fs.StringVar(&m.HTTP, "http", "", "serve MCP streamable HTTP at http://`ADDR`/mcp (a loopback address)")
+	fs.IntVar(&m.MaxSessions, "max-sessions", DefaultLimits.MaxSessions, "with -http, the most MCP sessions open at once; beyond, 503")
+}
+
+// Limits returns DefaultLimits with the session bound m chose.
+func (m Mode) Limits() Limits {
+	lim := DefaultLimits
+	lim.MaxSessions = m.MaxSessions
+	return lim
 }
 
 // Check returns a usage error, reported on fs's output, when both modes
@@ -26,6 +36,9 @@ func (m *Mode) Register(fs *flag.FlagSet) {
 func (m Mode) Check(fs *flag.FlagSet) error {
 	if m.Stdio && m.HTTP != "" {
 		return Usage(fs, "-stdio and -http are exclusive")
+	}
+	if m.MaxSessions < 1 {
+		return Usage(fs, "-max-sessions %d: want at least 1", m.MaxSessions)
 	}
 	if m.HTTP != "" {
 		if err := CheckLoopback(m.HTTP); err != nil {

@@ -48,9 +48,11 @@ func TestModeFlags(t *testing.T) {
 		want    Mode
 		wantErr error
 	}{
-		{"none: the demo", nil, Mode{}, nil},
-		{"stdio", []string{"-stdio"}, Mode{Stdio: true}, nil},
-		{"http", []string{"-http", "127.0.0.1:0"}, Mode{HTTP: "127.0.0.1:0"}, nil},
+		{"none: the demo", nil, Mode{MaxSessions: 1000}, nil},
+		{"stdio", []string{"-stdio"}, Mode{Stdio: true, MaxSessions: 1000}, nil},
+		{"http", []string{"-http", "127.0.0.1:0"}, Mode{HTTP: "127.0.0.1:0", MaxSessions: 1000}, nil},
+		{"http, 5 sessions", []string{"-http", "127.0.0.1:0", "-max-sessions", "5"}, Mode{HTTP: "127.0.0.1:0", MaxSessions: 5}, nil},
+		{"no sessions", []string{"-http", "127.0.0.1:0", "-max-sessions", "0"}, Mode{}, ErrUsage},
 		{"help", []string{"-help"}, Mode{}, flag.ErrHelp},
 		{"both", []string{"-stdio", "-http", "127.0.0.1:0"}, Mode{}, ErrUsage},
 		{"public address", []string{"-http", "0.0.0.0:8080"}, Mode{}, ErrUsage},
@@ -76,7 +78,8 @@ func TestModeFlags(t *testing.T) {
 			}
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, m)
-			assert.Equal(t, tt.want == Mode{}, m.Demo())
+			assert.Equal(t, !tt.want.Stdio && tt.want.HTTP == "", m.Demo())
+			assert.Equal(t, tt.want.MaxSessions, m.Limits().MaxSessions)
 			assert.Empty(t, out.String())
 		})
 	}
