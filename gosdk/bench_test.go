@@ -3,6 +3,7 @@ package gosdk_test
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -93,3 +94,51 @@ func BenchmarkRoundTrip(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkStdioRead measures reading a tools/call message from stdio
+// through the go-sdk's own transport and through NewStdioTransport, side
+// by side: the guard's cost next to the SDK's own decoding.
+func BenchmarkStdioRead(b *testing.B) {
+	line := `{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"fetch","arguments":{"id":"cin_4f2a/orders:o1"}}}` + "\n"
+	for _, tt := range []struct {
+		name      string
+		transport func(io.ReadCloser, io.WriteCloser) mcp.Transport
+	}{
+		{"sdk", func(r io.ReadCloser, w io.WriteCloser) mcp.Transport { return &mcp.IOTransport{Reader: r, Writer: w} }},
+		{"guarded", gosdk.NewStdioTransport},
+	} {
+		b.Run(tt.name, func(b *testing.B) {
+			r := &repeater{line: line}
+			conn, err := tt.transport(r, nopCloser{io.Discard}).Connect(context.Background())
+			require.NoError(b, err)
+			b.ReportAllocs()
+			b.SetBytes(int64(len(line)))
+			for b.Loop() {
+				if _, err := conn.Read(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+			}
+			_ = conn.Close()
+		})
+	}
+}
+
+// repeater is an endless reader of the same line, a line a read at most,
+// as a pipe gives them.
+type repeater struct {
+	line string
+	off  int
+}
+
+func (r *repeater) Read(p []byte) (int, error) {
+	n := copy(p, r.line[r.off:])
+	r.off = (r.off + n) % len(r.line)
+	return n, nil
+}
+
+func (r *repeater) Close() error { return nil }
+
+// nopCloser is an io.WriteCloser whose Close does nothing.
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }

@@ -3,6 +3,7 @@ package gosdk_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -96,4 +97,17 @@ func TestRegisterRefusesBadNames(t *testing.T) {
 	res, err := connectTo(t, server).ListTools(context.Background(), nil)
 	require.NoError(t, err)
 	require.Empty(t, res.Tools)
+}
+
+// TestStdioHostileLines: a line the go-sdk cannot decode, which would end
+// the session over its own transports, is answered with a JSON-RPC error,
+// and the session goes on.
+func TestStdioHostileLines(t *testing.T) {
+	adaptertest.RunHostileStdio(t, func(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
+		server := mcp.NewServer(&mcp.Implementation{Name: "test-server", Version: "v0.0.1"}, nil)
+		if err := gosdk.Register(server, &adaptertest.Backend{}, nil); err != nil {
+			return err
+		}
+		return server.Run(ctx, gosdk.NewStdioTransport(in, out))
+	})
 }

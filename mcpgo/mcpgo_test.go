@@ -3,6 +3,7 @@ package mcpgo_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -110,4 +111,16 @@ func TestRegisterRefusesTakenNames(t *testing.T) {
 	}
 	err := mcpgo.Register(server.NewMCPServer("test-server", "v0.0.1"), &adaptertest.Backend{}, &searchfetch.Options{SearchName: "a b"})
 	require.ErrorContains(t, err, "not a valid MCP tool name")
+}
+
+// TestStdioHostileLines: every line that is not an acceptable message is
+// answered with a JSON-RPC error, and serving goes on.
+func TestStdioHostileLines(t *testing.T) {
+	adaptertest.RunHostileStdio(t, func(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
+		s := server.NewMCPServer("test-server", "v0.0.1")
+		if err := mcpgo.Register(s, &adaptertest.Backend{}, nil); err != nil {
+			return err
+		}
+		return mcpgo.ServeStdio(ctx, s, in, out)
+	})
 }

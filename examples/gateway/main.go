@@ -67,6 +67,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpid/mcpid/examples/internal/serve"
+	"github.com/mcpid/mcpid/gosdk"
 	"github.com/mcpid/mcpid/toolname"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -202,7 +203,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if o.Stdio {
-		err := g.srv.Run(ctx, &mcp.StdioTransport{})
+		err := g.srv.Run(ctx, gosdk.NewStdioTransport(os.Stdin, os.Stdout))
 		if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 			return nil
 		}

@@ -30,7 +30,7 @@ func newGosdkServer(b searchfetch.Backend, opts *searchfetch.Options) gosdkServe
 // serveStream serves one MCP session over newline-delimited JSON-RPC on in
 // and out until in ends or ctx is done.
 func (s gosdkServer) serveStream(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
-	err := s.srv.Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
+	err := s.srv.Run(ctx, gosdk.NewStdioTransport(in, out))
 	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 		return nil
 	}

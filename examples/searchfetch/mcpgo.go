@@ -41,7 +41,7 @@ func newMcpgoServer(b searchfetch.Backend, opts *searchfetch.Options) mcpgoServe
 // so a process serves one stream at a time: the demo and the tests never
 // run two at once.
 func (s mcpgoServer) serveStream(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
-	err := server.NewStdioServer(s.srv).Listen(ctx, in, out)
+	err := mcpgo.ServeStdio(ctx, s.srv, in, out)
 	if errors.Is(err, context.Canceled) {
 		return nil
 	}

@@ -1,0 +1,133 @@
+package adaptertest
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpid/mcpid/searchfetch"
+)
+
+// HostileLine is a line a client or a prompt-injected model can send a
+// stdio server, with the JSON-RPC error code and id ("null" for none) the
+// answer must carry.
+type HostileLine struct {
+	Name string
+	Line string
+	Code int
+	ID   string
+}
+
+// HostileLines are the lines that ended a go-sdk stdio session, and the
+// others a guard must answer.
+func HostileLines() []HostileLine {
+	deep := strings.Repeat("[", 998) + strings.Repeat("]", 998)
+	return []HostileLine{
+		{"arguments nested 998 deep", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"search","arguments":{"query":"x","a":` + deep + `}}}`, -32600, "7"},
+		{"control byte", "\x01", -32700, "null"},
+		{"not JSON", "hello, server", -32700, "null"},
+		{"cut JSON", `{"jsonrpc":"2.0","id":3,"method":"ping"`, -32700, "null"},
+		{"batch", `[{"jsonrpc":"2.0","id":8,"method":"ping"}]`, -32600, "null"},
+		{"object id", `{"jsonrpc":"2.0","id":{},"method":"ping"}`, -32600, "null"},
+		{"id 1e400", `{"jsonrpc":"2.0","id":1e400,"method":"ping"}`, -32600, "null"},
+		{"fractional id", `{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, -32600, "null"},
+		{"wrong version", `{"jsonrpc":"1.0","id":10,"method":"ping"}`, -32600, "10"},
+		{"no version", `{"id":"a","method":"ping"}`, -32600, `"a"`},
+		{"null", `null`, -32600, "null"},
+		{"a string", `"ping"`, -32600, "null"},
+		{"line over 16 MiB", `{"jsonrpc":"2.0","id":9,"method":"ping","params":{"x":"` + strings.Repeat("a", 17<<20) + `"}}`, -32600, "null"},
+	}
+}
+
+// Serve serves an SDK's server with the tools over newline-delimited
+// JSON-RPC on in and out, through the adapter's stdio guard, until in ends.
+type Serve func(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error
+
+// RunHostileStdio sends each hostile line to a server that serve runs,
+// then a tool call, on one session, and checks that the first gets its
+// JSON-RPC error and the second its normal answer.
+func RunHostileStdio(t *testing.T, serve Serve) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, inR, outW) }()
+	t.Cleanup(func() {
+		cancel()
+		_ = inW.Close()
+		_ = outR.Close()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Error("the server did not stop")
+		}
+	})
+	peer := &stdioPeer{t: t, in: inW, out: bufio.NewReaderSize(outR, 1<<20)}
+	peer.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"hostile","version":"0"}}}`)
+	require.Nil(t, peer.answer("1")["error"], "initialize")
+	peer.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+
+	for i, h := range HostileLines() {
+		t.Run(h.Name, func(t *testing.T) {
+			peer.t = t
+			peer.send(h.Line)
+			got := peer.answer(h.ID)
+			e, _ := got["error"].(map[string]any)
+			require.NotNil(t, e, "an error answers %s", h.Name)
+			assert.EqualValues(t, h.Code, e["code"])
+			assert.NotEmpty(t, e["message"])
+
+			// The same session answers the next call.
+			id := 100 + i
+			peer.send(`{"jsonrpc":"2.0","id":` + itoa(id) + `,"method":"tools/call","params":{"name":"` + searchfetch.SearchName + `","arguments":{"query":"refund"}}}`)
+			res, _ := peer.answer(itoa(id))["result"].(map[string]any)
+			require.NotNil(t, res, "the call after %s", h.Name)
+			assert.Equal(t, false, res["isError"] == true, "the call after %s succeeds", h.Name)
+		})
+	}
+}
+
+// stdioPeer is the client end of a stdio session.
+type stdioPeer struct {
+	t   *testing.T
+	in  io.Writer
+	out *bufio.Reader
+}
+
+func (p *stdioPeer) send(line string) {
+	p.t.Helper()
+	_, err := io.WriteString(p.in, line+"\n")
+	require.NoError(p.t, err)
+}
+
+// answer returns the next message with the JSON id id, skipping the
+// server's notifications and requests.
+func (p *stdioPeer) answer(id string) map[string]any {
+	p.t.Helper()
+	for {
+		line, err := p.out.ReadBytes('\n')
+		require.NoError(p.t, err)
+		var m map[string]any
+		require.NoError(p.t, json.Unmarshal(line, &m), "the server writes JSON lines: %q", line)
+		if _, isCall := m["method"]; isCall {
+			continue
+		}
+		got, err := json.Marshal(m["id"])
+		require.NoError(p.t, err)
+		require.Equal(p.t, id, string(got), "answer %s", line)
+		return m
+	}
+}
+
+// itoa formats a small non-negative int.
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}

@@ -1,0 +1,386 @@
+// Package stdioguard stands between a stdio MCP server and its client: it
+// reads newline-delimited JSON-RPC itself, passes each line that is an
+// acceptable JSON-RPC message to the SDK unchanged, and answers every other
+// line with a JSON-RPC error, so that no line costs more than its own
+// request. The go-sdk ends the whole session on a line it cannot decode (a
+// control byte, a non-JSON line, a batch, an object id, the id 1e400, JSON
+// nested 998 deep, a line over 16 MiB); mcp-go reads lines of any length.
+// The adapters gosdk and mcpgo wrap their SDK's stdio serving with it.
+package stdioguard
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// The bounds of a line. A tool call's arguments are an id, a query or a
+// small object; JSON Schemas and documents nest far less than MaxDepth.
+const (
+	MaxLineBytes = 4 << 20
+	MaxDepth     = 128
+)
+
+// The JSON-RPC error codes of a refused line.
+const (
+	CodeParseError     = -32700
+	CodeInvalidRequest = -32600
+)
+
+// Guard is an io.ReadCloser of the acceptable lines of r, each ending in
+// '\n', that answers the other lines on w. Write writes one whole message
+// line at a time, so that the SDK's answers and the guard's never
+// interleave: the SDK must write through it, one message per call.
+type Guard struct {
+	in     *bufio.Reader
+	closer io.Closer // r, when it is one
+
+	line    []byte // the line being read
+	pending []byte // what Read still owes of the last acceptable line
+
+	mu  sync.Mutex
+	out io.Writer
+}
+
+// New returns a Guard over r and w.
+func New(r io.Reader, w io.Writer) *Guard {
+	g := &Guard{in: bufio.NewReaderSize(r, 64<<10), out: w}
+	if c, ok := r.(io.Closer); ok {
+		g.closer = c
+	}
+	return g
+}
+
+// Read implements io.Reader: it returns the bytes of the acceptable lines,
+// and answers the others on the writer as it meets them.
+func (g *Guard) Read(p []byte) (int, error) {
+	for len(g.pending) == 0 {
+		line, err := g.readLine()
+		switch {
+		case errors.Is(err, errTooLong):
+			g.refuse(nil, CodeInvalidRequest, "the message exceeds "+strconv.Itoa(MaxLineBytes)+" bytes")
+			continue
+		case err != nil && len(line) == 0:
+			return 0, err
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		if id, code, msg := g.check(line); code != 0 {
+			g.refuse(id, code, msg)
+			continue
+		}
+		g.pending = append(line, '\n')
+	}
+	n := copy(p, g.pending)
+	g.pending = g.pending[n:]
+	return n, nil
+}
+
+// Close closes the reader the Guard reads, when it is an io.Closer.
+func (g *Guard) Close() error {
+	if g.closer != nil {
+		return g.closer.Close()
+	}
+	return nil
+}
+
+// Write writes p, one whole message line, to the writer.
+func (g *Guard) Write(p []byte) (int, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.out.Write(p)
+}
+
+// errTooLong reports a line over MaxLineBytes, which was skipped whole.
+var errTooLong = errors.New("stdioguard: line too long")
+
+// readLine returns the next line without its '\n' (and '\r'), or
+// errTooLong after skipping a line over MaxLineBytes to its end. It keeps
+// no more than MaxLineBytes of a line.
+func (g *Guard) readLine() ([]byte, error) {
+	g.line = g.line[:0]
+	tooLong := false
+	for {
+		chunk, err := g.in.ReadSlice('\n')
+		if !tooLong {
+			if len(g.line)+len(chunk) > MaxLineBytes+2 {
+				tooLong, g.line = true, g.line[:0]
+			} else {
+				g.line = append(g.line, chunk...)
+			}
+		}
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case tooLong:
+			return nil, errTooLong
+		case err != nil:
+			return g.line, err
+		}
+		return bytes.TrimSuffix(bytes.TrimSuffix(g.line, []byte("\n")), []byte("\r")), nil
+	}
+}
+
+// check returns the code and message of the error that answers line, with
+// the id to answer it under (nil for null), or code 0 when the line is an
+// acceptable message: one JSON object, nested no deeper than MaxDepth,
+// that checkMessage accepts. The checks that only word a refusal run only
+// on the way out.
+func (g *Guard) check(line []byte) (id json.RawMessage, code int, msg string) {
+	first := bytes.TrimSpace(line)[0]
+	var err error
+	switch {
+	case depth(line) > MaxDepth:
+		msg = "the message nests deeper than " + strconv.Itoa(MaxDepth) + " levels"
+	case first == '[':
+		msg = "batches are not supported: send one message a line"
+	case first != '{':
+		msg = "a message must be a JSON object"
+	default:
+		err = checkMessage(line)
+	}
+	if msg == "" && err == nil {
+		return nil, 0, ""
+	}
+	if !json.Valid(line) {
+		return nil, CodeParseError, "the message is not valid JSON"
+	}
+	if msg == "" {
+		msg = "the message is not a valid JSON-RPC request, notification or response"
+	}
+	return idOf(line), CodeInvalidRequest, msg
+}
+
+// checkMessage returns an error unless line is a JSON-RPC 2.0 message as
+// the SDKs decode one: a JSON object with "jsonrpc":"2.0", an id (if any)
+// that is a string or an integer of at most 64 bits, a method (if any)
+// that is a string, an error (if any) that is an object whose code (if
+// any) is such an integer and whose message (if any) is a string, and an
+// id when it has no method (a response). Keys match exactly, as the SDKs
+// match them (encoding/json would take "JSONRPC" for "jsonrpc"). It walks
+// the top-level object once and allocates nothing for a valid message.
+func checkMessage(line []byte) error {
+	if !json.Valid(line) {
+		return errors.New("not JSON")
+	}
+	var version, id, method, rpcErr []byte
+	found := members(line, func(key, value []byte) {
+		switch string(key) {
+		case "jsonrpc":
+			version = value
+		case "id":
+			id = value
+		case "method":
+			method = value
+		case "error":
+			rpcErr = value
+		}
+	})
+	switch {
+	case !found:
+		return errors.New("not a JSON object")
+	case !isString(version, "2.0"):
+		return errors.New(`no "jsonrpc":"2.0"`)
+	case id != nil && !validID(id):
+		return errors.New("an id that is neither a string nor an integer")
+	case method != nil && method[0] != '"':
+		return errors.New("a method that is not a string")
+	case method == nil && id == nil:
+		return errors.New("a response without an id")
+	case rpcErr != nil && !validError(rpcErr):
+		return errors.New("a malformed error")
+	}
+	return nil
+}
+
+// members calls f with each key, decoded, and raw value of the JSON
+// object v, which must be valid JSON, and reports whether v is an object.
+func members(v []byte, f func(key, value []byte)) bool {
+	i := skipSpace(v, 0)
+	if i == len(v) || v[i] != '{' {
+		return false
+	}
+	i = skipSpace(v, i+1)
+	for i < len(v) && v[i] == '"' {
+		end := skipValue(v, i)
+		key := v[i+1 : end-1]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			var k string
+			_ = json.Unmarshal(v[i:end], &k) // valid JSON: a string
+			key = []byte(k)
+		}
+		i = skipSpace(v, skipSpace(v, end)+1) // past the ':'
+		end = skipValue(v, i)
+		f(key, v[i:end])
+		i = skipSpace(v, end)
+		if i < len(v) && v[i] == ',' {
+			i = skipSpace(v, i+1)
+		}
+	}
+	return true
+}
+
+// skipSpace returns the index of the first byte at or after i that is not
+// JSON white space.
+func skipSpace(v []byte, i int) int {
+	for i < len(v) && (v[i] == ' ' || v[i] == '\t' || v[i] == '\n' || v[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the index just past the JSON value that starts at i
+// in the valid JSON v.
+func skipValue(v []byte, i int) int {
+	switch v[i] {
+	case '"':
+		for i++; v[i] != '"'; i++ {
+			if v[i] == '\\' {
+				i++
+			}
+		}
+		return i + 1
+	case '{', '[':
+		d := 0
+		for ; i < len(v); i++ {
+			switch v[i] {
+			case '"':
+				i = skipValue(v, i) - 1
+			case '{', '[':
+				d++
+			case '}', ']':
+				if d--; d == 0 {
+					return i + 1
+				}
+			}
+		}
+		return i
+	}
+	for i < len(v) && !strings.ContainsRune(",}] \t\r\n", rune(v[i])) {
+		i++
+	}
+	return i
+}
+
+// isString reports whether the raw JSON value v is the string want.
+func isString(v []byte, want string) bool {
+	if len(v) == 0 || v[0] != '"' {
+		return false
+	}
+	if string(v[1:len(v)-1]) == want {
+		return true
+	}
+	var s string
+	return json.Unmarshal(v, &s) == nil && s == want
+}
+
+// validID reports whether the raw JSON value id is a string or an integer
+// that fits 64 bits, the ids JSON-RPC peers use.
+func validID(id []byte) bool {
+	return len(id) > 0 && id[0] == '"' || isInt64(id)
+}
+
+// isInt64 reports whether the raw JSON value v is an integer that fits 64
+// bits: digits only, after an optional '-', and no more than int64 holds.
+func isInt64(v []byte) bool {
+	digits := bytes.TrimPrefix(v, []byte("-"))
+	if len(digits) == 0 || len(digits) > 19 {
+		return false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	if len(digits) < 19 {
+		return true
+	}
+	most := "9223372036854775807"
+	if len(digits) < len(v) {
+		most = "9223372036854775808"
+	}
+	return string(digits) <= most
+}
+
+// validError reports whether the raw JSON value v is a JSON-RPC error
+// object: its code, if any, an integer that fits 64 bits, and its
+// message, if any, a string.
+func validError(v []byte) bool {
+	ok := true
+	if !members(v, func(key, value []byte) {
+		switch string(key) {
+		case "code":
+			ok = ok && isInt64(value)
+		case "message":
+			ok = ok && value[0] == '"'
+		}
+	}) {
+		return false
+	}
+	return ok
+}
+
+// idOf returns the id of the message line when it has a valid one, or nil.
+func idOf(line []byte) json.RawMessage {
+	if !json.Valid(line) {
+		return nil
+	}
+	var id []byte
+	members(line, func(key, value []byte) {
+		if string(key) == "id" {
+			id = value
+		}
+	})
+	if id == nil || !validID(id) {
+		return nil
+	}
+	return id
+}
+
+// depth returns how deep the JSON value line nests its arrays and objects.
+func depth(line []byte) int {
+	d, most := 0, 0
+	inString := false
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '[' || c == '{':
+			d++
+			most = max(most, d)
+		case c == ']' || c == '}':
+			d--
+		}
+	}
+	return most
+}
+
+// refuse answers a refused line with a JSON-RPC error under id (null when
+// nil).
+func (g *Guard) refuse(id json.RawMessage, code int, message string) {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	b, _ := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}{JSONRPC: "2.0", ID: id, Error: struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	}{code, message}})
+	_, _ = g.Write(append(b, '\n'))
+}
