@@ -11,6 +11,9 @@
 // result with IsError set, one text item and structuredContent, both the
 // envelope; the error behind it is recorded with
 // [mcp.CallToolResult.SetError] for the server's middleware.
+//
+// Serve on stdio with [NewStdioTransport] rather than the SDK's own
+// transports, which end the session on the first line they cannot decode.
 package gosdk
 
 import (

@@ -10,6 +10,9 @@
 // Every failure is a result with IsError set, one text item and
 // structuredContent, both the envelope; the handlers never return a Go
 // error, which mcp-go would turn into a JSON-RPC error without the envelope.
+//
+// Serve on stdio with [ServeStdio], which bounds each line and answers
+// every malformed one.
 package mcpgo
 
 import (
