@@ -13,7 +13,7 @@ import (
 
 // FuzzStdioGuard checks that every line is either passed on unchanged, as
 // a JSON-RPC 2.0 object, or answered with exactly one JSON-RPC error line
-// of code -32700 or -32600, never both and never neither.
+// of code -32700 or -32600, never both, and neither only for a response.
 func FuzzStdioGuard(f *testing.F) {
 	for _, h := range adaptertest.HostileLines() {
 		if len(h.Line) < 1<<16 {
@@ -45,6 +45,14 @@ func FuzzStdioGuard(f *testing.F) {
 			}
 			if json.Unmarshal(passed, &m) != nil || m.JSONRPC != "2.0" {
 				t.Fatalf("passed %q, not a JSON-RPC 2.0 object", line)
+			}
+		case out.Len() == 0:
+			// Dropped: only a response, which is never answered.
+			var m map[string]json.RawMessage
+			err := json.Unmarshal([]byte(line), &m)
+			_, method := m["method"]
+			if err != nil || method || (m["result"] == nil && m["error"] == nil) {
+				t.Fatalf("%q was neither passed nor answered", line)
 			}
 		default:
 			var e struct {

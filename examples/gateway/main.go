@@ -69,7 +69,6 @@ import (
 	"github.com/mcpid/mcpid/examples/internal/serve"
 	"github.com/mcpid/mcpid/gosdk"
 	"github.com/mcpid/mcpid/toolname"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func main() {
@@ -168,11 +167,12 @@ func parseServer(v string) (serverFlag, error) {
 }
 
 // spec returns the downstream that s starts: its command as a subprocess
-// speaking MCP over stdio, its stderr passed on to the gateway's.
-func (s serverFlag) spec(stderr io.Writer) downstreamSpec {
+// speaking MCP over stdio, its stderr passed on to the gateway's, and its
+// stdout read through a stdio guard that drops what is not a message.
+func (s serverFlag) spec(stderr io.Writer, logger *slog.Logger) downstreamSpec {
 	cmd := exec.Command(s.argv[0], s.argv[1:]...)
 	cmd.Stderr = stderr
-	return downstreamSpec{name: s.name, transport: &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}}
+	return downstreamSpec{name: s.name, transport: &commandTransport{cmd: cmd, server: s.name, logger: logger}}
 }
 
 // run parses args and runs the chosen mode until it ends or ctx is done.
@@ -196,7 +196,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(o.servers) > 0 {
 		specs = specs[:0]
 		for _, s := range o.servers {
-			specs = append(specs, s.spec(stderr))
+			specs = append(specs, s.spec(stderr, o.cfg.logger))
 		}
 	}
 	if err := g.start(ctx, specs); err != nil {

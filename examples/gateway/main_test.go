@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"io"
+	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -88,7 +90,7 @@ func TestSubprocessDownstreams(t *testing.T) {
 	require.NoError(t, err)
 	var specs []downstreamSpec
 	for _, s := range o.servers {
-		specs = append(specs, s.spec(io.Discard))
+		specs = append(specs, s.spec(io.Discard, slog.New(slog.DiscardHandler)))
 	}
 	o.cfg.timeout = testTimeout // two processes start on a busy machine
 	_, c := startGateway(t, o.cfg, specs...)
@@ -102,10 +104,29 @@ func TestSubprocessDownstreams(t *testing.T) {
 	assert.Equal(t, "invalid_id", envelopeCode(t, res), "the downstream's own tool error comes back as it is")
 
 	// One subprocess dies: its tools fail, the other's still work.
-	require.NoError(t, specs[0].transport.(*mcp.CommandTransport).Command.Process.Kill())
+	require.NoError(t, specs[0].transport.(*commandTransport).cmd.Process.Kill())
 	require.Eventually(t, func() bool {
 		res, err := c.cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "one__search", Arguments: map[string]any{"query": ""}})
 		return err == nil && codeOf(res) == "resource_unavailable"
 	}, testTimeout, 100*time.Millisecond, "a call to the dead server's tool is a resource_unavailable tool error")
 	assert.False(t, c.call(t, "two__search", "").IsError)
+}
+
+// TestNoisyDownstream: a downstream that prints lines that are not JSON-RPC
+// on its stdout (a banner, a log line) keeps its session: the lines are
+// dropped, and its tools work.
+func TestNoisyDownstream(t *testing.T) {
+	bin := cmdtest.Build(t, "../searchfetch")
+	script := filepath.Join(t.TempDir(), "noisy")
+	require.NoError(t, os.WriteFile(script, []byte("#!/bin/sh\necho 'starting up: not JSON'\necho '[1,2'\necho '{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":{}}'\nexec "+bin+" -stdio\n"), 0o755))
+	o, err := parseArgs([]string{"-stdio", "-server", "noisy=" + script}, io.Discard)
+	require.NoError(t, err)
+	var logs bytes.Buffer
+	spec := o.servers[0].spec(io.Discard, slog.New(slog.NewTextHandler(&logs, nil)))
+	o.cfg.timeout = testTimeout
+	_, c := startGateway(t, o.cfg, spec)
+	assert.Equal(t, []string{"fetch", "search"}, c.names(t))
+	res := c.call(t, "search", "")
+	require.False(t, res.IsError, resultText(res))
+	assert.Equal(t, 3, strings.Count(logs.String(), "dropped a line from a downstream"), logs.String())
 }

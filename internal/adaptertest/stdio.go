@@ -74,6 +74,12 @@ func RunHostileStdio(t *testing.T, serve Serve) {
 	require.Nil(t, peer.answer("1")["error"], "initialize")
 	peer.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 
+	// A malformed response is never answered: the next answer is the
+	// ping's.
+	peer.send(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"your line was not JSON"}}`)
+	peer.send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	require.NotNil(t, peer.answer("2")["result"], "ping")
+
 	for i, h := range HostileLines() {
 		t.Run(h.Name, func(t *testing.T) {
 			peer.t = t

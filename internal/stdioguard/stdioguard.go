@@ -44,15 +44,29 @@ type Guard struct {
 	pending []byte // what Read still owes of the last acceptable line
 
 	mu  sync.Mutex
-	out io.Writer
+	out io.Writer // nil: refused lines are dropped, not answered
+
+	dropped func(reason string)
 }
 
-// New returns a Guard over r and w.
+// New returns a Guard over r and w, for a server: it answers each refused
+// line on w, but a refused response, which JSON-RPC never answers (and
+// which answered could bounce between two guards forever).
 func New(r io.Reader, w io.Writer) *Guard {
 	g := &Guard{in: bufio.NewReaderSize(r, 64<<10), out: w}
 	if c, ok := r.(io.Closer); ok {
 		g.closer = c
 	}
+	return g
+}
+
+// NewQuiet returns a Guard over r for a client, which reads what a server
+// prints: it answers nothing, and drops each refused line (a stray log
+// line on the server's stdout, say), calling dropped, when not nil, with
+// the reason.
+func NewQuiet(r io.Reader, dropped func(reason string)) *Guard {
+	g := New(r, nil)
+	g.dropped = dropped
 	return g
 }
 
@@ -72,7 +86,11 @@ func (g *Guard) Read(p []byte) (int, error) {
 			continue
 		}
 		if id, code, msg := g.check(line); code != 0 {
-			g.refuse(id, code, msg)
+			if !isResponse(line) {
+				g.refuse(id, code, msg)
+			} else if g.dropped != nil {
+				g.dropped(msg)
+			}
 			continue
 		}
 		g.pending = append(line, '\n')
@@ -343,6 +361,24 @@ func idOf(line []byte) json.RawMessage {
 	return id
 }
 
+// isResponse reports whether line is a JSON object with a result or an
+// error and no method: a response, which is never answered.
+func isResponse(line []byte) bool {
+	if !json.Valid(line) {
+		return false
+	}
+	var method, outcome bool
+	members(line, func(key, _ []byte) {
+		switch string(key) {
+		case "method":
+			method = true
+		case "result", "error":
+			outcome = true
+		}
+	})
+	return outcome && !method
+}
+
 // depth returns how deep the JSON value line nests its arrays and objects.
 func depth(line []byte) int {
 	d, most := 0, 0
@@ -366,8 +402,14 @@ func depth(line []byte) int {
 }
 
 // refuse answers a refused line with a JSON-RPC error under id (null when
-// nil).
+// nil), or drops it when the Guard answers nothing.
 func (g *Guard) refuse(id json.RawMessage, code int, message string) {
+	if g.out == nil {
+		if g.dropped != nil {
+			g.dropped(message)
+		}
+		return
+	}
 	if id == nil {
 		id = json.RawMessage("null")
 	}
