@@ -15,11 +15,11 @@ FUZZFLAGS    ?= -fuzzminimizetime=$(FUZZMINTIME)
 BENCHCOUNT  ?= 6
 # The root module, the SDK adapters (each its own module, so that the root
 # go.mod never names an SDK) and the examples.
-MODULES     := . gosdk mcpgo examples
+MODULES     := . gosdk mcpgo examples internal/tools
 
-.PHONY: check fmt vet staticcheck test ts-journeys fuzz fuzz-smoke bench bench-smoke
+.PHONY: check fmt vet staticcheck test ts-journeys installable apicheck fuzz fuzz-smoke bench bench-smoke release
 
-check: fmt vet staticcheck test ts-journeys fuzz-smoke bench-smoke
+check: fmt vet staticcheck test ts-journeys installable apicheck fuzz-smoke bench-smoke
 
 fmt:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -43,6 +43,22 @@ ts-journeys:
 	(cd examples && $(GO) build -o "$$dir/searchfetch" ./searchfetch) && \
 	cd examples/tsclient && npm ci --no-audit --no-fund --loglevel=error && \
 	node journey.mjs "$$dir/searchfetch"
+
+# installable proves that every module installs with go get once tagged:
+# the modules at HEAD, packed into a file-system module proxy at the
+# version the nested modules require, build a consumer outside the
+# repository made of the README's snippets (internal/tools/modproxy).
+installable:
+	@$(GO) run -C internal/tools ./modproxy -repo ../..
+
+# apicheck compares each module's exported API with its last release tag.
+apicheck:
+	@./apicheck.sh
+
+# release tags the modules at VERSION (see RELEASING.md); DRYRUN=1 prints
+# the steps instead.
+release:
+	@./release.sh "$(VERSION)" $(if $(DRYRUN),--dry-run)
 
 # fuzz-smoke runs every fuzz target of the root module for FUZZTIME; fuzz
 # runs them for LONGFUZZ. The targets are found in every package of the

@@ -11,9 +11,9 @@ replace github.com/mcpid/mcpid/mcpgo => ../mcpgo
 require (
 	github.com/google/go-cmp v0.7.0
 	github.com/mark3labs/mcp-go v1.2.1
-	github.com/mcpid/mcpid v0.0.0-00010101000000-000000000000
-	github.com/mcpid/mcpid/gosdk v0.0.0-00010101000000-000000000000
-	github.com/mcpid/mcpid/mcpgo v0.0.0-00010101000000-000000000000
+	github.com/mcpid/mcpid v0.1.0
+	github.com/mcpid/mcpid/gosdk v0.1.0
+	github.com/mcpid/mcpid/mcpgo v0.1.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/stretchr/testify v1.11.1
 )

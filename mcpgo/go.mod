@@ -5,7 +5,7 @@ go 1.25.5
 replace github.com/mcpid/mcpid => ../
 
 require (
-	github.com/mcpid/mcpid v0.0.0-00010101000000-000000000000
+	github.com/mcpid/mcpid v0.1.0
 	github.com/stretchr/testify v1.11.1
 )
 

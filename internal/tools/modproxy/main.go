@@ -1,0 +1,297 @@
+// Command modproxy proves, without the network, that the repository's
+// modules install with go get once tagged. It reads the version that the
+// nested modules require the root at (the one the next release tags),
+// packs the root, gosdk and mcpgo modules at HEAD into a file-system module
+// proxy at that version with golang.org/x/mod/zip, and then, in a
+// temporary directory outside the repository and with no replace
+// directive, builds and runs a consumer module that go gets each of them
+// (the SDKs and other dependencies come from the configured proxy). The
+// consumer (testdata/consumer/main.go) is made of the README's go snippets
+// marked <!-- consumer -->, each of which must stand in it verbatim.
+//
+// Usage, from the repository root:
+//
+//	go run -C internal/tools ./modproxy -repo ../..
+//
+// It fails with a message naming the go.mod at fault when a nested module
+// requires a zero pseudo-version, or a version of the repository's modules
+// other than the one that will be packed.
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"golang.org/x/mod/modfile"
+	"golang.org/x/mod/module"
+	"golang.org/x/mod/zip"
+)
+
+// rootPath is the module path of the repository's root module.
+const rootPath = "github.com/mcpid/mcpid"
+
+// published are the modules a release tags, by directory.
+var published = []struct{ dir, path string }{
+	{".", rootPath},
+	{"gosdk", rootPath + "/gosdk"},
+	{"mcpgo", rootPath + "/mcpgo"},
+}
+
+// consumers are the modules whose requires of published modules must all
+// name the version being released.
+var consumers = []string{"gosdk", "mcpgo", "examples"}
+
+func main() {
+	repo := flag.String("repo", ".", "the repository's root directory")
+	keep := flag.Bool("keep", false, "keep the proxy and consumer directories, and print where they are")
+	flag.Parse()
+	if err := run(*repo, *keep); err != nil {
+		fmt.Fprintln(os.Stderr, "modproxy:", err)
+		os.Exit(1)
+	}
+}
+
+func run(repo string, keep bool) error {
+	version, err := releaseVersion(repo)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "mcpid-modproxy-")
+	if err != nil {
+		return err
+	}
+	if keep {
+		fmt.Println("modproxy: kept in", tmp)
+	} else {
+		defer os.RemoveAll(tmp)
+	}
+	proxy := filepath.Join(tmp, "proxy")
+	for _, m := range published {
+		if err := pack(proxy, filepath.Join(repo, m.dir), m.path, version); err != nil {
+			return fmt.Errorf("packing %s: %w", m.path, err)
+		}
+	}
+	consumer := filepath.Join(tmp, "consumer")
+	if err := writeConsumer(repo, consumer); err != nil {
+		return err
+	}
+	if err := buildConsumer(consumer, proxy, version); err != nil {
+		return err
+	}
+	fmt.Printf("modproxy: a consumer outside the repository built and ran the README's snippets on %s, gosdk and mcpgo %s\n", rootPath, version)
+	return nil
+}
+
+// releaseVersion returns the version every consumer module requires the
+// published modules at, or an error naming a go.mod that requires the
+// zero pseudo-version or another version.
+func releaseVersion(repo string) (string, error) {
+	version := ""
+	for _, dir := range consumers {
+		name := filepath.Join(repo, dir, "go.mod")
+		data, err := os.ReadFile(name)
+		if err != nil {
+			return "", err
+		}
+		f, err := modfile.ParseLax(name, data, nil)
+		if err != nil {
+			return "", err
+		}
+		for _, r := range f.Require {
+			if r.Mod.Path != rootPath && !strings.HasPrefix(r.Mod.Path, rootPath+"/") {
+				continue
+			}
+			v := r.Mod.Version
+			switch {
+			case module.IsPseudoVersion(v) || v == "":
+				return "", fmt.Errorf("%s requires %s at %q, a pseudo-version no proxy serves: require the version the next release tags (make release sets it)", name, r.Mod.Path, v)
+			case version == "":
+				version = v
+			case v != version:
+				return "", fmt.Errorf("%s requires %s at %s, but other modules require %s: the packed modules have one version", name, r.Mod.Path, v, version)
+			}
+		}
+	}
+	if version == "" {
+		return "", errors.New("no module requires " + rootPath)
+	}
+	return version, nil
+}
+
+// pack writes the module in dir, at version, into the file-system proxy.
+func pack(proxy, dir, path, version string) error {
+	escaped, err := module.EscapePath(path)
+	if err != nil {
+		return err
+	}
+	at := filepath.Join(proxy, escaped, "@v")
+	if err := os.MkdirAll(at, 0o755); err != nil {
+		return err
+	}
+	mod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		return err
+	}
+	var z bytes.Buffer
+	if err := zip.CreateFromDir(&z, module.Version{Path: path, Version: version}, dir); err != nil {
+		return err
+	}
+	info := fmt.Sprintf(`{"Version":%q,"Time":%q}`, version, time.Now().UTC().Format(time.RFC3339))
+	for name, content := range map[string][]byte{
+		"list":            []byte(version + "\n"),
+		version + ".info": []byte(info),
+		version + ".mod":  mod,
+		version + ".zip":  z.Bytes(),
+	} {
+		if err := os.WriteFile(filepath.Join(at, name), content, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeConsumer writes the consumer module's main.go into dir, after
+// checking that it holds each README snippet marked for it.
+func writeConsumer(repo, dir string) error {
+	src, err := os.ReadFile(filepath.Join(repo, "internal/tools/modproxy/testdata/consumer/main.go"))
+	if err != nil {
+		return err
+	}
+	readme, err := os.ReadFile(filepath.Join(repo, "README.md"))
+	if err != nil {
+		return err
+	}
+	snippets := markedSnippets(string(readme))
+	if len(snippets) == 0 {
+		return errors.New("README.md marks no snippet <!-- consumer -->")
+	}
+	for _, s := range snippets {
+		if !holds(string(src), s) {
+			return fmt.Errorf("the consumer does not hold the README snippet:\n%s", s)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "main.go"), src, 0o644)
+}
+
+// consumerMark marks a README code block that the consumer holds.
+const consumerMark = "<!-- consumer -->"
+
+// markedSnippets returns the body of each ```go block that follows a line
+// holding only consumerMark.
+func markedSnippets(readme string) []string {
+	var out []string
+	lines := strings.Split(readme, "\n")
+	for i := 0; i+1 < len(lines); i++ {
+		if strings.TrimSpace(lines[i]) != consumerMark || strings.TrimSpace(lines[i+1]) != "```go" {
+			continue
+		}
+		var body []string
+		for j := i + 2; j < len(lines) && strings.TrimSpace(lines[j]) != "```"; j++ {
+			body = append(body, lines[j])
+		}
+		out = append(out, strings.Join(body, "\n"))
+	}
+	return out
+}
+
+// holds reports whether src holds each paragraph of snippet (its runs of
+// lines between empty ones), in order, each line as it is but for its
+// spacing: so a snippet may be placed inside a function, and the consumer
+// may add imports and lines between paragraphs.
+func holds(src, snippet string) bool {
+	lines := trimmed(src)
+	at := 0
+	for _, para := range strings.Split(snippet, "\n\n") {
+		want := trimmed(para)
+		if len(want) == 0 {
+			continue
+		}
+		found := false
+		for ; at+len(want) <= len(lines); at++ {
+			if equal(lines[at:at+len(want)], want) {
+				at += len(want)
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// trimmed returns the lines of s with each run of white space made one
+// space (gofmt aligns comments), and no empty ones.
+func trimmed(s string) []string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.Join(strings.Fields(l), " "); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// equal reports whether a and b hold the same lines.
+func equal(a, b []string) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// buildConsumer go gets the packed modules into the consumer module in
+// dir, with the proxy first and no replace, then builds and runs it.
+func buildConsumer(dir, proxy, version string) error {
+	gomod := "module example.com/consumer\n\ngo 1.25.5\n"
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644); err != nil {
+		return err
+	}
+	upstream, err := goEnv("GOPROXY")
+	if err != nil {
+		return err
+	}
+	env := append(os.Environ(),
+		"GOPROXY=file://"+filepath.ToSlash(proxy)+","+upstream,
+		"GONOSUMDB="+rootPath, // not published: no checksum database knows it
+		"GOFLAGS=-mod=mod",
+		"GOWORK=off",
+	)
+	steps := [][]string{
+		{"go", "get", rootPath + "@" + version, rootPath + "/gosdk@" + version, rootPath + "/mcpgo@" + version},
+		{"go", "mod", "tidy"},
+		{"go", "build", "-o", "consumer", "."},
+		{filepath.Join(dir, "consumer")},
+	}
+	for _, s := range steps {
+		cmd := exec.Command(s[0], s[1:]...)
+		cmd.Dir, cmd.Env = dir, env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("%s in the consumer module: %w\n%s", strings.Join(s, " "), err, out)
+		}
+		if len(s) == 1 && !bytes.Contains(out, []byte("consumer: ok")) {
+			return fmt.Errorf("the consumer did not finish:\n%s", out)
+		}
+	}
+	return nil
+}
+
+// goEnv returns the go command's value of an environment variable.
+func goEnv(name string) (string, error) {
+	out, err := exec.Command("go", "env", name).Output()
+	return strings.TrimSpace(string(out)), err
+}

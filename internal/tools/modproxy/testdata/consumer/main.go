@@ -1,0 +1,135 @@
+// Command consumer is a program made of the README's go snippets, built
+// outside the repository against the packed modules: what a user who
+// copies them gets. Its snippets stand between the lines that mark them.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log"
+	"os"
+
+	"github.com/mark3labs/mcp-go/server"
+	"github.com/mcpid/mcpid/gosdk"
+	"github.com/mcpid/mcpid/mcpgo"
+	"github.com/mcpid/mcpid/toolname"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpid/mcpid"
+	"github.com/mcpid/mcpid/searchfetch"
+)
+
+type backend struct {
+	// your resource-server client
+}
+
+// Search returns hits with their own ids and connections; the tool makes
+// the ids self-contained, renders the preview, and puts the same hits in
+// structuredContent.
+func (b *backend) Search(ctx context.Context, query string) (searchfetch.SearchResult, error) {
+	return searchfetch.SearchResult{Hits: []mcpid.Hit{
+		{ID: "orders:o1", ConnectionID: "cin_4f2a", Title: "Order o1", Snippet: "3 items"},
+	}}, nil
+}
+
+// Fetch gets a request already resolved and checked: read
+// req.RecordPath() + "?" + req.Query().Encode(); for an opaque id (a URL, a
+// key with '/'), look req.Handle.BaseID() up within req.ConnectionID, never
+// as a path. Return mcpid.AmbiguousConnection(available) for a 409, an
+// mcpid.NewError(mcpid.CodeNotFound, …) for a 404; any other error reaches
+// the model as a generic resource_unavailable, never with its own message.
+func (b *backend) Fetch(ctx context.Context, req mcpid.FetchRequest) (searchfetch.Document, error) {
+	return searchfetch.Document{Title: "Order o1", Text: "3 items, shipped to Berlin."}, nil
+}
+
+func example() error {
+	// search: embed each hit's connection in its id.
+	id, _ := mcpid.SelfContainedID("orders:o1", "cin_4f2a") // "cin_4f2a/orders:o1"
+
+	// fetch: the model passes the id back, with or without connection_id.
+	req, err := mcpid.ResolveFetch(id, "")
+	if err != nil {
+		// *mcpid.Error: return it as an MCP tool error; json.Marshal(err)
+		// gives {"type":"adapter_error","code":"invalid_id",...}
+	}
+	// GET req.RecordPath() + "?" + req.Query().Encode()
+	//   = /v1/streams/orders/records/o1?connection_id=cin_4f2a
+	// and answer with the document's id set to req.EchoID.
+	if got := req.RecordPath() + "?" + req.Query().Encode(); got != "/v1/streams/orders/records/o1?connection_id=cin_4f2a" {
+		return fmt.Errorf("ResolveFetch: %s, %v", got, err)
+	}
+	return nil
+}
+
+func selfContained() {
+	mcpid.SelfContainedID("orders:o1", "cin_4f2a")                    // "cin_4f2a/orders:o1", true: plain form
+	mcpid.SelfContainedID("https://wiki.example.com/p/7", "cin_9b1c") // "cin_9b1c/:https://wiki.example.com/p/7", true
+	mcpid.SelfContainedID("reports/2024:q3.pdf", "reports")           // "reports/:reports/2024:q3.pdf", true
+	mcpid.SelfContainedID("2024:q3.pdf", "reports")                   // "reports/2024:q3.pdf", true: its neighbour
+	mcpid.SelfContainedID("octo/repo#42", "projects/p1/connections/c2")
+	// "projects%2Fp1%2Fconnections%2Fc2/:octo/repo#42", true
+	mcpid.SelfContainedID("orders:o1", "") // "orders:o1", false: no connection
+}
+
+func sealing() error {
+	key := []byte("a key of 16 bytes or more, random")
+	sealer, err := mcpid.NewSealer(key) // 16+ random bytes, the same on every replica
+	opts := &searchfetch.Options{Sealer: sealer}
+	// search shows cin_4f2a/orders:o12~k3v9q2x; fetch of cin_4f2a/orders:o13~k3v9q2x
+	// answers {"code":"unknown_id", "hint":"pass an id exactly as search showed it, or search again", ...}
+	if err != nil {
+		return err
+	}
+	_ = searchfetch.New(&backend{}, opts)
+	return nil
+}
+
+func onGoSDK() {
+	server := mcp.NewServer(&mcp.Implementation{Name: "orders", Version: "v1.0.0"}, nil)
+	if err := gosdk.Register(server, &backend{}, nil); err != nil {
+		log.Fatal(err)
+	}
+	_ = gosdk.NewStdioTransport(os.Stdin, os.Stdout)
+}
+
+func onMCPGo() {
+	s := server.NewMCPServer("orders", "v1.0.0")
+	if err := mcpgo.Register(s, &backend{}, nil); err != nil {
+		log.Fatal(err) // e.g. s already has a tool named search or fetch
+	}
+}
+
+func gatewayNames(keys []toolname.Key, calledName string) error {
+	// At start: continue the chain saved by the last run (a damaged file is an error).
+	var prev *toolname.Names
+	if data, err := os.ReadFile("names.json"); err == nil {
+		prev = new(toolname.Names)
+		if err := prev.UnmarshalJSON(data); err != nil {
+			return err
+		}
+	}
+	// On every change of the downstream servers or their tools:
+	names, err := toolname.Assign(toolname.Portable, keys, toolname.WithPrevious(prev))
+	// ... save json.Marshal(names), serve the names, and route each call:
+	key, ok := names.Resolve(calledName) // key.Server, key.Tool: the downstream and its own name
+	if err != nil || !ok || key.Tool != "search" {
+		return fmt.Errorf("toolname: %v, %v, %v", key, ok, err)
+	}
+	_, err = json.Marshal(names)
+	return err
+}
+
+func main() {
+	selfContained()
+	onGoSDK()
+	onMCPGo()
+	for _, step := range []func() error{example, sealing, func() error {
+		return gatewayNames([]toolname.Key{{Server: "docs", Tool: "search"}}, "search")
+	}} {
+		if err := step(); err != nil {
+			log.Fatal(err)
+		}
+	}
+	fmt.Println("consumer: ok")
+}
