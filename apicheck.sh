@@ -26,8 +26,8 @@ for dir in . gosdk mcpgo; do
 	fi
 	old=$(mktemp -d)
 	git archive "$tag" | tar -x -C "$old"
-	(cd "$old/$dir" && go run "$APIDIFF" -m -w "$old/api" "$path")
-	report=$(go -C "$dir" run "$APIDIFF" -m -incompatible "$old/api" "$path")
+	(cd "$old/$dir" && go run "$APIDIFF" -m -w "$old/api" "$path" 2> >(grep -v "^Ignoring internal package" >&2))
+	report=$(go -C "$dir" run "$APIDIFF" -m -incompatible "$old/api" "$path" 2> >(grep -v "^Ignoring internal package" >&2))
 	rm -rf "$old"
 	if [ -z "$report" ]; then
 		echo "apicheck: $path: compatible with $tag"
