@@ -30,8 +30,12 @@ vet:
 staticcheck:
 	@for m in $(MODULES); do (cd $$m && $(GO) run $(STATICCHECK) ./...) || exit 1; done
 
+# test runs every module's tests with the race detector, and the root
+# module's allocation budgets without it too (the race detector makes
+# sync.Pool drop items, so it cannot hold a budget that rests on a pool).
 test:
 	@for m in $(MODULES); do (cd $$m && $(GO) test -race -count=1 ./...) || exit 1; done
+	@$(GO) test -count=1 -run 'Allocs' ./...
 
 # ts-journeys runs search and fetch journeys through the official
 # TypeScript MCP client, which validates every structuredContent against
