@@ -337,6 +337,7 @@ func (a *assignment) table() *Names {
 		}
 	}
 	slices.SortFunc(n.fallbacks, func(a, b Fallback) int { return strings.Compare(a.Name, b.Name) })
+	n.indexTools()
 	if prev := a.o.prev; prev != nil {
 		n.retired = make(map[string]named, len(prev.retired)+len(prev.keys))
 		for name, e := range prev.retired {

@@ -34,6 +34,16 @@ const (
 	// unknown version, an invalid key or name, or a name or key listed
 	// twice.
 	CodeInvalidNames Code = "invalid_names"
+
+	// CodeUnknownTool means that [Names.Lookup] found no live key by the
+	// name called: neither a name the table gives nor, failing that, the
+	// own tool name of a live key. A retired name is unknown.
+	CodeUnknownTool Code = "unknown_tool"
+
+	// CodeAmbiguousTool means that [Names.Lookup] was called with a bare
+	// tool name that several live keys have, and that is no name of the
+	// table; Candidates lists their names.
+	CodeAmbiguousTool Code = "ambiguous_tool"
 )
 
 // Sentinel errors, one per [Code], for use with [errors.Is]. An [*Error]
@@ -44,6 +54,8 @@ var (
 	ErrInvalidProfile    = errors.New("toolname: " + string(CodeInvalidProfile))
 	ErrInvalidReserved   = errors.New("toolname: " + string(CodeInvalidReserved))
 	ErrInvalidNames      = errors.New("toolname: " + string(CodeInvalidNames))
+	ErrUnknownTool       = errors.New("toolname: " + string(CodeUnknownTool))
+	ErrAmbiguousTool     = errors.New("toolname: " + string(CodeAmbiguousTool))
 )
 
 // Error is the only error type the package returns. Every error from
@@ -90,6 +102,10 @@ type Error struct {
 	// offending server, tool or name, or "" when the text as a whole is
 	// at fault.
 	Input string
+
+	// Candidates lists, for CodeAmbiguousTool, the names of the live keys
+	// whose own tool name was called, sorted.
+	Candidates []string
 
 	limit  int    // CodeInvalidProfile: the rule's own limit
 	detail string // CodeInvalidNames: what is wrong
@@ -176,6 +192,10 @@ func (e *Error) Message() string {
 		return e.part("MaxLen") + " is below " + strconv.Itoa(minMaxLen) + ", the length of the shortest hashed name"
 	case CodeInvalidReserved:
 		return "reserved name is not valid under the profile"
+	case CodeUnknownTool:
+		return "no tool has this name"
+	case CodeAmbiguousTool:
+		return strconv.Itoa(len(e.Candidates)) + " tools have this own name"
 	case CodeInvalidNames:
 		msg := "not a table that Names.MarshalJSON writes: " + e.detail
 		if e.err != nil {
@@ -237,6 +257,10 @@ func (e *Error) Hint() string {
 		return "reserve only names the profile allows"
 	case CodeInvalidNames:
 		return "restore a table saved by MarshalJSON, or start a new chain"
+	case CodeUnknownTool:
+		return "call a tool by a name the tool list gives"
+	case CodeAmbiguousTool:
+		return "call one of the candidates by its name"
 	}
 	return ""
 }
@@ -260,6 +284,10 @@ func sentinel(c Code) error {
 		return ErrInvalidReserved
 	case CodeInvalidNames:
 		return ErrInvalidNames
+	case CodeUnknownTool:
+		return ErrUnknownTool
+	case CodeAmbiguousTool:
+		return ErrAmbiguousTool
 	}
 	return nil
 }

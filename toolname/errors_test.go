@@ -39,6 +39,13 @@ func producedErrors(t *testing.T) map[string]error {
 	_, err = Assign(OpenAI, nil, WithReserved("a b"))
 	require.Error(t, err)
 	out["Assign reserved"] = err
+	names, err := Assign(Portable, []Key{{"a", "search"}, {"b", "search"}})
+	require.NoError(t, err)
+	for _, name := range []string{"nope", "search"} {
+		_, err := names.Lookup(name)
+		require.Error(t, err)
+		out["Lookup "+name] = err
+	}
 	for name, data := range map[string]string{
 		"syntax":  `{`,
 		"version": `{"version":7}`,
@@ -58,6 +65,8 @@ func TestErrorIs(t *testing.T) {
 		CodeInvalidProfile:    ErrInvalidProfile,
 		CodeInvalidReserved:   ErrInvalidReserved,
 		CodeInvalidNames:      ErrInvalidNames,
+		CodeUnknownTool:       ErrUnknownTool,
+		CodeAmbiguousTool:     ErrAmbiguousTool,
 	}
 	for name, err := range producedErrors(t) {
 		t.Run(name, func(t *testing.T) {

@@ -134,3 +134,28 @@ func ExampleWithLogger() {
 	// level=INFO msg="toolname: fallback name" server=github tool=search name=github__search reason=qualified
 	// level=INFO msg="toolname: fallback name" server=gitlab tool=search name=gitlab__search reason=qualified
 }
+
+// An MCP App calls its server's tool by its own name, which the gateway
+// qualified; Lookup routes it while exactly one live tool has that name.
+func ExampleNames_Lookup() {
+	names, err := toolname.Assign(toolname.Portable, []toolname.Key{
+		{Server: "docs", Tool: "search"}, {Server: "tickets", Tool: "search"}, {Server: "tickets", Tool: "close"},
+	})
+	if err != nil {
+		panic(err)
+	}
+	k, err := names.Lookup("close")
+	fmt.Println(k.Server, k.Tool, err)
+	k, err = names.Lookup("docs__search")
+	fmt.Println(k.Server, k.Tool, err)
+
+	_, err = names.Lookup("search")
+	var e *toolname.Error
+	if errors.As(err, &e) {
+		fmt.Println(e.Code, e.Candidates)
+	}
+	// Output:
+	// tickets close <nil>
+	// docs search <nil>
+	// ambiguous_tool [docs__search tickets__search]
+}

@@ -18,6 +18,7 @@ type Names struct {
 	keys      []Key // the keys named, sorted
 	byKey     map[Key]named
 	byName    map[string]Key
+	byTool    map[string][]Key // the live keys of each own tool name, sorted
 	fallbacks []Fallback       // sorted by name
 	retired   map[string]named // names no key holds now, with the key that last held them
 }
@@ -50,6 +51,51 @@ func (n *Names) Resolve(name string) (Key, bool) {
 	}
 	k, ok := n.byName[name]
 	return k, ok
+}
+
+// Lookup returns the key that a model or an MCP App calls by name: the
+// key of that name, as [Names.Resolve] finds it, or, failing that, the one
+// live key whose own tool name is name, byte for byte (an MCP App or a
+// prompt calls its server's tools by their own names, which the table may
+// have qualified). It is never a fuzzy or case-folded match. Otherwise it
+// returns an [*Error]: CodeAmbiguousTool, with Candidates, when several
+// live keys have that tool name, and CodeUnknownTool when none has, or when
+// name is a retired name of the chain.
+func (n *Names) Lookup(name string) (Key, error) {
+	if k, ok := n.Resolve(name); ok {
+		return k, nil
+	}
+	if n == nil || n.isRetired(name) {
+		return Key{}, &Error{Code: CodeUnknownTool, Index: -1, Offset: -1, Input: name}
+	}
+	switch keys := n.byTool[name]; len(keys) {
+	case 0:
+		return Key{}, &Error{Code: CodeUnknownTool, Index: -1, Offset: -1, Input: name}
+	case 1:
+		return keys[0], nil
+	default:
+		e := &Error{Code: CodeAmbiguousTool, Index: -1, Offset: -1, Input: name}
+		for _, k := range keys {
+			e.Candidates = append(e.Candidates, n.byKey[k].name)
+		}
+		slices.Sort(e.Candidates)
+		return Key{}, e
+	}
+}
+
+// indexTools builds byTool from keys, which must be sorted.
+func (n *Names) indexTools() {
+	n.byTool = make(map[string][]Key, len(n.keys))
+	for _, k := range n.keys {
+		n.byTool[k.Tool] = append(n.byTool[k.Tool], k)
+	}
+}
+
+// isRetired reports whether name is a name of the chain that no live key
+// holds.
+func (n *Names) isRetired(name string) bool {
+	_, ok := n.retired[name]
+	return ok
 }
 
 // Len returns the number of distinct keys, which is also the number of

@@ -129,6 +129,7 @@ func (n *Names) UnmarshalJSON(data []byte) error {
 	}
 	slices.SortFunc(out.keys, compareKeys)
 	slices.SortFunc(out.fallbacks, func(a, b Fallback) int { return strings.Compare(a.Name, b.Name) })
+	out.indexTools()
 	*n = *out
 	return nil
 }
@@ -152,6 +153,11 @@ func (j entryJSON) read(list string, i int) (Key, named, error) {
 	}
 	if (reason == 0) != (j.Name == k.Tool) {
 		return k, named{}, namesError(list+" entry has a reason that disagrees with its name (a reason is given exactly when the name is not the tool name)", i, "reason", j.Reason, nil)
+	}
+	if strings.Contains(j.Name, "__") && reason&Qualified == 0 {
+		// Assign gives a name holding "__" only as a key's own
+		// qualified name: a bare one could impersonate another key.
+		return k, named{}, namesError(list+" entry has a name holding \"__\" that is not qualified", i, "name", j.Name, nil)
 	}
 	return k, named{name: j.Name, reason: reason}, nil
 }

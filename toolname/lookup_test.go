@@ -1,0 +1,42 @@
+package toolname
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestLookup: a name of the table, or the own tool name of exactly one
+// live key, byte for byte; otherwise a typed error, and a retired name is
+// unknown.
+func TestLookup(t *testing.T) {
+	first, err := Assign(Portable, []Key{{"x", "gone"}})
+	require.NoError(t, err)
+	names, err := Assign(Portable, []Key{{"a", "search"}, {"b", "search"}, {"c", "fetch"}, {"srv", "do__it"}, {"y", "gone"}}, WithPrevious(first))
+	require.NoError(t, err)
+	for name, want := range map[string]Key{
+		"fetch":       {"c", "fetch"},
+		"a__search":   {"a", "search"},
+		"srv__do__it": {"srv", "do__it"},
+		"do__it":      {"srv", "do__it"}, // its own name, which the table qualified
+	} {
+		got, err := names.Lookup(name)
+		require.NoError(t, err, name)
+		assert.Equal(t, want, got, name)
+	}
+
+	_, err = names.Lookup("search")
+	var e *Error
+	require.ErrorAs(t, err, &e)
+	require.ErrorIs(t, err, ErrAmbiguousTool)
+	assert.Equal(t, []string{"a__search", "b__search"}, e.Candidates)
+	assert.Equal(t, "search", e.Input)
+
+	for _, name := range []string{"nope", "Fetch", "fetch ", "gone"} { // "gone" is retired: x::gone held it
+		_, err := names.Lookup(name)
+		require.ErrorIs(t, err, ErrUnknownTool, name)
+	}
+	_, err = (*Names)(nil).Lookup("fetch")
+	require.ErrorIs(t, err, ErrUnknownTool)
+}
