@@ -42,9 +42,6 @@ func FuzzErrorEnvelope(f *testing.F) {
 		if err := json.Unmarshal([]byte(text), &e); err != nil {
 			return
 		}
-		if e.Code == "" {
-			t.Fatalf("decoded %q without a code", text)
-		}
 		if err := idcases.CheckEnvelopeRoundTrip(&e, decodeEnvelope, sentinels[e.Code]); err != nil {
 			t.Fatal(err)
 		}
