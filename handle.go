@@ -226,16 +226,17 @@ func unescape(seg string) string {
 	if strings.IndexByte(seg, '%') < 0 {
 		return seg
 	}
-	b := make([]byte, 0, len(seg))
+	var b strings.Builder
+	b.Grow(len(seg))
 	for i := 0; i < len(seg); i++ {
 		c := seg[i]
 		if c == '%' {
 			c = unescapeByte(seg[i+1:])
 			i += 2
 		}
-		b = append(b, c)
+		b.WriteByte(c)
 	}
-	return string(b)
+	return b.String()
 }
 
 // unescapeByte returns the byte that the two hex digits at the start of
