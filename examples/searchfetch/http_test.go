@@ -63,19 +63,9 @@ func openSessions(t *testing.T, s mcpServer) int {
 // holds between requests, and abandons it: no further request, no DELETE.
 func openSession(t *testing.T, addr string) {
 	t.Helper()
-	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",` +
-		`"capabilities":{},"clientInfo":{"name":"abandoning","version":"0"}}}`
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, "http://"+addr+"/mcp", strings.NewReader(body))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	_, err = io.Copy(io.Discard, resp.Body)
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, resp.StatusCode)
-	require.NotEmpty(t, resp.Header.Get("Mcp-Session-Id"))
+	status, header, _ := initialize(t, addr)
+	require.Equal(t, http.StatusOK, status)
+	require.NotEmpty(t, header.Get("Mcp-Session-Id"))
 }
 
 // TestSessionsExpireWhenIdle: sessions that clients open over HTTP and
@@ -165,7 +155,7 @@ func TestSessionCap(t *testing.T) {
 				openSession(t, addr)
 			}
 			require.Equal(t, maxSessions, openSessions(t, s))
-			status, body := initialize(t, addr)
+			status, _, body := initialize(t, addr)
 			assert.Equal(t, http.StatusServiceUnavailable, status)
 			assert.JSONEq(t, `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"the server has too many open sessions; retry later"}}`, body)
 			assert.Equal(t, maxSessions, openSessions(t, s), "the refused request opened nothing")
@@ -178,11 +168,11 @@ func TestSessionCap(t *testing.T) {
 }
 
 // initialize sends an initialize request that would open a session and
-// returns the answer's status and body.
-func initialize(t *testing.T, addr string) (int, string) {
+// returns the answer's status, header and body.
+func initialize(t *testing.T, addr string) (int, http.Header, string) {
 	t.Helper()
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",` +
-		`"capabilities":{},"clientInfo":{"name":"capped","version":"0"}}}`
+		`"capabilities":{},"clientInfo":{"name":"http-test","version":"0"}}}`
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, "http://"+addr+"/mcp", strings.NewReader(body))
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/json")
@@ -192,5 +182,5 @@ func initialize(t *testing.T, addr string) (int, string) {
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
-	return resp.StatusCode, string(b)
+	return resp.StatusCode, resp.Header, string(b)
 }
