@@ -376,8 +376,13 @@ func checkAssigned(t *testing.T, profile string, re *regexp.Regexp, maxLen int, 
 		}
 	}
 	for k := range distinct {
-		if name, _ := names.Name(k); !reported[k] && strings.Contains(name, "__") {
+		name, _ := names.Name(k)
+		if !reported[k] && strings.Contains(name, "__") {
 			t.Fatalf("%s: %q keeps its bare name %q, which holds \"__\"", profile, k, name)
+		}
+		// No look-alike: a bare name is only ever the key's own tool name.
+		if !strings.Contains(name, "__") && name != k.Tool {
+			t.Fatalf("%s: %q has the bare name %q, which is not its own tool name", profile, k, name)
 		}
 	}
 }

@@ -21,14 +21,13 @@ import (
 //
 //   - a key that the previous table ([WithPrevious]) named keeps its name;
 //   - a tool name that exactly one key carries, that is valid under the
-//     profile, holds no "__" and is not taken, is used as it is;
-//   - otherwise the name is built from the tool name, or from
-//     "server__tool" when the tool name is shared, holds "__" or is taken
-//     (or always, with [WithQualifyAll]), folded into the profile's
-//     alphabet;
+//     profile as it is, holds no "__" and is not taken, is used as it is;
+//   - otherwise the name is built from "server__tool", folded into the
+//     profile's alphabet;
 //   - a name that is too long, that would collide with another name, or
 //     whose tool part folding left without a letter or digit ends in a '_'
-//     and a 10-character hash of the raw server and tool.
+//     and a 10-character hash of the raw server and tool, the tool part
+//     kept whole while the limit leaves room for it.
 //
 // Every such fallback is listed by [Names.Fallbacks] and logged to the
 // logger given by [WithLogger], if any.
@@ -93,8 +92,11 @@ type assignment struct {
 
 // slot is the name being built for one key.
 type slot struct {
-	name   string
-	base   string // for a hashed name: the readable part before cutting
+	name string
+	// base is the qualified candidate "server__tool", folded, and tool
+	// where its tool part starts; a hashed name is cut from them.
+	base   string
+	tool   int
 	reason Reason
 	done   bool // the name is final: kept from the chain, or bare
 	hashed bool // the name will end in a hash suffix
@@ -137,14 +139,14 @@ func (a *assignment) keepPrevious() {
 		return
 	}
 	for i, k := range a.keys {
-		if e, ok := prev.byKey[k]; ok && a.usable(e.name) {
+		if e, ok := prev.byKey[k]; ok && a.usable(e.name) && ownName(k, e.name) {
 			a.give(i, e.name, e.reason)
 		}
 	}
 	var back map[int]named
 	for name, e := range prev.retired {
 		i, found := slices.BinarySearchFunc(a.keys, e.key, compareKeys)
-		if !found || a.slots[i].done || !a.usable(name) {
+		if !found || a.slots[i].done || !a.usable(name) || !ownName(e.key, name) {
 			continue
 		}
 		if b, ok := back[i]; ok && b.name < name {
@@ -174,20 +176,18 @@ func (a *assignment) propose() {
 		if s.done {
 			continue
 		}
-		qualify := a.o.qualifyAll || carriers[k.Tool] > 1 ||
-			strings.Contains(k.Tool, "__") || a.taken(k.Tool)
-		if !qualify && a.r.valid(k.Tool, a.maxLen) {
+		// A bare name is only ever the key's own tool name, byte for
+		// byte: a tool that must be folded or shortened to be valid is
+		// qualified, so that a look-alike (a fullwidth "ｓｅａｒｃｈ")
+		// can never take "search", whichever comes first.
+		qualify := a.o.qualifyAll || carriers[k.Tool] > 1 || strings.Contains(k.Tool, "__") ||
+			a.taken(k.Tool) || !a.r.valid(k.Tool, a.maxLen)
+		if !qualify {
 			a.give(i, k.Tool, 0)
 			continue
 		}
 		var start int
-		buf, start, s.reason = a.candidate(buf[:0], k, qualify)
-		if !qualify && readable(buf[start:]) && strings.Contains(string(buf), "__") {
-			// Folding made a "__": the name must be qualified. (A
-			// tool that folding leaves unreadable is named by its
-			// hash, which holds no "__".)
-			buf, start, s.reason = a.candidate(buf[:0], k, true)
-		}
+		buf, start, s.reason = a.candidate(buf[:0], k, true)
 		a.mark(i, buf, start)
 	}
 }
@@ -227,15 +227,14 @@ func (a *assignment) candidate(buf []byte, k Key, qualify bool) ([]byte, int, Re
 func (a *assignment) mark(i int, buf []byte, start int) {
 	s := &a.slots[i]
 	k := a.keys[i]
+	s.tool = start
 	switch {
 	case !readable(buf[start:]):
 		// Nothing of the tool name survived folding: the hash stands in
 		// for it.
 		s.reason |= Rehashed
 		s.hashed = true
-		if start > 0 && s.reason&Qualified != 0 {
-			s.base = string(buf[:start-1]) // "server_"
-		}
+		s.base = string(buf[:start])
 	case len(buf) > a.maxLen:
 		s.reason |= Shortened
 		s.hashed = true
@@ -258,6 +257,14 @@ func (a *assignment) mark(i int, buf []byte, start int) {
 		}
 		a.plain[s.name] = c
 	}
+}
+
+// ownName reports whether a chain may keep name for k: a qualified name
+// (one holding "__"), or k's own tool name. A bare name that is not k's
+// own tool name, such as the folded "search" of a fullwidth tool, is never
+// kept.
+func ownName(k Key, name string) bool {
+	return strings.Contains(name, "__") || name == k.Tool
 }
 
 // ambiguousServer reports whether "server__tool" could also be read as the
@@ -296,21 +303,13 @@ func (a *assignment) hash() {
 		if !s.hashed {
 			continue
 		}
-		prefix := s.base
-		if cut := a.maxLen - minMaxLen; len(prefix) > cut {
-			prefix = prefix[:cut]
+		prefix, cut := hashPrefix(s.base, s.tool, a.maxLen)
+		if cut {
 			s.reason |= Shortened
-		}
-		if s.reason&Qualified == 0 {
-			// An unqualified name holds no "__", so that it cannot
-			// pass for a qualified one; the suffix's '_' must not
-			// make one.
-			prefix = strings.TrimSuffix(prefix, "_")
 		}
 		reason := s.reason
 		for salt := uint64(0); ; salt++ {
 			buf = append(buf[:0], prefix...)
-			buf = append(buf, '_')
 			buf = appendHash(buf, a.keys[i], salt)
 			if !a.taken(string(buf)) {
 				break
@@ -319,6 +318,34 @@ func (a *assignment) hash() {
 		}
 		a.give(i, string(buf), reason)
 	}
+}
+
+// minKeptServer is the fewest bytes of the server part that a shortened
+// name keeps, while the limit leaves room for them.
+const minKeptServer = 8
+
+// hashPrefix returns what a hashed name holds before its hash: the
+// qualified candidate base ("server__tool", the tool starting at tool),
+// cut to fit maxLen with the hash, and reports whether it cut. It keeps
+// the "__" and what the model chooses by: the tool part whole while the
+// limit leaves room for it, the server part shortened first, down to no
+// less than its first minKeptServer bytes, then the tool part. A name
+// whose tool part folding left unreadable, or whose limit leaves no room
+// for a tool part, is "server__" and the hash.
+func hashPrefix(base string, tool, maxLen int) (string, bool) {
+	server, t := base[:tool-len("__")], base[tool:]
+	room := maxLen - len("__") - len("_") - hashLen // for server and tool
+	if t == "" || room < 2 {
+		// No tool part, or no room for one beside a server part.
+		keep := min(len(server), maxLen-len("__")-hashLen)
+		return server[:keep] + "__", keep < len(server) || t != ""
+	}
+	if len(server)+len(t) <= room {
+		return base + "_", false
+	}
+	keepServer := min(len(server), max(minKeptServer, room-len(t)), room-1)
+	keepTool := min(len(t), room-keepServer)
+	return server[:keepServer] + "__" + t[:keepTool] + "_", true
 }
 
 // table builds the Names of this call: the names given, and the names of

@@ -53,12 +53,12 @@ func TestAssignGolden(t *testing.T) {
 			{"a.b", "fetch"}:           "a_b__fetch_icivfcoxz6",
 			{"a_b", "fetch"}:           "a_b__fetch",
 			{"a-b", "fetch"}:           "a-b__fetch",
-			{"x", "café"}:              "cafe_euszb6ueho",
+			{"x", "café"}:              "x__cafe",
 			{"y", "cafe"}:              "cafe",
-			{"x", "ｆｏｏ"}:               "foo",
-			{"x", "日本"}:                "_dfmsiyjaa6",
+			{"x", "ｆｏｏ"}:               "x__foo",
+			{"x", "日本"}:                "x__dfmsiyjaa6",
 			{"kube:prod", "ns::get"}:   "kube_prod__ns__get",
-			{"docs", long200}:          "very_long_tool_name_very_long_tool_name_very_long_too_eif7pxiyar",
+			{"docs", long200}:          "docs__very_long_tool_name_very_long_tool_name_very_lo_eif7pxiyar",
 			{"1password", "get"}:       "1password__get",
 			{"2fa", "get"}:             "2fa__get",
 			{"srv", "2fa-verify"}:      "2fa-verify",
@@ -70,15 +70,15 @@ func TestAssignGolden(t *testing.T) {
 			{"a.b", "fetch"}:           "a.b__fetch",
 			{"a_b", "fetch"}:           "a_b__fetch",
 			{"a-b", "fetch"}:           "a-b__fetch",
-			{"x", "café"}:              "cafe_euszb6ueho",
+			{"x", "café"}:              "x__cafe",
 			{"y", "cafe"}:              "cafe",
-			{"x", "ｆｏｏ"}:               "foo",
-			{"x", "日本"}:                "_dfmsiyjaa6",
+			{"x", "ｆｏｏ"}:               "x__foo",
+			{"x", "日本"}:                "x__dfmsiyjaa6",
 			{"kube:prod", "ns::get"}:   "kube_prod__ns__get",
-			{"docs", long200}:          "very_long_tool_name_very_long_tool_name_very_long_to_eif7pxiyar",
+			{"docs", long200}:          "docs__very_long_tool_name_very_long_tool_name_very_l_eif7pxiyar",
 			{"1password", "get"}:       "_1password__get",
 			{"2fa", "get"}:             "_2fa__get",
-			{"srv", "2fa-verify"}:      "_2fa-verify",
+			{"srv", "2fa-verify"}:      "srv__2fa-verify",
 		}},
 	}
 	for _, tt := range tests {
@@ -98,16 +98,16 @@ func TestAssignFallbacks(t *testing.T) {
 	want := []Fallback{
 		{Key{"1password", "get"}, "1password__get", Qualified},
 		{Key{"2fa", "get"}, "2fa__get", Qualified},
-		{Key{"x", "日本"}, "_dfmsiyjaa6", Folded | Rehashed},
 		{Key{"a-b", "fetch"}, "a-b__fetch", Qualified},
 		{Key{"a_b", "fetch"}, "a_b__fetch", Qualified},
 		{Key{"a.b", "fetch"}, "a_b__fetch_icivfcoxz6", Qualified | Folded | Rehashed},
-		{Key{"x", "café"}, "cafe_euszb6ueho", Folded | Rehashed},
-		{Key{"x", "ｆｏｏ"}, "foo", Folded},
+		{Key{"docs", long200}, "docs__very_long_tool_name_very_long_tool_name_very_lo_eif7pxiyar", Qualified | Shortened},
 		{Key{"github", "search"}, "github__search", Qualified},
 		{Key{"gitlab", "search"}, "gitlab__search", Qualified},
 		{Key{"kube:prod", "ns::get"}, "kube_prod__ns__get", Qualified | Folded},
-		{Key{"docs", long200}, "very_long_tool_name_very_long_tool_name_very_long_too_eif7pxiyar", Shortened},
+		{Key{"x", "café"}, "x__cafe", Qualified | Folded},
+		{Key{"x", "日本"}, "x__dfmsiyjaa6", Qualified | Folded | Rehashed},
+		{Key{"x", "ｆｏｏ"}, "x__foo", Qualified | Folded},
 	}
 	if diff := cmp.Diff(want, n.Fallbacks()); diff != "" {
 		t.Errorf("Fallbacks (-want +got):\n%s", diff)
@@ -181,7 +181,7 @@ func TestAssignCases(t *testing.T) {
 			profile: OpenAI,
 			keys:    []Key{{"docs", long200}},
 			want: []row{
-				{Key{"docs", long200}, "very_long_tool_name_very_long_tool_name_very_long_too_eif7pxiyar", Shortened},
+				{Key{"docs", long200}, "docs__very_long_tool_name_very_long_tool_name_very_lo_eif7pxiyar", Qualified | Shortened},
 			},
 		},
 		{
@@ -190,7 +190,7 @@ func TestAssignCases(t *testing.T) {
 			keys:    []Key{{long200, "get"}, {"b", "get"}},
 			want: []row{
 				{Key{"b", "get"}, "b__get", Qualified},
-				{Key{long200, "get"}, "very_long_tool_name_very_long_tool_name_very_long_to_deqwinladp", Qualified | Shortened},
+				{Key{long200, "get"}, "very_long_tool_name_very_long_tool_name_very_lo__get_deqwinladp", Qualified | Shortened},
 			},
 		},
 		{
@@ -201,12 +201,14 @@ func TestAssignCases(t *testing.T) {
 				{"s", "Straße"}, {"s", "a/b c"},
 			},
 			want: []row{
-				{Key{"s", "Straße"}, "Stra_e", Folded},
-				{Key{"s", "a/b c"}, "a_b_c", Folded},
-				{Key{"s", "café"}, "cafe", Folded},
-				{Key{"s", "naïve résumé"}, "naive_resume", Folded},
-				{Key{"s", "ﬁle"}, "file", Folded},
-				{Key{"s", "ｆｕｌｌ"}, "full", Folded},
+				// A tool that must be folded is qualified: a bare name is
+				// only ever a key's own tool name.
+				{Key{"s", "Straße"}, "s__Stra_e", Qualified | Folded},
+				{Key{"s", "a/b c"}, "s__a_b_c", Qualified | Folded},
+				{Key{"s", "café"}, "s__cafe", Qualified | Folded},
+				{Key{"s", "naïve résumé"}, "s__naive_resume", Qualified | Folded},
+				{Key{"s", "ﬁle"}, "s__file", Qualified | Folded},
+				{Key{"s", "ｆｕｌｌ"}, "s__full", Qualified | Folded},
 			},
 		},
 		{
@@ -214,11 +216,11 @@ func TestAssignCases(t *testing.T) {
 			profile: OpenAI,
 			keys:    []Key{{"s", "日本"}, {"s", "中国"}, {"s", "\u0301"}, {"t", "日本"}, {"日本", "ツール"}},
 			want: []row{
-				{Key{"s", "\u0301"}, "_33pri4eswt", Folded | Rehashed},
-				{Key{"s", "中国"}, "_wbsul4vx6x", Folded | Rehashed},
+				{Key{"s", "\u0301"}, "s__33pri4eswt", Qualified | Folded | Rehashed},
+				{Key{"s", "中国"}, "s__wbsul4vx6x", Qualified | Folded | Rehashed},
 				{Key{"s", "日本"}, "s__mbidziu7gq", Qualified | Folded | Rehashed},
 				{Key{"t", "日本"}, "t__zkqelm6gcy", Qualified | Folded | Rehashed},
-				{Key{"日本", "ツール"}, "_4sai6ax2tx", Folded | Rehashed},
+				{Key{"日本", "ツール"}, "____4sai6ax2tx", Qualified | Folded | Rehashed},
 			},
 		},
 		{
@@ -226,9 +228,9 @@ func TestAssignCases(t *testing.T) {
 			profile: Gemini,
 			keys:    []Key{{"s", "2fa"}, {"s", "-x"}, {"s", ".hidden"}},
 			want: []row{
-				{Key{"s", "-x"}, "_-x", Folded},
-				{Key{"s", ".hidden"}, "_.hidden", Folded},
-				{Key{"s", "2fa"}, "_2fa", Folded},
+				{Key{"s", "-x"}, "s__-x", Qualified},
+				{Key{"s", ".hidden"}, "s__.hidden", Qualified},
+				{Key{"s", "2fa"}, "s__2fa", Qualified},
 			},
 		},
 		{
@@ -236,7 +238,7 @@ func TestAssignCases(t *testing.T) {
 			profile: OpenAI,
 			keys:    []Key{{"a", "get.user"}, {"b", "get_user"}},
 			want: []row{
-				{Key{"a", "get.user"}, "get_user_jb37jw2txz", Folded | Rehashed},
+				{Key{"a", "get.user"}, "a__get_user", Qualified | Folded},
 				{Key{"b", "get_user"}, "get_user", 0},
 			},
 		},
@@ -245,18 +247,18 @@ func TestAssignCases(t *testing.T) {
 			profile: OpenAI,
 			keys:    []Key{{"x", "café"}, {"y", "cafe"}, {"z", "cafe_euszb6ueho"}},
 			want: []row{
-				{Key{"x", "café"}, "cafe_weujhozkcn", Folded | Rehashed},
+				{Key{"x", "café"}, "x__cafe", Qualified | Folded},
 				{Key{"y", "cafe"}, "cafe", 0},
 				{Key{"z", "cafe_euszb6ueho"}, "cafe_euszb6ueho", 0},
 			},
 		},
 		{
 			name:    "smallest MaxLen",
-			profile: Profile{MaxLen: 11},
-			keys:    []Key{{"s", "abcdefghijk"}, {"s", "abcdefghijkl"}},
+			profile: Profile{MaxLen: 13},
+			keys:    []Key{{"s", "abcdefghijk"}, {"s", "abcdefghijklmn"}},
 			want: []row{
 				{Key{"s", "abcdefghijk"}, "abcdefghijk", 0},
-				{Key{"s", "abcdefghijkl"}, "_wvusd7kxlo", Shortened},
+				{Key{"s", "abcdefghijklmn"}, "s__f7hkuvjyjm", Qualified | Shortened},
 			},
 		},
 	}
@@ -315,7 +317,7 @@ func TestAssignInvariants(t *testing.T) {
 }
 
 func TestAssignLowerMaxLen(t *testing.T) {
-	for _, maxLen := range []int{11, 12, 20, 32} {
+	for _, maxLen := range []int{13, 14, 20, 32} {
 		for _, pr := range profileRules {
 			t.Run(fmt.Sprintf("%s/%d", pr.name, maxLen), func(t *testing.T) {
 				p := pr.profile
@@ -566,6 +568,9 @@ func checkNames(t *testing.T, p Profile, keys []Key, n *Names) {
 		if !reported[k] {
 			require.Equal(t, k.Tool, name, "%q renamed without a fallback", k)
 		}
+		if !strings.Contains(name, "__") {
+			require.Equal(t, k.Tool, name, "the bare name of %q is not its own tool name", k)
+		}
 		checkOwnQualifiedName(t, p, k, name, reported[k] && reasonOf(fallbacks, k)&Qualified != 0)
 	}
 }
@@ -783,5 +788,36 @@ func BenchmarkName(b *testing.B) {
 	for b.Loop() {
 		sinkString, sinkOK = n.Name(keys[i%len(keys)])
 		i++
+	}
+}
+
+// TestShortenedNamesKeepTheTool: a name shortened to fit keeps the "__"
+// and the tool's own folded name whole whenever the limit leaves it room
+// beside 8 bytes of server, the server part giving way first.
+func TestShortenedNamesKeepTheTool(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for range 300 {
+		server := strings.Repeat("s", 1+rng.IntN(120))
+		tool := strings.Repeat("t", 1+rng.IntN(70))
+		for _, p := range []Profile{OpenAI, Portable, {MaxLen: 32}, {MaxLen: 20}} {
+			names, err := Assign(p, []Key{{server, tool}, {"other", tool}})
+			require.NoError(t, err)
+			name, _ := names.Name(Key{server, tool})
+			require.Contains(t, name, "__")
+			maxLen := p.MaxLen
+			if maxLen == 0 {
+				maxLen = Portable.MaxLen
+			}
+			room := maxLen - len("__") - len("_") - hashLen
+			switch {
+			case len(server)+len(tool)+len("__") <= maxLen:
+				assert.Equal(t, server+"__"+tool, name)
+			case len(tool)+min(len(server), minKeptServer) <= room:
+				assert.Contains(t, name, "__"+tool+"_", "the tool stays whole in %q", name)
+				assert.True(t, strings.HasPrefix(name, server[:min(len(server), minKeptServer)]), name)
+			default:
+				assert.True(t, strings.HasPrefix(name, server[:min(len(server), minKeptServer, room-1)]+"__"), name)
+			}
+		}
 	}
 }

@@ -95,13 +95,16 @@
 //     name (see below). The other steps name the other keys, and treat as
 //     taken every name of the chain and every name given to [WithReserved].
 //  2. A tool name is unique when exactly one key in the set carries it. A
-//     unique tool name that is valid under the profile, holds no "__" and
-//     is not taken is the name, as it is. This is the common case, and the
-//     names the model sees are the names the servers chose.
-//  3. Otherwise the candidate is "server__tool" ([Qualified]) when several
-//     servers offer a tool of that name, when the tool name holds "__"
-//     (raw or once folded), when the tool name is taken, or always with
-//     [WithQualifyAll]; and the tool name otherwise.
+//     unique tool name that is valid under the profile as it is (no
+//     folding, no shortening), holds no "__" and is not taken is the name,
+//     as it is. This is the common case, and the names the model sees are
+//     the names the servers chose. A bare name is only ever its key's own
+//     tool name, byte for byte.
+//  3. Otherwise the candidate is "server__tool" ([Qualified]): when several
+//     servers offer a tool of that name, when the tool name holds "__",
+//     when it is taken, when it must be folded or shortened to be valid
+//     (so that a fullwidth "ｓｅａｒｃｈ" can never take "search", whichever
+//     comes first), or always with [WithQualifyAll].
 //  4. The candidate is folded into the profile's alphabet ([Folded]): text
 //     outside ASCII is decomposed (Unicode NFKD, from golang.org/x/text)
 //     and its combining marks dropped, which turns "café" into "cafe" and
@@ -114,15 +117,16 @@
 //     a-z and 2-7 (the first 50 bits of SHA-256 over the raw server and
 //     tool, each preceded by its length, in lower-case base32). A candidate
 //     longer than MaxLen is cut so that it and its suffix fit in MaxLen
-//     exactly ([Shortened]). A candidate that is taken or equals a name
-//     kept in step 2 gets the suffix ([Rehashed]), and so do candidates
-//     that equal each other, except that when exactly one of them needed
-//     no folding, that one keeps its name. When folding leaves no ASCII
+//     ([Shortened]), keeping what the model chooses by: the "__" and the
+//     tool part whole while the limit leaves room for it, the server part
+//     cut first, down to no less than its first 8 bytes, then the tool
+//     part (an 80-byte server's "search" is "<first 44 bytes>__search_"
+//     and the hash under Portable). A candidate that is taken or equals
+//     another gets the suffix ([Rehashed]). When folding leaves no ASCII
 //     letter or digit of the tool name (the tool "日本" folds to "__"), the
 //     hash stands in for the tool name, so that such tools stay
 //     distinguishable and keep their names when others like them come and
-//     go: the name is '_' and the hash, or "server__" and the hash when
-//     qualified ([Rehashed] too). Should a hashed name still be taken,
+//     go: the name is "server__" and the hash ([Rehashed] too). Should a hashed name still be taken,
 //     which takes a 50-bit hash collision or a tool named like a hashed
 //     name, the hash input is salted with a counter until the name is
 //     free, keys taking their turn in sorted order.
@@ -155,9 +159,8 @@
 // shortened or hashed as the steps above say). The tool name "a__search"
 // is therefore never given out bare: the server "evil" offering it gets
 // "evil__a__search", and cannot take "a__search" from the tool "search"
-// of the server "a", whatever the order in which the servers arrive. A
-// shortened name that is not qualified never ends its readable part in
-// '_', so that its suffix makes no "__" either. Server names are the
+// of the server "a", whatever the order in which the servers arrive; and
+// a name without "__" is only ever its key's own tool name. Server names are the
 // gateway's to choose; tool names are the downstream servers' to choose,
 // and this rule is what keeps a downstream server from naming its tools
 // after another server's.

@@ -158,7 +158,7 @@ func TestErrorText(t *testing.T) {
 		{"key", keyErr, CodeInvalidKey,
 			`toolname: invalid_key: key has a tool that is not valid UTF-8 (index=1, offset=3, tool="caf\xc3"); pass names as UTF-8 text`},
 		{"profile", profileErr, CodeInvalidProfile,
-			`toolname: invalid_profile: MaxLen is below 11, the length of the shortest hashed name (MaxLen="5"); use a larger MaxLen, or 0 for the profile's own limit`},
+			`toolname: invalid_profile: MaxLen is below 13, the length of the shortest hashed name (MaxLen="5"); use a larger MaxLen, or 0 for the profile's own limit`},
 		{"reserved", reservedErr, CodeInvalidReserved,
 			`toolname: invalid_reserved: reserved name is not valid under the profile (index=1, reserved="my tool"); reserve only names the profile allows`},
 		{"names", namesErr, CodeInvalidNames,

@@ -73,10 +73,10 @@ func ExampleAssign() {
 	// github::create_issue         create_issue
 	// github::search               github__search
 	// gitlab::search               gitlab__search
-	// docs::admin.tools.list       admin_tools_list
-	// docs::café                   cafe
-	// admin_tools_list: folded
-	// cafe: folded
+	// docs::admin.tools.list       docs__admin_tools_list
+	// docs::café                   docs__cafe
+	// docs__admin_tools_list: qualified|folded
+	// docs__cafe: qualified|folded
 	// github__search: qualified
 	// gitlab__search: qualified
 }

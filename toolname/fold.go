@@ -9,11 +9,12 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// hashLen is the number of characters in a hash suffix; with the '_' that
-// introduces it, a suffix takes minMaxLen bytes.
+// hashLen is the number of characters in a hash suffix. The shortest
+// hashed name, one character of server, "__" and the hash, takes
+// minMaxLen bytes.
 const (
 	hashLen   = 10
-	minMaxLen = hashLen + 1
+	minMaxLen = 1 + len("__") + hashLen
 )
 
 // hashAlphabet is the lower-case RFC 4648 base32 alphabet: every character

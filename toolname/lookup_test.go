@@ -40,3 +40,22 @@ func TestLookup(t *testing.T) {
 	_, err = (*Names)(nil).Lookup("fetch")
 	require.ErrorIs(t, err, ErrUnknownTool)
 }
+
+// TestLookAlikeNeverTakesABareName: a fullwidth "ｓｅａｒｃｈ" is qualified,
+// whichever of it and "search" arrives first, and keeps its qualified name.
+func TestLookAlikeNeverTakesABareName(t *testing.T) {
+	evil, real := Key{"evil", "ｓｅａｒｃｈ"}, Key{"docs", "search"}
+	for _, order := range [][]Key{{evil}, {real}} {
+		first, err := Assign(Portable, order)
+		require.NoError(t, err)
+		both, err := Assign(Portable, []Key{evil, real}, WithPrevious(first))
+		require.NoError(t, err)
+		name, _ := both.Name(evil)
+		assert.Equal(t, "evil__search", name)
+		name, _ = both.Name(real)
+		assert.Equal(t, "search", name)
+		k, err := both.Lookup("search")
+		require.NoError(t, err)
+		assert.Equal(t, real, k)
+	}
+}

@@ -154,6 +154,11 @@ func (j entryJSON) read(list string, i int) (Key, named, error) {
 	if (reason == 0) != (j.Name == k.Tool) {
 		return k, named{}, namesError(list+" entry has a reason that disagrees with its name (a reason is given exactly when the name is not the tool name)", i, "reason", j.Reason, nil)
 	}
+	if !strings.Contains(j.Name, "__") && j.Name != k.Tool {
+		// Assign gives a bare name only as a key's own tool name: a
+		// look-alike could take another key's name.
+		return k, named{}, namesError(list+" entry has a bare name that is not its own tool name", i, "name", j.Name, nil)
+	}
 	if strings.Contains(j.Name, "__") && reason&Qualified == 0 {
 		// Assign gives a name holding "__" only as a key's own
 		// qualified name: a bare one could impersonate another key.

@@ -113,6 +113,7 @@ func TestNamesUnmarshalErrors(t *testing.T) {
 		{"renamed without a reason", table(entry("s", "t", "s__t", ""), ""), "reason", 0, "", false},
 		{"bare name with a reason", table(entry("s", "t", "t", "qualified"), ""), "reason", 0, "qualified", false},
 		{"bare name holding __", table(entry("evil", "a__search", "a__search", ""), ""), "name", 0, "a__search", false},
+		{"look-alike bare name", table(entry("evil", "ｓｅａｒｃｈ", "search", "folded"), ""), "name", 0, "search", false},
 		{"unqualified name holding __", table(entry("evil", "x", "a__search", "folded"), ""), "name", 0, "a__search", false},
 		{"retired bare name holding __", table("", entry("evil", "a__search", "a__search", "")), "name", 0, "a__search", false},
 		{"repeated key", table(good+","+entry("a", "search", "a__search", "qualified"), ""), "tool", 1, "search", false},

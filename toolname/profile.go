@@ -20,7 +20,7 @@ type Profile struct {
 	// profile's character rule: 64 for OpenAI, 128 for Anthropic and MCP,
 	// 63 for Gemini and Portable and for the zero Profile. MaxLen can only
 	// lower that limit: Assign rejects a MaxLen above it, which the
-	// provider would refuse, and one below 11 other than zero (negative
+	// provider would refuse, and one below 13 other than zero (negative
 	// values included), which cannot hold a hash suffix. Valid, which has
 	// no error to report, reads a negative MaxLen or one above the rule's
 	// limit as the limit.
