@@ -88,6 +88,7 @@ type assignment struct {
 	slots    []slot // the name being built for each key
 	byName   map[string]Key
 	plain    map[string]candidates // unhashed candidates, by name
+	back     []string              // retired names given back to their keys
 }
 
 // slot is the name being built for one key.
@@ -143,22 +144,20 @@ func (a *assignment) keepPrevious() {
 			a.give(i, e.name, e.reason)
 		}
 	}
-	var back map[int]named
-	for name, e := range prev.retired {
-		i, found := slices.BinarySearchFunc(a.keys, e.key, compareKeys)
-		if !found || a.slots[i].done || !a.usable(name) || !ownName(e.key, name) {
+	for i, k := range a.keys {
+		if a.slots[i].done {
 			continue
 		}
-		if b, ok := back[i]; ok && b.name < name {
-			continue
+		var back named
+		prev.retired.namesOf(k, prev.gen, func(name string, e named) {
+			if a.usable(name) && ownName(k, name) && (back.name == "" || name < back.name) {
+				back = named{name: name, reason: e.reason}
+			}
+		})
+		if back.name != "" {
+			a.give(i, back.name, back.reason)
+			a.back = append(a.back, back.name)
 		}
-		if back == nil {
-			back = make(map[int]named)
-		}
-		back[i] = named{name: name, reason: e.reason}
-	}
-	for i, b := range back {
-		a.give(i, b.name, b.reason)
 	}
 }
 
@@ -366,18 +365,24 @@ func (a *assignment) table() *Names {
 	slices.SortFunc(n.fallbacks, func(a, b Fallback) int { return strings.Compare(a.Name, b.Name) })
 	n.indexTools()
 	if prev := a.o.prev; prev != nil {
-		n.retired = make(map[string]named, len(prev.retired)+len(prev.keys))
-		for name, e := range prev.retired {
-			if _, current := n.byName[name]; !current {
-				n.retired[name] = e
-			}
+		// The chain's retired names, at the next generation: those given
+		// back are held again, and the previous table's names that no
+		// key holds now join them. The store is written in place when
+		// prev is the chain's latest table, so this costs the change.
+		store := prev.retired.writable(prev.gen)
+		gen := prev.gen + 1
+		for _, name := range a.back {
+			store.unretire(name, gen)
 		}
 		for _, k := range prev.keys {
 			e := prev.byKey[k]
 			if _, current := n.byName[e.name]; !current {
-				n.retired[e.name] = named{key: k, reason: e.reason}
+				store.retire(e.name, named{key: k, reason: e.reason}, gen)
 			}
 		}
+		store.head = gen
+		store.mu.Unlock()
+		n.retired, n.gen = store, gen
 	}
 	return n
 }

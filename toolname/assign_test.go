@@ -821,3 +821,48 @@ func TestShortenedNamesKeepTheTool(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkAssignLongChain measures a one-key change of a gateway's table
+// on a chain that has retired 1,000,000 names, beside the same change on a
+// chain with no history: the cost follows the live keys and the change,
+// not the history.
+func BenchmarkAssignLongChain(b *testing.B) {
+	live := manyKeys(100, 10) // 1,000 live tools
+	for _, history := range []int{0, 1_000_000} {
+		b.Run(fmt.Sprintf("retired=%d", history), func(b *testing.B) {
+			var cur *Names
+			if history > 0 {
+				gone := manyKeys(history/10, 10)
+				for i := range gone {
+					gone[i].Server = "gone-" + gone[i].Server
+				}
+				old, err := Assign(Portable, gone)
+				require.NoError(b, err)
+				cur = old
+			}
+			cur, err := Assign(Portable, live, WithPrevious(cur))
+			require.NoError(b, err)
+			require.GreaterOrEqual(b, len(cur.retiredNames()), history)
+			extra := Key{"joiner", "tool"}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				keys := live
+				if i%2 == 0 {
+					keys = append(slices.Clip(live), extra)
+				}
+				i++
+				if cur, err = Assign(Portable, keys, WithPrevious(cur)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// retiredNames returns the names n's chain has retired.
+func (n *Names) retiredNames() []string {
+	var out []string
+	n.retired.all(n.gen, func(name string, _ named) { out = append(out, name) })
+	return out
+}

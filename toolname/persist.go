@@ -48,10 +48,10 @@ func (n *Names) MarshalJSON() ([]byte, error) {
 		for _, k := range n.keys {
 			t.Names = append(t.Names, newEntry(k, n.byKey[k]))
 		}
-		for name, e := range n.retired {
+		n.retired.all(n.gen, func(name string, e named) {
 			e.name = name
 			t.Retired = append(t.Retired, newEntry(e.key, e))
-		}
+		})
 		slices.SortFunc(t.Retired, func(a, b entryJSON) int { return strings.Compare(a.Name, b.Name) })
 	}
 	return json.Marshal(t)
@@ -123,9 +123,9 @@ func (n *Names) UnmarshalJSON(data []byte) error {
 			return namesError("retired entry repeats a name", i, "name", e.name, nil)
 		}
 		if out.retired == nil {
-			out.retired = make(map[string]named, len(t.Retired))
+			out.retired = newRetiredStore()
 		}
-		out.retired[e.name] = named{key: k, reason: e.reason}
+		out.retired.retire(e.name, named{key: k, reason: e.reason}, 0)
 	}
 	slices.SortFunc(out.keys, compareKeys)
 	slices.SortFunc(out.fallbacks, func(a, b Fallback) int { return strings.Compare(a.Name, b.Name) })

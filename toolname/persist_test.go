@@ -2,6 +2,7 @@ package toolname
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -164,4 +165,48 @@ func keysOf(n *Names) []Key {
 		out = append(out, k)
 	}
 	return out
+}
+
+// TestChainsShareHistorySafely: tables of one chain share its retired
+// names, yet each sees its own: a table continued twice, or continued
+// after a later one was built, never sees what the other branch did, and
+// no branch reuses a name its own history holds.
+func TestChainsShareHistorySafely(t *testing.T) {
+	a, err := Assign(Portable, []Key{{"s1", "x"}, {"s2", "y"}})
+	require.NoError(t, err)
+	b, err := Assign(Portable, []Key{{"s2", "y"}}, WithPrevious(a)) // x retired in b
+	require.NoError(t, err)
+	c, err := Assign(Portable, []Key{{"s1", "x"}}, WithPrevious(b)) // x back, y retired
+	require.NoError(t, err)
+	fork, err := Assign(Portable, []Key{{"s3", "z"}}, WithPrevious(b)) // from b again: y retired, x still retired
+	require.NoError(t, err)
+
+	retired := func(n *Names) []string {
+		names := n.retiredNames()
+		slices.Sort(names)
+		return names
+	}
+	assert.Empty(t, retired(a))
+	assert.Equal(t, []string{"x"}, retired(b), "b is as it was, whatever came after it")
+	assert.Equal(t, []string{"y"}, retired(c))
+	assert.Equal(t, []string{"x", "y"}, retired(fork))
+
+	// Each branch keeps refusing the names its own history holds.
+	again, err := Assign(Portable, []Key{{"other", "x"}, {"other2", "y"}}, WithPrevious(fork))
+	require.NoError(t, err)
+	nx, _ := again.Name(Key{"other", "x"})
+	ny, _ := again.Name(Key{"other2", "y"})
+	assert.Equal(t, []string{"other__x", "other2__y"}, []string{nx, ny})
+	back, err := Assign(Portable, []Key{{"s1", "x"}, {"s2", "y"}}, WithPrevious(c))
+	require.NoError(t, err)
+	n1, _ := back.Name(Key{"s1", "x"})
+	n2, _ := back.Name(Key{"s2", "y"})
+	assert.Equal(t, []string{"x", "y"}, []string{n1, n2}, "keys that come back get their names back")
+
+	// A table saved and restored continues the chain alike.
+	data, err := json.Marshal(fork)
+	require.NoError(t, err)
+	var restored Names
+	require.NoError(t, json.Unmarshal(data, &restored))
+	assert.Equal(t, retired(fork), retired(&restored))
 }
