@@ -24,7 +24,7 @@ type Names struct {
 	byKey     map[Key]named
 	byName    map[string]Key
 	byTool    map[string][]Key // the live keys of each own tool name, sorted
-	fallbacks []Fallback // sorted by name
+	fallbacks []Fallback       // sorted by name
 	// retired holds the names of the chain that no key holds in this
 	// table, the generation of the chain gen, with the key that last held
 	// each; it is shared along the chain.
