@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"regexp"
 
 	"github.com/mcpid/mcpid"
+	"github.com/mcpid/mcpid/toolname"
 )
 
 // The default names of the two tools, in both modes.
@@ -55,9 +55,6 @@ type Tools struct {
 	window int
 }
 
-// validName matches a valid MCP tool name.
-var validName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
-
 // Validate reports whether o can configure the tools: it returns an error
 // when SearchName or FetchName is not a valid MCP tool name, or when the
 // two are equal. A nil *Options is valid.
@@ -67,7 +64,7 @@ func (o *Options) Validate() error {
 	}
 	search, fetch := cmp.Or(o.SearchName, SearchName), cmp.Or(o.FetchName, FetchName)
 	for _, name := range []string{search, fetch} {
-		if !validName.MatchString(name) {
+		if !toolname.MCP.Valid(name) {
 			return fmt.Errorf("searchfetch: %s is not a valid MCP tool name (1 to 128 of A-Z a-z 0-9 _ - .)", quote(name))
 		}
 	}

@@ -1,6 +1,9 @@
 package toolname
 
-import "sync"
+import (
+	"slices"
+	"sync"
+)
 
 // retiredStore holds the retired names of a chain for every table of it
 // at once: each name with the spans of generations in which no key held
@@ -82,7 +85,7 @@ func newRetiredStore() *retiredStore {
 // on. The caller holds the write lock.
 func (s *retiredStore) retire(name string, e named, gen uint64) {
 	e.name = ""
-	if !contains(s.byKey[e.key], name) {
+	if !slices.Contains(s.byKey[e.key], name) {
 		s.byKey[e.key] = append(s.byKey[e.key], name)
 	}
 	s.byName[name] = append(s.byName[name], span{named: e, from: gen})
@@ -122,14 +125,4 @@ func (s *retiredStore) writable(gen uint64) *retiredStore {
 	c.head = gen
 	c.mu.Lock()
 	return c
-}
-
-// contains reports whether names holds name.
-func contains(names []string, name string) bool {
-	for _, n := range names {
-		if n == name {
-			return true
-		}
-	}
-	return false
 }
