@@ -15,11 +15,7 @@ import (
 // a JSON-RPC 2.0 object, or answered with exactly one JSON-RPC error line
 // of code -32700 or -32600, never both, and neither only for a response.
 func FuzzStdioGuard(f *testing.F) {
-	for _, h := range adaptertest.HostileLines() {
-		if len(h.Line) < 1<<16 {
-			f.Add(h.Line)
-		}
-	}
+	adaptertest.SeedHostileLines(f)
 	f.Add(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"query":"q"}}}`)
 	f.Add(`{"jsonrpc":"2.0","id":"x","result":{}}`)
 	f.Add(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)

@@ -15,11 +15,7 @@ import (
 // the go-sdk is one the SDK decodes: no line it lets through can end the
 // session.
 func FuzzStdioTransport(f *testing.F) {
-	for _, h := range adaptertest.HostileLines() {
-		if len(h.Line) < 1<<16 {
-			f.Add(h.Line)
-		}
-	}
+	adaptertest.SeedHostileLines(f)
 	f.Add(`{"jsonrpc":"2.0","id":1,"error":"x"}`)
 	f.Add(`{"jsonrpc":"2.0","id":1,"method":7}`)
 	f.Add(`{"jsonrpc":"2.0","result":{}}`)

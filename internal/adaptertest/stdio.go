@@ -46,6 +46,16 @@ func HostileLines() []HostileLine {
 	}
 }
 
+// SeedHostileLines adds to f's seed corpus every hostile line short
+// enough to be a useful seed.
+func SeedHostileLines(f *testing.F) {
+	for _, h := range HostileLines() {
+		if len(h.Line) < 1<<16 {
+			f.Add(h.Line)
+		}
+	}
+}
+
 // Serve serves an SDK's server with the tools over newline-delimited
 // JSON-RPC on in and out, through the adapter's stdio guard, until in ends.
 type Serve func(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error
