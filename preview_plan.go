@@ -1,0 +1,409 @@
+package mcpid
+
+import (
+	"math"
+	"strings"
+)
+
+// minShare is the smallest room, in bytes of a quoted value, worth
+// giving a field that must be cut: less shows a stub.
+const minShare = 24
+
+// maxLevelFields is how many fields of each kind plan remembers the size
+// of to share room fairly; fields beyond are assumed to need their cap.
+const maxLevelFields = 64
+
+// The kinds of free text, in the order they give up room: the last kind
+// first. The text form's labels and the JSON form's URLs share the first.
+const (
+	kindLabel = iota
+	kindTitle
+	kindSnippet
+	nKinds
+)
+
+// preview is the plan of a preview: which hits fit, and how the room left
+// by the fixed text and the mandatory part of each hit goes to free text.
+// It is computed in one pass over the window, and the same selection is
+// replayed while writing, so that no more than the sizes of a bounded
+// number of fields is stored.
+type preview struct {
+	window  []Hit // the hits looked at: a prefix of the input
+	format  Format
+	fields  []field
+	budget  int
+	total   int // hits in the whole result, at least len(hits)
+	passed  int // len(hits): the hits a server puts in its structured results
+	hasMore bool
+	caps    [nKinds]int // the cap of each kind of field, at most budget; -1 hides it
+
+	sel selection // the selection after the planning pass
+	all bool      // every hit is shown, so no line counts hits left out
+
+	// full is the number of kinds shown uncut, in kind order; kind full
+	// (if any) shares room and the kinds after it are hidden.
+	full  int
+	room  int // bytes the shared kind may use
+	items int // non-empty fields of the shared kind in shown hits
+	// level is the most bytes each field of the shared kind may take so
+	// that all of them fit in room, or 0 when that is too little to be
+	// useful and the fields take room in order instead.
+	level int
+	need  int // bytes the preview writes at most
+
+	// sizes holds the bytes that the first known fields of each kind take
+	// uncut or at their cap; the others are assumed to take their cap.
+	known [nKinds]int
+	sizes [nKinds][maxLevelFields]int32
+
+	// scan counts the bytes of ids and connection ids measured, which
+	// bounds the hits looked at; read counts every byte read from the
+	// hits, so that tests can check that the cost is bounded by the
+	// budget.
+	scan, read int
+
+	// urlRoom is what is left of the bytes of invalid URLs that may be
+	// examined, in planning and again in writing; urlLeft is, while
+	// writing URLs uncut, what is left of the room planning found they
+	// take, which no URL that planning did not examine may exceed.
+	urlRoom, urlLeft int
+}
+
+// selection is the state of the greedy choice of hits: a hit is shown when
+// its mandatory text fits beside the hits already chosen and the fixed
+// text, all at their final length.
+type selection struct {
+	shown   int
+	quoted  bool // some shown id is quoted, which the fetch hint explains
+	lines   int  // bytes of the shown hits' mandatory text, with separators
+	scanned int  // bytes of ids and connection ids measured
+}
+
+// idLine is the measure of a hit's mandatory text: the id line of the
+// text form, the result without free text of the JSON form.
+type idLine struct {
+	n        int  // bytes without the separator
+	bareID   bool // the id is shown bare
+	bareConn bool // the connection id is shown bare
+	conn     bool // connection_id is shown
+}
+
+func newPreview(hits []Hit, opts PreviewOptions) preview {
+	p := preview{budget: min(opts.Budget, maxBudget), hasMore: opts.HasMore}
+	if opts.Format == FormatJSON {
+		p.format = FormatJSON
+	}
+	switch {
+	case p.budget == 0:
+		p.budget = defaultBudget
+	case p.budget < 0:
+		return p
+	}
+	maxHits := opts.MaxHits
+	switch {
+	case maxHits == 0:
+		maxHits = defaultMaxHits
+	case maxHits < 0:
+		maxHits = 0
+	}
+	caps := [nKinds]int{opts.LabelMax, opts.TitleMax, opts.SnippetMax}
+	defaults := [nKinds]int{defaultLabelMax, defaultTitleMax, defaultSnippetMax}
+	line := minLine
+	p.fields = textFields
+	if p.format == FormatJSON {
+		if p.budget < len(jsonOpen+jsonClose) {
+			p.budget = -1
+			return p
+		}
+		line = minJSONLine
+		p.fields = jsonFields
+		caps[kindLabel] = p.budget // URLs have no cap but the budget
+		opts.Total, p.hasMore = 0, false
+	}
+	p.window = hits[:min(len(hits), maxHits, p.budget/line)]
+	p.urlRoom = p.budget
+	p.passed = len(hits)
+	p.total = max(len(hits), opts.Total)
+	for k, c := range caps {
+		switch {
+		case c == 0:
+			c = defaults[k]
+		case c < 0:
+			c = -1
+		}
+		p.caps[k] = min(c, p.budget)
+	}
+	p.plan()
+	return p
+}
+
+// plan chooses the hits to show and shares the room left among their free
+// text.
+func (p *preview) plan() {
+	p.all = p.fitsAll()
+	var sum, count [nKinds]int
+	for i := range p.window {
+		h := &p.window[i]
+		if _, ok := p.sel.next(p, i, h); !ok {
+			continue
+		}
+		for _, fd := range p.fields {
+			k := fd.kind
+			if p.caps[k] < 0 {
+				continue
+			}
+			s := p.value(h, fd.val, p.budget-sum[k])
+			if s == "" {
+				continue
+			}
+			count[k]++
+			if sum[k] > p.budget {
+				// The kind cannot be shown uncut: the sizes of its
+				// further fields are not needed.
+				continue
+			}
+			size := p.fieldSize(&fd, s)
+			if n := p.known[k]; n < maxLevelFields {
+				p.sizes[k][n] = int32(min(size, math.MaxInt32))
+				p.known[k]++
+			}
+			sum[k] += size
+		}
+	}
+	p.urlLeft = sum[kindLabel]
+	p.need = p.fixed(p.sel.shown, p.sel.quoted) + p.sel.lines
+	free := p.budget - p.need
+	for p.full < nKinds && sum[p.full] <= free {
+		free -= sum[p.full]
+		p.need += sum[p.full]
+		p.full++
+	}
+	if p.full < nKinds {
+		p.room, p.items = free, count[p.full]
+		p.level = p.levelFor(p.full)
+		p.need = p.budget
+	}
+}
+
+// fieldSize returns the bytes the field takes with value s: uncut if it
+// fits its cap, else its cap. It reads no more of s than the cap.
+func (p *preview) fieldSize(fd *field, s string) int {
+	c := p.caps[fd.kind]
+	switch {
+	case fd.whole:
+		return fd.over + len(s)
+	case c <= 2:
+		return 0 // no room for a value within the quotes: nothing is written
+	}
+	q, read, _ := quotedLen(s, c, &textEscapes)
+	p.read += read
+	return fd.over + min(c, q) - 2
+}
+
+// levelFor returns the largest size L such that the fields of kind k, each
+// cut to at most L bytes, fit in p.room, when L leaves every cut field of
+// that kind at least minShare bytes of quoted value; else 0. Fields shown
+// whole or not at all take the room in order: 0.
+func (p *preview) levelFor(k int) int {
+	longest := 0 // the largest overhead of a field of kind k
+	for _, fd := range p.fields {
+		if fd.kind == k {
+			if fd.whole {
+				return 0
+			}
+			longest = max(longest, fd.over)
+		}
+	}
+	most := longest + p.caps[k] - 2 // what a field of unknown size may take
+	known := p.sizes[k][:p.known[k]]
+	fits := func(level int) bool {
+		n := 0
+		for _, size := range known {
+			n += min(int(size), level)
+		}
+		return n <= p.room && mulSat(p.items-len(known), min(most, level)) <= p.room-n
+	}
+	lo, hi := 0, min(most, p.room)
+	for lo < hi {
+		mid := lo + (hi-lo+1)/2
+		if fits(mid) {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	if lo < longest+minShare-2 {
+		return 0
+	}
+	return lo
+}
+
+// mulSat returns a*b for a, b >= 0, or math.MaxInt when that overflows.
+func mulSat(a, b int) int {
+	if a <= 0 || b <= 0 {
+		return 0
+	}
+	if a > math.MaxInt/b {
+		return math.MaxInt
+	}
+	return a * b
+}
+
+// size returns an upper bound of the bytes the preview writes.
+func (p *preview) size() int { return min(p.budget, p.need) }
+
+// fitsAll reports whether, in the text form, every hit is in the window
+// and every id line fits. Then the text has no line counting hits not
+// shown, which the greedy choice of next cannot foresee.
+func (p *preview) fitsAll() bool {
+	if p.format != FormatText || p.hasMore || p.total > len(p.window) || p.total == 0 {
+		return false
+	}
+	lines, quoted := 0, false
+	for i := range p.window {
+		l, ok := p.measure(i+1, &p.window[i], p.budget-lines)
+		if !ok {
+			return false
+		}
+		lines += l.n + 1
+		quoted = quoted || !l.bareID
+	}
+	return p.fixed(len(p.window), quoted)+lines <= p.budget
+}
+
+// next measures the hit at index i of the window and reports whether it is
+// shown; if so it adds the hit to s. Hits are chosen greedily, in order: a
+// hit is shown when its mandatory text fits beside that of those already
+// chosen, with the fixed text at the length it would then have, so that a
+// later hit with a shorter id may still fit where an earlier one did not.
+// Once the ids measured add up to twice the budget, no further hit is
+// looked at: ids that do not fit cannot make the cost grow past the
+// budget. When p.all, every hit is shown.
+func (s *selection) next(p *preview, i int, h *Hit) (idLine, bool) {
+	if p.all {
+		l, _ := p.measure(i+1, h, p.budget)
+		s.shown++
+		s.quoted = s.quoted || !l.bareID
+		s.lines += l.n + 1
+		return l, true
+	}
+	if s.scanned > 2*p.budget {
+		return idLine{}, false
+	}
+	fixed := p.fixed(s.shown+1, s.quoted)
+	scan := p.scan
+	l, ok := p.measure(i+1, h, p.budget-fixed-s.lines-1)
+	s.scanned += p.scan - scan
+	if !ok {
+		return l, false
+	}
+	quoted := s.quoted || !l.bareID
+	if quoted != s.quoted {
+		fixed = p.fixed(s.shown+1, quoted)
+	}
+	if fixed+s.lines+l.n+1 > p.budget {
+		return l, false
+	}
+	s.shown++
+	s.quoted = quoted
+	s.lines += l.n + 1
+	return l, true
+}
+
+// measure measures the mandatory text of h, numbered n, and reports
+// whether it can be shown in room bytes: its id and connection id must be
+// valid UTF-8. Nothing longer than room is read.
+func (p *preview) measure(n int, h *Hit, room int) (idLine, bool) {
+	if p.format == FormatJSON {
+		l := idLine{n: jsonSkeleton}
+		id, ok := p.measureQuoted(h.ID, room-l.n)
+		l.n += id
+		return l, ok
+	}
+	l := idLine{n: digits(n) + len(idKey)}
+	id, bare, ok := p.measureID(h.ID, room-l.n)
+	if !ok {
+		return l, false
+	}
+	l.n += id
+	l.bareID = bare
+	if p.showsConnection(h) {
+		l.conn = true
+		c, bare, ok := p.measureID(h.ConnectionID, room-l.n-len(connectionKey))
+		if !ok {
+			return l, false
+		}
+		l.n += len(connectionKey) + c
+		l.bareConn = bare
+	}
+	return l, l.n <= room
+}
+
+// showsConnection reports whether the text form shows the connection id
+// of h: when h has one that its id does not embed. An id that embeds
+// another connection shows it too, so that the fetch fails with
+// conflicting_connection_id rather than read the wrong connection.
+// Embedding is decided as [Parse] decides it.
+func (p *preview) showsConnection(h *Hit) bool {
+	if h.ConnectionID == "" {
+		return false
+	}
+	p.read += len(h.ID)
+	hd, f := parse(h.ID)
+	return f.fault != faultNone || !hd.embeds(h.ConnectionID)
+}
+
+// measureID returns the bytes id takes when shown in the text form and
+// whether it is shown bare: when it is not empty and every rune is
+// printable and not a space, '"' or '\\'; else it is shown as a JSON
+// string literal. It reports false when id is not valid UTF-8 or does not
+// fit in room bytes, reading no more than room bytes of it.
+func (p *preview) measureID(id string, room int) (n int, bare, ok bool) {
+	n, ok = p.measureQuoted(id, min(room, math.MaxInt-2)+2)
+	if !ok {
+		return 0, false, false
+	}
+	if n == len(id)+2 && id != "" && strings.IndexByte(id, ' ') < 0 {
+		return len(id), true, true
+	}
+	return n, false, n <= room
+}
+
+// measureQuoted returns the bytes id takes as a JSON string literal, and
+// reports whether it is valid UTF-8 and fits in room bytes.
+func (p *preview) measureQuoted(id string, room int) (int, bool) {
+	if len(id)+2 > room {
+		return 0, false
+	}
+	n, read, valid := quotedLen(id, room, &idEscapes)
+	p.scan += read
+	p.read += read
+	return n, valid && n <= room
+}
+
+// fixed returns the bytes of the text without hits: for the text form the
+// header, the fetch hint when hits are shown, and the count of hits not
+// shown, each with its line break but the last; for the JSON form the
+// object around the results, less the separator the first result does
+// not have.
+func (p *preview) fixed(shown int, quoted bool) int {
+	if p.format == FormatJSON {
+		return len(jsonOpen+jsonClose) - min(shown, 1)
+	}
+	var buf [maxCountLine]byte
+	n := len(p.appendHeader(buf[:0], shown))
+	if shown > 0 {
+		n += 1 + len(fetchHint)
+		if quoted {
+			n += len(fetchHintQuoted) - len(fetchHint)
+		}
+	}
+	if p.hasFooter(shown) {
+		n += 1 + len(p.appendFooter(buf[:0], shown))
+	}
+	return n
+}
+
+// hasFooter reports whether the text counts hits not shown: whether some
+// are.
+func (p *preview) hasFooter(shown int) bool { return p.hasMore || p.total > shown }
