@@ -89,13 +89,13 @@ type PreviewOptions struct {
 	// HasMore reports that the result has hits beyond Total (or beyond the
 	// hits passed in). The JSON form does not use it.
 	HasMore bool
-	// LabelMax caps each label (stream, connector key, display name) in
+	// MaxLabel caps each label (stream, connector key, display name) in
 	// bytes, counting its quotes and the … that marks a cut; 0 means 40.
-	LabelMax int
-	// TitleMax caps the title the same way; 0 means 100.
-	TitleMax int
-	// SnippetMax caps the snippet the same way; 0 means 200.
-	SnippetMax int
+	MaxLabel int
+	// MaxTitle caps the title the same way; 0 means 100.
+	MaxTitle int
+	// MaxSnippet caps the snippet the same way; 0 means 200.
+	MaxSnippet int
 	// Format is the shape of the text: FormatText (the zero value) or
 	// FormatJSON; any other value means FormatText.
 	Format Format
@@ -112,9 +112,9 @@ const (
 const (
 	defaultBudget     = DefaultBudget
 	defaultMaxHits    = DefaultMaxHits
-	defaultLabelMax   = 40
-	defaultTitleMax   = 100
-	defaultSnippetMax = 200
+	defaultMaxLabel   = 40
+	defaultMaxTitle   = 100
+	defaultMaxSnippet = 200
 )
 
 // maxBudget is the largest budget a preview uses: no text comes near it,

@@ -81,8 +81,8 @@ func naiveJSONPreview(results []naiveJSONResult) []byte {
 // fields with no budget logic; and huge fields with caps at the budget,
 // where the cost must not grow with the number of hits.
 func BenchmarkPreview(b *testing.B) {
-	all := PreviewOptions{Budget: 1 << 16, MaxHits: 10, SnippetMax: 1000}
-	huge := PreviewOptions{Budget: 32 << 10, MaxHits: math.MaxInt, LabelMax: math.MaxInt, TitleMax: math.MaxInt, SnippetMax: math.MaxInt}
+	all := PreviewOptions{Budget: 1 << 16, MaxHits: 10, MaxSnippet: 1000}
+	huge := PreviewOptions{Budget: 32 << 10, MaxHits: math.MaxInt, MaxLabel: math.MaxInt, MaxTitle: math.MaxInt, MaxSnippet: math.MaxInt}
 	benchmarks := []struct {
 		name string
 		hits []Hit

@@ -46,7 +46,7 @@ const (
 
 func TestPreviewCostBoundedByBudget(t *testing.T) {
 	const kiB = 1 << 10
-	huge := PreviewOptions{MaxHits: math.MaxInt, LabelMax: math.MaxInt, TitleMax: math.MaxInt, SnippetMax: math.MaxInt}
+	huge := PreviewOptions{MaxHits: math.MaxInt, MaxLabel: math.MaxInt, MaxTitle: math.MaxInt, MaxSnippet: math.MaxInt}
 	withBudget := func(o PreviewOptions, b int) PreviewOptions { o.Budget = b; return o }
 	// Ids that need quoting and almost fill the room, so that every one
 	// is measured and left out.
@@ -62,13 +62,13 @@ func TestPreviewCostBoundedByBudget(t *testing.T) {
 		{"default options", hugeHits(1000, 64*kiB, "lorem ipsum "), PreviewOptions{}},
 		{"caps at MaxInt, 10 hits", hugeHits(10, 64*kiB, "lorem ipsum "), withBudget(huge, 32*kiB)},
 		{"caps at MaxInt, 1000 hits", hugeHits(1000, 64*kiB, "lorem ipsum "), withBudget(huge, 32*kiB)},
-		{"snippet cap equal to a 1 MiB budget", hugeHits(100, 2<<20, "é"), PreviewOptions{Budget: 1 << 20, MaxHits: math.MaxInt, SnippetMax: 1 << 20}},
+		{"snippet cap equal to a 1 MiB budget", hugeHits(100, 2<<20, "é"), PreviewOptions{Budget: 1 << 20, MaxHits: math.MaxInt, MaxSnippet: 1 << 20}},
 		{"escapes", hugeHits(1000, 64*kiB, "\"\x01\u2028"), withBudget(huge, 32*kiB)},
 		{"combining marks", hugeHits(1000, 64*kiB, "e\u0301\u0301"), withBudget(huge, 32*kiB)},
 		{"long runs of marks", hugeHits(1000, 64*kiB, "\u0301"), withBudget(huge, 32*kiB)},
 		{"ids left out", rejected, PreviewOptions{Budget: 1100, MaxHits: math.MaxInt}},
 		{"ids left out, 1 MiB", rejected, PreviewOptions{Budget: 1 << 20, MaxHits: math.MaxInt}},
-		{"small caps", hugeHits(1000, 64*kiB, "lorem ipsum "), PreviewOptions{Budget: 32 * kiB, MaxHits: math.MaxInt, LabelMax: 30, TitleMax: 25, SnippetMax: 26}},
+		{"small caps", hugeHits(1000, 64*kiB, "lorem ipsum "), PreviewOptions{Budget: 32 * kiB, MaxHits: math.MaxInt, MaxLabel: 30, MaxTitle: 25, MaxSnippet: 26}},
 	}
 	for _, tt := range tests {
 		for _, format := range []Format{FormatText, FormatJSON} {
@@ -108,20 +108,20 @@ func TestPreviewHostileOptions(t *testing.T) {
 	}{
 		// The reported case: a cap within 15 of math.MaxInt overflowed a
 		// length sum and rendered 5,129 bytes.
-		{"SnippetMax MaxInt", snippet, PreviewOptions{Budget: 1000, SnippetMax: math.MaxInt}},
-		{"SnippetMax MaxInt-15", snippet, PreviewOptions{Budget: 1000, SnippetMax: math.MaxInt - 15}},
-		{"TitleMax MaxInt", hugeHits(3, 5000, "x"), PreviewOptions{Budget: 1000, TitleMax: math.MaxInt}},
-		{"LabelMax MaxInt", hugeHits(3, 5000, "x"), PreviewOptions{Budget: 1000, LabelMax: math.MaxInt}},
-		{"every cap MaxInt", hugeHits(3, 5000, "x"), PreviewOptions{Budget: 1000, LabelMax: math.MaxInt, TitleMax: math.MaxInt, SnippetMax: math.MaxInt}},
-		{"every field MaxInt", hugeHits(30, 5000, "x"), PreviewOptions{Budget: math.MaxInt, MaxHits: math.MaxInt, Total: math.MaxInt, HasMore: true, LabelMax: math.MaxInt, TitleMax: math.MaxInt, SnippetMax: math.MaxInt}},
-		{"MinInt", hugeHits(3, 50, "x"), PreviewOptions{Budget: math.MinInt, MaxHits: math.MinInt, Total: math.MinInt, LabelMax: math.MinInt, TitleMax: math.MinInt, SnippetMax: math.MinInt}},
-		{"caps MinInt", hugeHits(3, 50, "x"), PreviewOptions{MaxHits: math.MinInt, Total: math.MinInt, LabelMax: math.MinInt, TitleMax: math.MinInt, SnippetMax: math.MinInt}},
+		{"MaxSnippet MaxInt", snippet, PreviewOptions{Budget: 1000, MaxSnippet: math.MaxInt}},
+		{"MaxSnippet MaxInt-15", snippet, PreviewOptions{Budget: 1000, MaxSnippet: math.MaxInt - 15}},
+		{"MaxTitle MaxInt", hugeHits(3, 5000, "x"), PreviewOptions{Budget: 1000, MaxTitle: math.MaxInt}},
+		{"MaxLabel MaxInt", hugeHits(3, 5000, "x"), PreviewOptions{Budget: 1000, MaxLabel: math.MaxInt}},
+		{"every cap MaxInt", hugeHits(3, 5000, "x"), PreviewOptions{Budget: 1000, MaxLabel: math.MaxInt, MaxTitle: math.MaxInt, MaxSnippet: math.MaxInt}},
+		{"every field MaxInt", hugeHits(30, 5000, "x"), PreviewOptions{Budget: math.MaxInt, MaxHits: math.MaxInt, Total: math.MaxInt, HasMore: true, MaxLabel: math.MaxInt, MaxTitle: math.MaxInt, MaxSnippet: math.MaxInt}},
+		{"MinInt", hugeHits(3, 50, "x"), PreviewOptions{Budget: math.MinInt, MaxHits: math.MinInt, Total: math.MinInt, MaxLabel: math.MinInt, MaxTitle: math.MinInt, MaxSnippet: math.MinInt}},
+		{"caps MinInt", hugeHits(3, 50, "x"), PreviewOptions{MaxHits: math.MinInt, Total: math.MinInt, MaxLabel: math.MinInt, MaxTitle: math.MinInt, MaxSnippet: math.MinInt}},
 		{"Total MaxInt", hugeHits(3, 50, "x"), PreviewOptions{Budget: 300, Total: math.MaxInt, HasMore: true}},
 		// A cap of 1 or 2 leaves no room inside the quotes: the JSON
 		// title, always written, once counted as taking -1 bytes, and
 		// the text took them: 305 bytes.
-		{"TitleMax 1", zeroHits(20), PreviewOptions{Budget: 300, TitleMax: 1}},
-		{"TitleMax 2", zeroHits(20), PreviewOptions{Budget: 300, TitleMax: 2}},
+		{"MaxTitle 1", zeroHits(20), PreviewOptions{Budget: 300, MaxTitle: 1}},
+		{"MaxTitle 2", zeroHits(20), PreviewOptions{Budget: 300, MaxTitle: 2}},
 	}
 	for _, tt := range tests {
 		for _, format := range []Format{FormatText, FormatJSON, 7} {
@@ -150,9 +150,9 @@ func TestPreviewCapAboveBudgetIsBudget(t *testing.T) {
 	for _, format := range []Format{FormatText, FormatJSON} {
 		for _, budget := range []int{100, 1000, 32 << 10} {
 			t.Run(fmt.Sprintf("%d/%d", format, budget), func(t *testing.T) {
-				atBudget := PreviewOptions{Format: format, Budget: budget, MaxHits: 20, LabelMax: budget, TitleMax: budget, SnippetMax: budget}
+				atBudget := PreviewOptions{Format: format, Budget: budget, MaxHits: 20, MaxLabel: budget, MaxTitle: budget, MaxSnippet: budget}
 				above := atBudget
-				above.LabelMax, above.TitleMax, above.SnippetMax = budget+1, math.MaxInt/2, math.MaxInt
+				above.MaxLabel, above.MaxTitle, above.MaxSnippet = budget+1, math.MaxInt/2, math.MaxInt
 				assert.Equal(t, RenderPreview(hits, atBudget), RenderPreview(hits, above))
 			})
 		}

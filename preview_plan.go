@@ -106,8 +106,8 @@ func newPreview(hits []Hit, opts PreviewOptions) preview {
 	case maxHits < 0:
 		maxHits = 0
 	}
-	caps := [nKinds]int{opts.LabelMax, opts.TitleMax, opts.SnippetMax}
-	defaults := [nKinds]int{defaultLabelMax, defaultTitleMax, defaultSnippetMax}
+	caps := [nKinds]int{opts.MaxLabel, opts.MaxTitle, opts.MaxSnippet}
+	defaults := [nKinds]int{defaultMaxLabel, defaultMaxTitle, defaultMaxSnippet}
 	line := minLine
 	p.fields = textFields
 	if p.format == FormatJSON {

@@ -126,11 +126,11 @@ To fetch, pass an id exactly as shown; pass connection_id only where its line sh
 More than 7 hits not shown; none of them in structuredContent.results.`},
 		{"MaxHits negative: counts only", "multi-source", PreviewOptions{MaxHits: -1}, `Showing 0 of 2 hits.
 2 hits not shown; see structuredContent.results.`},
-		{"negative caps hide fields", "single-source", PreviewOptions{LabelMax: -1, SnippetMax: -1}, `Showing 2 of 2 hits.
+		{"negative caps hide fields", "single-source", PreviewOptions{MaxLabel: -1, MaxSnippet: -1}, `Showing 2 of 2 hits.
 1. id=cin_4f2a/orders:o1 title="Order o1: 3 items"
 2. id=cin_4f2a/orders:o2 title="Order o2"
 To fetch, pass an id exactly as shown; pass connection_id only where its line shows one.`},
-		{"small caps cut", "single-source", PreviewOptions{LabelMax: 6, TitleMax: 12, SnippetMax: 16}, `Showing 2 of 2 hits.
+		{"small caps cut", "single-source", PreviewOptions{MaxLabel: 6, MaxTitle: 12, MaxSnippet: 16}, `Showing 2 of 2 hits.
 1. id=cin_4f2a/orders:o1 stream="o…" connector_key="p…" display_name="P…" title="Order o…" snippet="Shipped to …"
 2. id=cin_4f2a/orders:o2 stream="o…" connector_key="p…" display_name="P…" title="Order o2" snippet="Refunded."
 To fetch, pass an id exactly as shown; pass connection_id only where its line shows one.`},
@@ -162,7 +162,7 @@ func checkPreview(t *testing.T, out string, hits []Hit, opts PreviewOptions) {
 	t.Helper()
 	o := previewcheck.Options{
 		Budget: opts.Budget, MaxHits: opts.MaxHits, Total: opts.Total, HasMore: opts.HasMore,
-		LabelMax: opts.LabelMax, TitleMax: opts.TitleMax, SnippetMax: opts.SnippetMax,
+		MaxLabel: opts.MaxLabel, MaxTitle: opts.MaxTitle, MaxSnippet: opts.MaxSnippet,
 		JSON: opts.Format == FormatJSON,
 	}
 	previewcheck.Check(t, out, previewcheck.Hits(hits), o, checkFuncs)
@@ -348,10 +348,10 @@ func TestPreviewOptions(t *testing.T) {
 	}{
 		{"zero Budget is 1800", PreviewOptions{}, PreviewOptions{Budget: 1800}},
 		{"zero MaxHits is 5", PreviewOptions{Budget: 1 << 20}, PreviewOptions{Budget: 1 << 20, MaxHits: 5}},
-		{"zero caps are 40, 100, 200", PreviewOptions{Budget: 1 << 20}, PreviewOptions{Budget: 1 << 20, LabelMax: 40, TitleMax: 100, SnippetMax: 200}},
+		{"zero caps are 40, 100, 200", PreviewOptions{Budget: 1 << 20}, PreviewOptions{Budget: 1 << 20, MaxLabel: 40, MaxTitle: 100, MaxSnippet: 200}},
 		{"Total below len(hits) is ignored", PreviewOptions{Total: 3}, PreviewOptions{Total: -1}},
 		{"Total equal to len(hits)", PreviewOptions{Total: 20}, PreviewOptions{}},
-		{"negative caps hide fields", PreviewOptions{LabelMax: -1, TitleMax: -2, SnippetMax: -3}, PreviewOptions{LabelMax: -1, TitleMax: -1, SnippetMax: -1}},
+		{"negative caps hide fields", PreviewOptions{MaxLabel: -1, MaxTitle: -2, MaxSnippet: -3}, PreviewOptions{MaxLabel: -1, MaxTitle: -1, MaxSnippet: -1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -360,7 +360,7 @@ func TestPreviewOptions(t *testing.T) {
 	}
 	assert.Equal(t, "", RenderPreview(hits, PreviewOptions{Budget: -1}))
 	assert.Equal(t, []byte("x"), AppendPreview([]byte("x"), hits, PreviewOptions{Budget: -1}))
-	out := RenderPreview(hits, PreviewOptions{LabelMax: -1, TitleMax: -1, SnippetMax: -1})
+	out := RenderPreview(hits, PreviewOptions{MaxLabel: -1, MaxTitle: -1, MaxSnippet: -1})
 	assert.NotContains(t, out, `="`)
 	out = RenderPreview(hits, PreviewOptions{MaxHits: 100, Budget: 1 << 20})
 	assert.Len(t, ExtractIDs(out), 20)
@@ -443,8 +443,8 @@ func TestAppendPreviewNoAllocs(t *testing.T) {
 				{Total: 500, HasMore: true},
 				{Budget: 4000, MaxHits: 50},
 				{Budget: 300},
-				{SnippetMax: 37},
-				{Budget: 4000, MaxHits: math.MaxInt, SnippetMax: math.MaxInt},
+				{MaxSnippet: 37},
+				{Budget: 4000, MaxHits: math.MaxInt, MaxSnippet: math.MaxInt},
 			} {
 				opts.Format = format
 				t.Run(fmt.Sprintf("%s/%+v", name, opts), func(t *testing.T) {
@@ -536,7 +536,7 @@ func TestRenderPreviewJSONGolden(t *testing.T) {
 			`{"results":[{"id":"docs:ok1","title":"first","url":""},{"id":"docs:ok3","title":"connection not valid UTF-8: left out","url":""},{"id":"docs:ok4","title":"fourth","url":""}]}`},
 		{"url rules", "urls", PreviewOptions{MaxHits: 10, Budget: 1000},
 			`{"results":[{"id":"c/docs:https","title":"https","url":"https://wiki.example.com/p/7?x=1#top"},{"id":"c/docs:http","title":"upper-case scheme","url":"HTTP://example.com"},{"id":"c/docs:relative","title":"relative","url":""},{"id":"c/docs:js","title":"javascript","url":""},{"id":"c/docs:pdpp","title":"other scheme","url":""},{"id":"c/docs:space","title":"space","url":""},{"id":"c/docs:userinfo","title":"userinfo","url":""},{"id":"c/docs:nohost","title":"no host","url":""},{"id":"c/docs:percent","title":"bad escape","url":""},{"id":"c/docs:long","title":"over-long","url":""}]}`},
-		{"over-long url shown when it fits", "urls", PreviewOptions{MaxHits: 10, Budget: 4000, TitleMax: -1},
+		{"over-long url shown when it fits", "urls", PreviewOptions{MaxHits: 10, Budget: 4000, MaxTitle: -1},
 			`{"results":[{"id":"c/docs:https","title":"","url":"https://wiki.example.com/p/7?x=1#top"},{"id":"c/docs:http","title":"","url":"HTTP://example.com"},{"id":"c/docs:relative","title":"","url":""},{"id":"c/docs:js","title":"","url":""},{"id":"c/docs:pdpp","title":"","url":""},{"id":"c/docs:space","title":"","url":""},{"id":"c/docs:userinfo","title":"","url":""},{"id":"c/docs:nohost","title":"","url":""},{"id":"c/docs:percent","title":"","url":""},{"id":"c/docs:long","title":"","url":"https://example.com/` + strings.Repeat("x", 2000) + `"}]}`},
 		{"budget leaves hits out", "multi-source", PreviewOptions{Budget: 80},
 			`{"results":[{"id":"cin_4f2a/orders:o1","title":"Order o1","url":""}]}`},
@@ -547,7 +547,7 @@ func TestRenderPreviewJSONGolden(t *testing.T) {
 		{"no room for a hit", "single-source", PreviewOptions{Budget: 60}, `{"results":[]}`},
 		{"no room for the object", "single-source", PreviewOptions{Budget: 13}, ``},
 		{"no hits", "none", PreviewOptions{}, `{"results":[]}`},
-		{"MaxHits", "single-source", PreviewOptions{MaxHits: 1, SnippetMax: 12},
+		{"MaxHits", "single-source", PreviewOptions{MaxHits: 1, MaxSnippet: 12},
 			`{"results":[{"id":"cin_4f2a/orders:o1","title":"Order o1: 3 items","url":"","text":"Shipped…"}]}`},
 	}
 	for _, tt := range tests {

@@ -31,7 +31,7 @@ func TestPreviewCut(t *testing.T) {
 		for snippetMax := 1; snippetMax <= 120; snippetMax++ {
 			t.Run(fmt.Sprintf("%s/%d", tt.name, snippetMax), func(t *testing.T) {
 				hits := []Hit{{ID: "docs:a", Snippet: tt.text}}
-				opts := PreviewOptions{SnippetMax: snippetMax}
+				opts := PreviewOptions{MaxSnippet: snippetMax}
 				out := RenderPreview(hits, opts)
 				checkPreview(t, out, hits, opts)
 				line := strings.Split(out, "\n")[1]

@@ -36,7 +36,7 @@ var previewSeeds = []struct {
 	{"a:b", "", "", 0, 50 << 8, 0, 9 << 8, true, 0, 0, 0, 0},
 	{"a:b\x1ec:d", "", "t", 2, 199 << 8, 0, 0, false, 0, 0, 0, 1},
 	{"a:b\x1ec:d", "", "t", 2, 1 << 8, -1 << 8, -5 << 8, false, -1 << 8, -1 << 8, -1 << 8, 0},
-	// The reported overflow: Budget 1000, SnippetMax math.MaxInt.
+	// The reported overflow: Budget 1000, MaxSnippet math.MaxInt.
 	{"cin_a/docs:d1", "cin_a", strings.Repeat("lorem ipsum ", 400), 1, 1000 << 8, 0, 0, false, 0, 0, 1, 0},
 	{"cin_a/docs:d1", "cin_a", strings.Repeat("lorem ipsum ", 400), 1, 1000 << 8, 0, 0, false, 0, 0, 1, 1},
 	// Every int at an edge.
@@ -139,9 +139,9 @@ func FuzzPreview(f *testing.F) {
 			MaxHits:    edge(maxHits),
 			Total:      edge(total),
 			HasMore:    hasMore,
-			LabelMax:   edge(label),
-			TitleMax:   edge(title),
-			SnippetMax: edge(snippet),
+			MaxLabel:   edge(label),
+			MaxTitle:   edge(title),
+			MaxSnippet: edge(snippet),
 			Format:     mcpid.Format(format % 3), // 2 is not a format: text
 		}
 		out := mcpid.RenderPreview(hits, opts)
@@ -184,7 +184,7 @@ func checkPreview(t *testing.T, out string, hits []mcpid.Hit, opts mcpid.Preview
 	t.Helper()
 	o := previewcheck.Options{
 		Budget: opts.Budget, MaxHits: opts.MaxHits, Total: opts.Total, HasMore: opts.HasMore,
-		LabelMax: opts.LabelMax, TitleMax: opts.TitleMax, SnippetMax: opts.SnippetMax,
+		MaxLabel: opts.MaxLabel, MaxTitle: opts.MaxTitle, MaxSnippet: opts.MaxSnippet,
 		JSON: opts.Format == mcpid.FormatJSON,
 	}
 	previewcheck.Check(t, out, previewcheck.Hits(hits), o, checkFuncs)

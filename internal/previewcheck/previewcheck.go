@@ -26,7 +26,7 @@ type Hit struct {
 type Options struct {
 	Budget, MaxHits, Total         int
 	HasMore                        bool
-	LabelMax, TitleMax, SnippetMax int
+	MaxLabel, MaxTitle, MaxSnippet int
 	JSON                           bool
 }
 

@@ -217,7 +217,7 @@ func checkHitLine(t testing.TB, line string, hits []Hit, opts Options, f Funcs) 
 		t.Fatalf("line %q lacks connection_id %q", line, h.ConnectionID)
 	}
 
-	caps := [...]int{opts.LabelMax, opts.LabelMax, opts.LabelMax, opts.TitleMax, opts.SnippetMax}
+	caps := [...]int{opts.MaxLabel, opts.MaxLabel, opts.MaxLabel, opts.MaxTitle, opts.MaxSnippet}
 	defaults := [...]int{40, 40, 40, 100, 200}
 	next := 0
 	for rest != "" {
