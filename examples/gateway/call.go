@@ -6,55 +6,103 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/mcpid/mcpid"
+	"github.com/mcpid/mcpid/gosdk"
+	"github.com/mcpid/mcpid/searchfetch"
+	"github.com/mcpid/mcpid/toolname"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// codeInvalidArguments is the gateway's own code for arguments that are
-// not a JSON object, and for a call that the downstream server refused.
+// The gateway's own error codes, beside mcpid's resource_unavailable and
+// not_found and searchfetch's invalid_arguments.
 const (
-	codeInvalidArguments mcpid.Code = "invalid_arguments"
-	codeCallRefused      mcpid.Code = "call_refused"
+	// codeCallRefused: the downstream answered the call with a JSON-RPC
+	// error instead of a result.
+	codeCallRefused mcpid.Code = "call_refused"
+	// codeAmbiguousTool: a call by a downstream's own tool name, which
+	// several servers have.
+	codeAmbiguousTool mcpid.Code = "ambiguous_tool"
 )
 
 // call is the handler of every tool the gateway serves. It looks the
-// called name up in the current table ([toolname.Names.Resolve]) and sends
-// the call, with the downstream's own tool name and the arguments as they
-// came, to that server's session. The downstream's answer, tool errors
-// included, goes back as it is; a failure on the way is a tool error whose
-// JSON envelope is the text of content[] and structuredContent.
+// called name up in the served table and sends the call, with the
+// downstream's own tool name and the arguments as they came, to that
+// server's session, bounded by the gateway's timeout whatever the server
+// does. The downstream's answer, tool errors included, goes back as it
+// is, and so do the progress notifications and log messages it sends
+// meanwhile. A failure on the way is a tool error with the JSON envelope.
 func (g *gateway) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	name := req.Params.Name
-	k, cs, err := g.route(name)
-	switch {
-	case errors.Is(err, errUnknownTool):
-		return toolError(mcpid.NewError(mcpid.CodeNotFound,
+	st, ok := g.table.Load().tools[name]
+	if !ok {
+		return toolError(nil, mcpid.NewError(mcpid.CodeNotFound,
 			fmt.Sprintf("no tool is named %q", name), "list the tools again and call one by its listed name")), nil
-	case err != nil:
-		return toolError(mcpid.NewError(mcpid.CodeResourceUnavailable,
-			fmt.Sprintf("the server behind %q is not available", name), "try again later, or use another tool")), nil
 	}
 	args, ok := arguments(req.Params.Arguments)
 	if !ok {
-		return toolError(mcpid.NewError(codeInvalidArguments,
+		return toolError(st.tool, mcpid.NewError(searchfetch.CodeInvalidArguments,
 			"the arguments are not a JSON object", "pass the arguments as one object that follows the tool's input schema")), nil
 	}
-	cctx, cancel := context.WithTimeout(ctx, g.cfg.timeout)
+	cs := st.d.session.Load()
+	if cs == nil {
+		return toolError(st.tool, unavailable(name)), nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, g.cfg.timeout)
 	defer cancel()
-	res, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: k.Tool, Arguments: args})
+	params := &mcp.CallToolParams{Name: st.key.Tool, Arguments: args}
+	defer st.d.relay.track(req, params)()
+	res, err := cs.CallTool(ctx, params)
 	if err == nil {
 		return res, nil
 	}
-	g.cfg.logger.Warn("gateway: call failed", "server", k.Server, "tool", k.Tool, "err", err)
+	g.cfg.logger.Warn("gateway: call failed", "server", st.key.Server, "tool", st.key.Tool, "err", err)
 	if werr := (*jsonrpc.Error)(nil); errors.As(err, &werr) {
-		return toolError(mcpid.NewError(codeCallRefused,
+		return toolError(st.tool, mcpid.NewError(codeCallRefused,
 			fmt.Sprintf("the server behind %q refused the call: %q", name, clip(werr.Message, maxRefusal)), "check the arguments against the tool's input schema")), nil
 	}
-	return toolError(mcpid.NewError(mcpid.CodeResourceUnavailable,
-		fmt.Sprintf("the server behind %q did not answer", name), "try again later, or use another tool")), nil
+	return toolError(st.tool, unavailable(name)), nil
+}
+
+func unavailable(name string) *mcpid.Error {
+	return mcpid.NewError(mcpid.CodeResourceUnavailable,
+		fmt.Sprintf("the server behind %q is not available", name), "try again later, or use another tool")
+}
+
+// byToolName is the gateway's receiving middleware. A tools/call whose name
+// the gateway does not serve is looked up with [toolname.Names.Lookup]:
+// MCP Apps and prompts call a downstream's tools by their own bare names,
+// which the gateway may have qualified. A name that exactly one live tool
+// has is routed to it; one that several have is an ambiguous_tool error
+// naming them; any other is left to the SDK, which answers that the tool
+// is unknown.
+func (g *gateway) byToolName(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		call, ok := req.(*mcp.CallToolRequest)
+		if !ok || method != "tools/call" || call.Params == nil {
+			return next(ctx, method, req)
+		}
+		t := g.table.Load()
+		if _, ok := t.tools[call.Params.Name]; ok {
+			return next(ctx, method, req)
+		}
+		k, err := t.names.Lookup(call.Params.Name)
+		var terr *toolname.Error
+		switch {
+		case err == nil:
+			if name, ok := t.byKey[k]; ok {
+				call.Params.Name = name
+			}
+		case errors.As(err, &terr) && terr.Code == toolname.CodeAmbiguousTool:
+			return toolError(nil, mcpid.NewError(codeAmbiguousTool,
+				fmt.Sprintf("%d tools are named %q", len(terr.Candidates), call.Params.Name),
+				"call one of them by its listed name: "+clip(strings.Join(terr.Candidates, ", "), maxRefusal))), nil
+		}
+		return next(ctx, method, req)
+	}
 }
 
 // maxRefusal is how many bytes of a downstream's refusal the gateway
@@ -88,16 +136,15 @@ func arguments(raw json.RawMessage) (any, bool) {
 	return json.RawMessage(trimmed), true
 }
 
-// toolError returns the MCP tool error for e: IsError set, and the JSON
-// envelope both as the text of content[] and as structuredContent.
-func toolError(e *mcpid.Error) *mcp.CallToolResult {
-	envelope, err := json.Marshal(e)
-	if err != nil {
-		envelope = []byte(`{"type":"adapter_error","code":"` + string(e.Code) + `"}`)
+// toolError returns the tool error for e, with its JSON envelope as the
+// text and, for a tool that declares no output schema (or none: t nil),
+// as structuredContent too. A client validates the structuredContent of
+// a tool with an output schema against it, errors included, and throws
+// on the envelope; the text alone is what such a tool's error may carry.
+func toolError(t *mcp.Tool, e *mcpid.Error) *mcp.CallToolResult {
+	res := gosdk.ToolError(e)
+	if t != nil && t.OutputSchema != nil {
+		res.StructuredContent = nil
 	}
-	return &mcp.CallToolResult{
-		IsError:           true,
-		Content:           []mcp.Content{&mcp.TextContent{Text: string(envelope)}},
-		StructuredContent: json.RawMessage(envelope),
-	}
+	return res
 }

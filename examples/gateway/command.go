@@ -4,10 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"os"
 	"os/exec"
+	"strings"
+	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpid/mcpid/internal/stdioguard"
@@ -15,54 +20,119 @@ import (
 
 // commandTransport runs a downstream MCP server as a subprocess and speaks
 // to it over its stdin and stdout, as the go-sdk's CommandTransport does,
-// but reads the server's stdout through a quiet stdio guard: a line that
-// is not a JSON-RPC message the SDK decodes (a stray log line, garbage) is
-// logged and dropped instead of ending the session, and a line over 4 MiB
-// costs no more than that.
+// with three differences that keep one faulty downstream from costing more
+// than its own tools:
+//   - its stdout is read through a quiet stdio guard: a line that is not a
+//     JSON-RPC message the SDK decodes (a stray log line, garbage) is
+//     logged and dropped instead of ending the session, and a line over
+//     4 MiB costs no more than that;
+//   - a write to its stdin never blocks the caller past the caller's
+//     context, even when the pipe is full because the server stopped
+//     reading (see [asyncWriter]);
+//   - it gets only the environment it is given (see [downstreamEnv]).
+//
+// Each Connect starts the command anew, so that a server that died can be
+// restarted.
 type commandTransport struct {
-	cmd    *exec.Cmd
+	argv   []string
+	env    []string
+	stderr io.Writer
 	server string
 	logger *slog.Logger
+
+	mu  sync.Mutex
+	cmd *exec.Cmd // the latest process started
 }
 
 // terminateAfter is how long a downstream has to exit once its stdin is
 // closed before it is killed.
 const terminateAfter = 2 * time.Second
 
+// inheritedEnv names the variables a downstream inherits from the
+// gateway: enough to find programs and the user's files and to speak the
+// user's language, and nothing that may hold a secret meant for another
+// server. LC_* variables are inherited too.
+var inheritedEnv = []string{"PATH", "HOME", "LANG", "LANGUAGE"}
+
+// downstreamEnv returns the environment of a downstream: the inherited
+// variables of environ, then extra (KEY=VALUE each), which wins.
+func downstreamEnv(environ, extra []string) []string {
+	var env []string
+	for _, kv := range environ {
+		k, _, _ := strings.Cut(kv, "=")
+		for _, name := range inheritedEnv {
+			if k == name {
+				env = append(env, kv)
+			}
+		}
+		if strings.HasPrefix(k, "LC_") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, extra...)
+}
+
 // Connect starts the command and returns the session's connection.
 func (t *commandTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	stdin, err := t.cmd.StdinPipe()
+	cmd := exec.Command(t.argv[0], t.argv[1:]...)
+	cmd.Env = t.env
+	if cmd.Env == nil {
+		cmd.Env = []string{} // nil would mean the gateway's whole environment
+	}
+	cmd.Stderr = t.stderr
+	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
 	}
-	stdout, err := t.cmd.StdoutPipe()
+	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
 	}
-	if err := t.cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting %s: %w", t.cmd.Path, err)
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting %s: %w", t.argv[0], err)
 	}
+	t.mu.Lock()
+	t.cmd = cmd
+	t.mu.Unlock()
 	g := stdioguard.NewQuiet(stdout, func(reason string) {
 		t.logger.Warn("gateway: dropped a line from a downstream", "server", t.server, "reason", reason)
 	})
 	conn, err := (&mcp.IOTransport{Reader: g, Writer: stdin, MaxLineLength: -1}).Connect(ctx)
 	if err != nil {
-		_ = t.cmd.Process.Kill()
-		_ = t.cmd.Wait()
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
 		return nil, err
 	}
-	return &processConn{Connection: conn, cmd: t.cmd}, nil
+	return &processConn{Connection: conn, cmd: cmd, w: newAsyncWriter(conn)}, nil
+}
+
+// process returns the latest process started, or nil.
+func (t *commandTransport) process() *os.Process {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.cmd == nil {
+		return nil
+	}
+	return t.cmd.Process
 }
 
 // processConn is a connection to a subprocess, which Close ends.
 type processConn struct {
 	mcp.Connection
 	cmd *exec.Cmd
+	w   *asyncWriter
+}
+
+// Write hands msg to the connection's writer goroutine; see [asyncWriter].
+func (c *processConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	return c.w.write(ctx, msg)
 }
 
 // Close closes the connection, which closes the subprocess's stdin, waits
-// for it to exit for terminateAfter, and then kills it.
+// for it to exit for terminateAfter, and then kills it. Killing it also
+// ends a write stuck on its full stdin pipe.
 func (c *processConn) Close() error {
+	c.w.close()
 	err := c.Connection.Close()
 	done := make(chan error, 1)
 	go func() { done <- c.cmd.Wait() }()
@@ -78,3 +148,69 @@ func (c *processConn) Close() error {
 	}
 	return err
 }
+
+// asyncWriter writes a connection's messages on a goroutine of its own.
+//
+// The SDK writes a message to a subprocess's stdin under a lock, with no
+// regard for the context: once the server stops reading and the pipe is
+// full, that write, and every later one behind the lock, would block for
+// good, the caller with it. Here a write hands its message to the writer
+// goroutine and waits for it only as long as its context allows, so that a
+// call to a hung server ends within the gateway's timeout. One message at a
+// time waits in the writer; the others wait, each with its own context, to
+// be handed over.
+type asyncWriter struct {
+	conn   mcp.Connection
+	jobs   chan writeJob
+	closed chan struct{}
+	once   sync.Once
+}
+
+type writeJob struct {
+	msg  jsonrpc.Message
+	done chan error
+}
+
+func newAsyncWriter(conn mcp.Connection) *asyncWriter {
+	w := &asyncWriter{conn: conn, jobs: make(chan writeJob), closed: make(chan struct{})}
+	go w.run()
+	return w
+}
+
+func (w *asyncWriter) run() {
+	for {
+		select {
+		case j := <-w.jobs:
+			// The context of the write that handed j over may end while
+			// the pipe blocks; the write is not undone then, and the
+			// SDK discards the answer to a call it gave up on.
+			j.done <- w.conn.Write(context.Background(), j.msg)
+		case <-w.closed:
+			return
+		}
+	}
+}
+
+// errWriterClosed is the error of a write on a closed connection.
+var errWriterClosed = errors.New("the connection to the downstream is closed")
+
+func (w *asyncWriter) write(ctx context.Context, msg jsonrpc.Message) error {
+	j := writeJob{msg: msg, done: make(chan error, 1)}
+	select {
+	case w.jobs <- j:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-w.closed:
+		return errWriterClosed
+	}
+	select {
+	case err := <-j.done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-w.closed:
+		return errWriterClosed
+	}
+}
+
+func (w *asyncWriter) close() { w.once.Do(func() { close(w.closed) }) }

@@ -63,7 +63,8 @@ func (t inProcess) Connect(ctx context.Context) (mcp.Connection, error) {
 }
 
 // runDemo runs the demo on the in-process servers and prints what a
-// client of the gateway sees.
+// client of the gateway sees: the names, a routed call, a server joining
+// without renaming anyone, and a restart from the saved table.
 func runDemo(ctx context.Context, o *options, stdout io.Writer) error {
 	cfg := o.cfg
 	if cfg.statePath == "" {
@@ -74,23 +75,25 @@ func runDemo(ctx context.Context, o *options, stdout io.Writer) error {
 		defer os.RemoveAll(dir)
 		cfg.statePath = filepath.Join(dir, "names.json")
 	}
-
-	g, err := newGateway(cfg)
+	after, err := demoFirstRun(ctx, cfg, stdout)
 	if err != nil {
 		return err
+	}
+	return demoRestart(ctx, cfg, after, stdout)
+}
+
+// demoFirstRun starts a gateway on the demo servers, shows the names and a
+// routed call, has gamma join, and returns the names the client sees then.
+func demoFirstRun(ctx context.Context, cfg config, stdout io.Writer) ([]string, error) {
+	g, cs, err := demoGateway(ctx, cfg, demoServers())
+	if err != nil {
+		return nil, err
 	}
 	defer g.close()
-	if err := g.start(ctx, demoServers()); err != nil {
-		return err
-	}
-	cs, err := connectClient(ctx, g)
-	if err != nil {
-		return err
-	}
 	defer cs.Close()
 	before, err := listNames(ctx, cs)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	fmt.Fprintln(stdout, "alpha and beta both offer search; the client sees:")
 	printNames(stdout, g, before, nil)
@@ -98,44 +101,39 @@ func runDemo(ctx context.Context, o *options, stdout io.Writer) error {
 	fmt.Fprintln(stdout, "\nThe model calls beta__search; the gateway resolves the name and routes it:")
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "beta__search", Arguments: map[string]any{"query": "q3 report"}})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	fmt.Fprintf(stdout, "  %s\n", resultText(res))
 
 	if err := g.join(ctx, inProcessServer("gamma", "search", "list_repos")); err != nil {
-		return err
+		return nil, err
 	}
 	after, err := listNames(ctx, cs)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	fmt.Fprintln(stdout, "\ngamma joins with search and list_repos; no tool is renamed:")
 	printNames(stdout, g, after, before)
 	fmt.Fprintf(stdout, "  renamed: %d\n", renamed(before, after))
-	g.close()
+	return after, nil
+}
 
-	// A new gateway from the saved table, the servers started in
-	// another order.
-	g2, err := newGateway(cfg)
-	if err != nil {
-		return err
-	}
-	defer g2.close()
+// demoRestart starts a new gateway from the saved table, the servers
+// started in another order, and shows that the names are the same.
+func demoRestart(ctx context.Context, cfg config, before []string, stdout io.Writer) error {
 	servers := append(demoServers(), inProcessServer("gamma", "search", "list_repos"))
 	slices.Reverse(servers)
-	if err := g2.start(ctx, servers); err != nil {
-		return err
-	}
-	cs2, err := connectClient(ctx, g2)
+	g, cs, err := demoGateway(ctx, cfg, servers)
 	if err != nil {
 		return err
 	}
-	defer cs2.Close()
-	restarted, err := listNames(ctx, cs2)
+	defer g.close()
+	defer cs.Close()
+	restarted, err := listNames(ctx, cs)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "\nThe gateway restarts from %s: same names: %v\n", filepath.Base(cfg.statePath), slices.Equal(after, restarted))
+	fmt.Fprintf(stdout, "\nThe gateway restarts from %s: same names: %v\n", filepath.Base(cfg.statePath), slices.Equal(before, restarted))
 	data, err := os.ReadFile(cfg.statePath)
 	if err != nil {
 		return err
@@ -148,10 +146,22 @@ func runDemo(ctx context.Context, o *options, stdout io.Writer) error {
 	return nil
 }
 
-// connectClient connects an MCP client to the gateway in process.
-func connectClient(ctx context.Context, g *gateway) (*mcp.ClientSession, error) {
-	client := mcp.NewClient(&mcp.Implementation{Name: "demo-client", Version: "v0.1.0"}, nil)
-	return client.Connect(ctx, inProcess{g.srv}, nil)
+// demoGateway starts a gateway on servers and connects a client to it.
+func demoGateway(ctx context.Context, cfg config, servers []downstreamSpec) (*gateway, *mcp.ClientSession, error) {
+	g, err := newGateway(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := g.start(ctx, servers); err != nil {
+		g.close()
+		return nil, nil, err
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "demo-client", Version: "v0.1.0"}, nil).Connect(ctx, inProcess{g.srv}, nil)
+	if err != nil {
+		g.close()
+		return nil, nil, err
+	}
+	return g, cs, nil
 }
 
 // listNames returns the names of the tools the client sees, sorted.
@@ -171,7 +181,7 @@ func listNames(ctx context.Context, cs *mcp.ClientSession) ([]string, error) {
 // marks the names that were not in before.
 func printNames(w io.Writer, g *gateway, names, before []string) {
 	for _, name := range names {
-		k, _, _ := g.route(name)
+		k := g.table.Load().tools[name].key
 		mark := ""
 		if before != nil && !slices.Contains(before, name) {
 			mark = "  (new)"

@@ -2,111 +2,195 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// maxTools bounds the tools taken from one downstream server, so that a
-// server that lists without end cannot exhaust the gateway.
-const maxTools = 1000
+// Caps on what one downstream server can make the gateway hold, so that a
+// server that lists without end costs only its own tools.
+const (
+	// maxTools bounds the tools taken from one listing.
+	maxTools = 1000
+	// maxEver bounds the distinct tools of one server that the chain
+	// names over its whole life: each is remembered for good, so that its
+	// name is never given to another tool. Beyond it, new tools of that
+	// server are refused; the ones already named keep their names.
+	maxEver = 10_000
+	// maxSchema bounds the JSON of a tool's input and output schemas
+	// together; a tool with larger schemas is not served.
+	maxSchema = 64 << 10
+)
 
 // downstreamSpec is a downstream server to connect: its name, which the
-// gateway's table keys its tools by, and how to reach it.
+// gateway's table keys its tools by, and how to reach it. The transport is
+// connected again to restart the server.
 type downstreamSpec struct {
 	name      string
 	transport mcp.Transport
 }
 
-// downstream is one connected server. Its fields are guarded by the
-// gateway's mu.
+// downstream is one downstream server.
 type downstream struct {
-	name    string
-	session *mcp.ClientSession // nil before it starts, and once it has ended
-	tools   []*mcp.Tool        // the tools it lists that the gateway can serve
+	name      string
+	transport mcp.Transport
+	session   atomic.Pointer[mcp.ClientSession] // nil while it is not connected
+
+	// first is closed when the first attempt to connect and list is
+	// over; firstErr is then its error.
+	first     chan struct{}
+	firstErr  error
+	firstOnce sync.Once
 
 	// changed holds a tools/list_changed not yet acted on. Notifications
-	// that arrive while one is pending merge into it, so a server that
-	// floods them costs one relisting at a time, not one goroutine and
-	// one tools/list each.
+	// that arrive while one is pending merge into it.
 	changed chan struct{}
+
+	// Guarded by the gateway's mu.
+	tools []*mcp.Tool     // the tools it lists that the gateway serves, by name
+	ever  map[string]bool // the tools of it that the chain has named
+
+	relay relay // the calls in flight, to relay their progress and logs
 }
 
-// connect starts a session with the downstream server d over t and reads
-// its tools. A server that does not answer within the gateway's timeout
-// is an error, and d stays without tools.
-func (g *gateway) connect(ctx context.Context, d *downstream, t mcp.Transport) error {
+func newDownstream(spec downstreamSpec) *downstream {
+	return &downstream{
+		name:      spec.name,
+		transport: spec.transport,
+		first:     make(chan struct{}),
+		changed:   make(chan struct{}, 1),
+		ever:      map[string]bool{},
+	}
+}
+
+// firstAttempt records the end of d's first attempt to connect and list,
+// with its error; later calls do nothing.
+func (d *downstream) firstAttempt(err error) {
+	d.firstOnce.Do(func() {
+		d.firstErr = err
+		close(d.first)
+	})
+}
+
+// runDownstream keeps d connected until the gateway closes: it connects,
+// lists its tools, follows its changes, and when the session ends or
+// cannot start, starts it again after a backoff. Its tools stay listed
+// meanwhile, and calls to them answer resource_unavailable.
+func (g *gateway) runDownstream(d *downstream) {
+	delay := retryMin
+	defer d.firstAttempt(errors.New("the gateway is closed"))
+	for {
+		began := time.Now()
+		err := g.session(d, d.firstAttempt)
+		if g.ctx.Err() != nil {
+			return
+		}
+		if time.Since(began) > retryMax {
+			delay = retryMin // it ran a good while: not a crash loop
+		}
+		g.cfg.logger.Warn("gateway: downstream unavailable; restarting it", "server", d.name, "err", err, "in", delay)
+		select {
+		case <-time.After(delay):
+		case <-g.ctx.Done():
+			return
+		}
+		delay = min(2*delay, retryMax)
+	}
+}
+
+// session runs one session with d: it connects, lists the tools, calls
+// listed once that is done (with its error, if it failed), then relists
+// on every change, at most every relistEvery, until the session ends or
+// the gateway closes.
+func (g *gateway) session(d *downstream, listed func(error)) error {
+	cs, err := g.connect(d)
+	if err != nil {
+		listed(err)
+		return err
+	}
+	defer func() { _ = cs.Close() }()
+	ended := make(chan struct{})
+	go func() {
+		_ = cs.Wait()
+		close(ended)
+	}()
+	d.session.Store(cs)
+	defer d.session.CompareAndSwap(cs, nil)
+	err = g.relist(d, cs)
+	listed(err)
+	if err != nil {
+		return err
+	}
+	for {
+		select {
+		case <-d.changed:
+		case <-ended:
+			return errors.New("the session ended")
+		case <-g.ctx.Done():
+			return nil
+		}
+		if err := g.relist(d, cs); err != nil {
+			g.cfg.logger.Warn("gateway: relisting tools", "server", d.name, "err", err)
+		}
+		select {
+		case <-time.After(relistEvery):
+		case <-ended:
+			return errors.New("the session ended")
+		case <-g.ctx.Done():
+			return nil
+		}
+	}
+}
+
+// connect starts a session with d, within the gateway's timeout, and asks
+// it for log messages when it has any, to relay to the callers.
+func (g *gateway) connect(d *downstream) (*mcp.ClientSession, error) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcpid-gateway", Version: "v0.1.0"}, &mcp.ClientOptions{
 		Logger: g.cfg.logger,
-		// The handler runs on the session's reading goroutine: listing
-		// the tools from there would wait on itself. It leaves the work
-		// to followChanges.
+		// The handlers run on the session's reading goroutine: listing
+		// the tools from there would wait on itself. This one leaves
+		// the work to session.
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			select {
 			case d.changed <- struct{}{}:
 			default: // one is pending already
 			}
 		},
+		ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
+			d.relay.progress(ctx, g.cfg.timeout, req.Params)
+		},
+		LoggingMessageHandler: func(ctx context.Context, req *mcp.LoggingMessageRequest) {
+			d.relay.log(ctx, g.cfg.timeout, req.Params)
+		},
 	})
-	cctx, cancel := context.WithTimeout(ctx, g.cfg.timeout)
+	ctx, cancel := context.WithTimeout(g.ctx, g.cfg.timeout)
 	defer cancel()
-	cs, err := client.Connect(cctx, t, nil)
+	cs, err := client.Connect(ctx, d.transport, nil)
 	if err != nil {
-		return fmt.Errorf("starting the session: %w", err)
+		return nil, fmt.Errorf("starting the session: %w", err)
 	}
-	g.mu.Lock()
-	d.session = cs
-	g.mu.Unlock()
-	ended := make(chan struct{})
-	go func() {
-		err := cs.Wait()
-		close(ended)
-		g.mu.Lock()
-		if d.session == cs {
-			d.session = nil
+	if init := cs.InitializeResult(); init != nil && init.Capabilities != nil && init.Capabilities.Logging != nil {
+		if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "debug"}); err != nil {
+			g.cfg.logger.Warn("gateway: downstream refused a logging level; its logs are not relayed", "server", d.name, "err", err)
 		}
-		closing := g.closing
-		g.mu.Unlock()
-		if !closing {
-			g.cfg.logger.Warn("gateway: downstream session ended; calls to its tools fail until the gateway restarts", "server", d.name, "err", err)
-		}
-	}()
-	err = g.relist(ctx, d)
-	go g.followChanges(d, ended)
-	return err
+	}
+	return cs, nil
 }
 
-// followChanges relists d's tools for each pending tools/list_changed,
-// one at a time, until its session ends.
-func (g *gateway) followChanges(d *downstream, ended <-chan struct{}) {
-	for {
-		select {
-		case <-d.changed:
-			if err := g.relist(context.Background(), d); err != nil {
-				g.cfg.logger.Warn("gateway: relisting tools", "server", d.name, "err", err)
-			}
-		case <-ended:
-			return
-		}
-	}
-}
-
-// relist reads d's tools again and, once the gateway has started,
-// re-assigns the table.
-func (g *gateway) relist(ctx context.Context, d *downstream) error {
-	g.mu.Lock()
-	cs := d.session
-	g.mu.Unlock()
-	if cs == nil {
-		return errUnavailable
-	}
-	lctx, cancel := context.WithTimeout(ctx, g.cfg.timeout)
+// relist reads d's tools and, when they changed, tells the assigner.
+func (g *gateway) relist(d *downstream, cs *mcp.ClientSession) error {
+	ctx, cancel := context.WithTimeout(g.ctx, g.cfg.timeout)
 	defer cancel()
 	var listed []*mcp.Tool
-	for t, err := range cs.Tools(lctx, nil) {
+	for t, err := range cs.Tools(ctx, nil) {
 		if err != nil {
 			return fmt.Errorf("listing tools: %w", err)
 		}
@@ -116,15 +200,58 @@ func (g *gateway) relist(ctx context.Context, d *downstream) error {
 		}
 		listed = append(listed, t)
 	}
-	return g.update(d, g.servable(d.name, listed))
+	if g.update(d, g.servable(d.name, listed)) {
+		g.changed()
+	}
+	return nil
+}
+
+// update replaces d's tools with tools, but for the new tools beyond the
+// cap on distinct tools, and reports whether they changed. A tool listed
+// again as it was keeps its value, so that the assigner sees it unchanged.
+func (g *gateway) update(d *downstream, tools []*mcp.Tool) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	kept := tools[:0]
+	refused := 0
+	for _, t := range tools {
+		if !d.ever[t.Name] {
+			if len(d.ever) >= maxEver {
+				refused++
+				continue
+			}
+			d.ever[t.Name] = true
+		}
+		if i, ok := slices.BinarySearchFunc(d.tools, t.Name, byName); ok && sameTool(d.tools[i], t) {
+			t = d.tools[i]
+		}
+		kept = append(kept, t)
+	}
+	if refused > 0 {
+		g.cfg.logger.Warn("gateway: server has had too many distinct tools; its new tools are refused", "server", d.name, "max", maxEver, "refused", refused)
+	}
+	if slices.Equal(d.tools, kept) {
+		return false
+	}
+	d.tools = slices.Clone(kept)
+	return true
+}
+
+func byName(t *mcp.Tool, name string) int { return strings.Compare(t.Name, name) }
+
+// sameTool reports whether a and b are the same definition.
+func sameTool(a, b *mcp.Tool) bool {
+	ja, erra := json.Marshal(a)
+	jb, errb := json.Marshal(b)
+	return erra == nil && errb == nil && string(ja) == string(jb)
 }
 
 // servable returns the tools of listed that the gateway can serve, sorted
 // by name, and logs the others: a tool without a name, or whose name is not
 // valid UTF-8 (it cannot be named or called faithfully), every listing of a
-// name after the first, and a tool whose input schema is not an object
-// schema, which MCP requires. An output schema that is not a JSON object
-// is dropped, keeping the tool.
+// name after the first, a tool whose input schema is not an object schema,
+// which MCP requires, and one whose schemas exceed maxSchema. An output
+// schema that is not a JSON object is dropped, keeping the tool.
 func (g *gateway) servable(server string, listed []*mcp.Tool) []*mcp.Tool {
 	var out []*mcp.Tool
 	seen := map[string]bool{}
@@ -137,6 +264,8 @@ func (g *gateway) servable(server string, listed []*mcp.Tool) []*mcp.Tool {
 			why = "tool name listed twice; the first is served"
 		case !objectSchema(t.InputSchema):
 			why = `input schema is not an object schema with "type": "object"`
+		case schemaSize(t) > maxSchema:
+			why = fmt.Sprintf("schemas larger than %d bytes", maxSchema)
 		}
 		if why != "" {
 			name := ""
@@ -162,4 +291,11 @@ func (g *gateway) servable(server string, listed []*mcp.Tool) []*mcp.Tool {
 func objectSchema(schema any) bool {
 	m, ok := schema.(map[string]any)
 	return ok && m["type"] == "object"
+}
+
+// schemaSize returns the size of t's schemas as JSON.
+func schemaSize(t *mcp.Tool) int {
+	in, _ := json.Marshal(t.InputSchema)
+	out, _ := json.Marshal(t.OutputSchema)
+	return len(in) + len(out)
 }

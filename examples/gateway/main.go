@@ -61,7 +61,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"os/exec"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -94,10 +93,12 @@ type options struct {
 	limits  serve.Limits
 }
 
-// serverFlag is one -server: a name and a command line.
+// serverFlag is one -server: a name and a command line, with the -env
+// variables given for it.
 type serverFlag struct {
 	name string
 	argv []string
+	env  []string // KEY=VALUE
 }
 
 // parseArgs parses the command line. A problem is reported on stderr with
@@ -106,31 +107,46 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	o := &options{limits: serve.DefaultLimits}
 	fs := flag.NewFlagSet("gateway", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Func("server", "a downstream server, `NAME=COMMAND ARG...` (one argument, split at spaces); repeatable", func(v string) error {
+	fs.Func("server", "a downstream server, `NAME=COMMAND ARG...` (one argument, split into words as a shell does, quotes included, with no expansion); repeatable", func(v string) error {
 		s, err := parseServer(v)
 		if err != nil {
 			return err
 		}
-		for _, other := range o.servers {
-			if other.name == s.name {
-				return fmt.Errorf("server %q given twice", s.name)
-			}
+		if o.server(s.name) != nil {
+			return fmt.Errorf("server %q given twice", s.name)
 		}
 		o.servers = append(o.servers, s)
 		return nil
 	})
+	var envs []string
+	fs.Func("env", "set a variable for one downstream, `NAME=KEY=VALUE` (NAME is a -server's); repeatable. Downstreams inherit only PATH, HOME and the locale", func(v string) error {
+		envs = append(envs, v)
+		return nil
+	})
 	profile := fs.String("profile", "portable", "tool-name rule: portable, openai, anthropic, gemini or mcp")
 	qualify := fs.String("qualify", "collision", "collision: qualify a tool as server__tool only when needed; all: always")
-	fs.StringVar(&o.cfg.statePath, "state", "", "save the name table to `FILE` on every change, and continue it at start")
+	maxLen := fs.Int("max-len", 0, "the longest name, `N` bytes, below the profile's own limit: leaves room for a client's prefix (Claude Code's mcp__<server>__ within 64)")
+	fs.StringVar(&o.cfg.statePath, "state", "", "save the name table to `FILE` before serving each change, and continue it at start")
 	o.Mode.Register(fs)
 	fs.DurationVar(&o.cfg.timeout, "timeout", 30*time.Second, "bound on starting a downstream server, listing its tools, and each call")
 	fs.DurationVar(&o.limits.SessionIdle, "session-timeout", o.limits.SessionIdle, "end HTTP sessions idle for this long")
 	if err := serve.Parse(fs, args); err != nil {
 		return nil, err
 	}
+	for _, v := range envs {
+		if err := o.setEnv(v); err != nil {
+			return nil, serve.Usage(fs, "-env %q: %v", v, err)
+		}
+	}
 	p, ok := profiles[*profile]
 	if !ok {
 		return nil, serve.Usage(fs, "-profile %q: want portable, openai, anthropic, gemini or mcp", *profile)
+	}
+	if *maxLen != 0 {
+		p.MaxLen = *maxLen
+		if _, err := toolname.Assign(p, nil); err != nil {
+			return nil, serve.Usage(fs, "-max-len %d: %v", *maxLen, err)
+		}
 	}
 	o.cfg.profile = p
 	switch *qualify {
@@ -153,13 +169,41 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	return o, nil
 }
 
+// server returns the -server named name, or nil.
+func (o *options) server(name string) *serverFlag {
+	for i := range o.servers {
+		if o.servers[i].name == name {
+			return &o.servers[i]
+		}
+	}
+	return nil
+}
+
+// setEnv applies one -env value, NAME=KEY=VALUE.
+func (o *options) setEnv(v string) error {
+	name, kv, ok := strings.Cut(v, "=")
+	key, _, ok2 := strings.Cut(kv, "=")
+	if !ok || !ok2 || key == "" || strings.ContainsRune(kv, 0) {
+		return errors.New("want NAME=KEY=VALUE, with a non-empty KEY")
+	}
+	s := o.server(name)
+	if s == nil {
+		return fmt.Errorf("no -server is named %q", name)
+	}
+	s.env = append(s.env, kv)
+	return nil
+}
+
 // parseServer parses one -server value.
 func parseServer(v string) (serverFlag, error) {
 	name, command, ok := strings.Cut(v, "=")
 	if !ok || name == "" || !utf8.ValidString(name) {
 		return serverFlag{}, fmt.Errorf("%q: want NAME=COMMAND ARG..., with a non-empty NAME", v)
 	}
-	argv := strings.Fields(command)
+	argv, err := splitWords(command)
+	if err != nil {
+		return serverFlag{}, fmt.Errorf("%q: %v", v, err)
+	}
 	if len(argv) == 0 {
 		return serverFlag{}, fmt.Errorf("%q: no command after %q", v, name+"=")
 	}
@@ -167,12 +211,16 @@ func parseServer(v string) (serverFlag, error) {
 }
 
 // spec returns the downstream that s starts: its command as a subprocess
-// speaking MCP over stdio, its stderr passed on to the gateway's, and its
-// stdout read through a stdio guard that drops what is not a message.
-func (s serverFlag) spec(stderr io.Writer, logger *slog.Logger) downstreamSpec {
-	cmd := exec.Command(s.argv[0], s.argv[1:]...)
-	cmd.Stderr = stderr
-	return downstreamSpec{name: s.name, transport: &commandTransport{cmd: cmd, server: s.name, logger: logger}}
+// speaking MCP over stdio, with the inherited part of environ and its own
+// variables, its stderr passed on to the gateway's.
+func (s serverFlag) spec(environ []string, stderr io.Writer, logger *slog.Logger) downstreamSpec {
+	return downstreamSpec{name: s.name, transport: &commandTransport{
+		argv:   s.argv,
+		env:    downstreamEnv(environ, s.env),
+		stderr: stderr,
+		server: s.name,
+		logger: logger,
+	}}
 }
 
 // run parses args and runs the chosen mode until it ends or ctx is done.
@@ -196,7 +244,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(o.servers) > 0 {
 		specs = specs[:0]
 		for _, s := range o.servers {
-			specs = append(specs, s.spec(stderr, o.cfg.logger))
+			specs = append(specs, s.spec(os.Environ(), stderr, o.cfg.logger))
 		}
 	}
 	if err := g.start(ctx, specs); err != nil {

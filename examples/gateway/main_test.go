@@ -25,7 +25,7 @@ func TestParseArgs(t *testing.T) {
 		"-profile", "openai", "-qualify", "all", "-state", "names.json", "-stdio",
 	}, io.Discard)
 	require.NoError(t, err)
-	assert.Equal(t, []serverFlag{{"docs", []string{"/bin/docs-mcp", "--stdio", "-v"}}, {"a", []string{"b=c"}}}, o.servers)
+	assert.Equal(t, []serverFlag{{"docs", []string{"/bin/docs-mcp", "--stdio", "-v"}, nil}, {"a", []string{"b=c"}, nil}}, o.servers)
 	assert.Equal(t, toolname.OpenAI, o.cfg.profile)
 	assert.True(t, o.cfg.qualifyAll)
 	assert.Equal(t, "names.json", o.cfg.statePath)
@@ -90,7 +90,7 @@ func TestSubprocessDownstreams(t *testing.T) {
 	require.NoError(t, err)
 	var specs []downstreamSpec
 	for _, s := range o.servers {
-		specs = append(specs, s.spec(io.Discard, slog.New(slog.DiscardHandler)))
+		specs = append(specs, s.spec(os.Environ(), io.Discard, slog.New(slog.DiscardHandler)))
 	}
 	o.cfg.timeout = testTimeout // two processes start on a busy machine
 	_, c := startGateway(t, o.cfg, specs...)
@@ -104,7 +104,7 @@ func TestSubprocessDownstreams(t *testing.T) {
 	assert.Equal(t, "invalid_id", envelopeCode(t, res), "the downstream's own tool error comes back as it is")
 
 	// One subprocess dies: its tools fail, the other's still work.
-	require.NoError(t, specs[0].transport.(*commandTransport).cmd.Process.Kill())
+	require.NoError(t, specs[0].transport.(*commandTransport).process().Kill())
 	require.Eventually(t, func() bool {
 		res, err := c.cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "one__search", Arguments: map[string]any{"query": ""}})
 		return err == nil && codeOf(res) == "resource_unavailable"
@@ -122,7 +122,7 @@ func TestNoisyDownstream(t *testing.T) {
 	o, err := parseArgs([]string{"-stdio", "-server", "noisy=" + script}, io.Discard)
 	require.NoError(t, err)
 	var logs bytes.Buffer
-	spec := o.servers[0].spec(io.Discard, slog.New(slog.NewTextHandler(&logs, nil)))
+	spec := o.servers[0].spec(os.Environ(), io.Discard, slog.New(slog.NewTextHandler(&logs, nil)))
 	o.cfg.timeout = testTimeout
 	_, c := startGateway(t, o.cfg, spec)
 	assert.Equal(t, []string{"fetch", "search"}, c.names(t))
