@@ -2,12 +2,13 @@ package mcpid
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mcpid/mcpid/internal/errcode"
 )
 
 // Code is the stable, machine-readable kind of an [Error]. Codes are part of
@@ -44,15 +45,52 @@ const (
 //
 //	if errors.Is(err, mcpid.ErrInvalidID) { … }
 var (
-	ErrInvalidID               = errors.New("mcpid: " + string(CodeInvalidID))
-	ErrInvalidConnectionID     = errors.New("mcpid: " + string(CodeInvalidConnectionID))
-	ErrConflictingConnectionID = errors.New("mcpid: " + string(CodeConflictingConnectionID))
-	ErrAmbiguousConnection     = errors.New("mcpid: " + string(CodeAmbiguousConnection))
-	ErrNotFound                = errors.New("mcpid: " + string(CodeNotFound))
-	ErrResourceUnavailable     = errors.New("mcpid: " + string(CodeResourceUnavailable))
-	ErrInvalidResourceResponse = errors.New("mcpid: " + string(CodeInvalidResourceResponse))
-	ErrUnknownID               = errors.New("mcpid: " + string(CodeUnknownID))
+	ErrInvalidID               = errcode.New("mcpid", CodeInvalidID)
+	ErrInvalidConnectionID     = errcode.New("mcpid", CodeInvalidConnectionID)
+	ErrConflictingConnectionID = errcode.New("mcpid", CodeConflictingConnectionID)
+	ErrAmbiguousConnection     = errcode.New("mcpid", CodeAmbiguousConnection)
+	ErrNotFound                = errcode.New("mcpid", CodeNotFound)
+	ErrResourceUnavailable     = errcode.New("mcpid", CodeResourceUnavailable)
+	ErrInvalidResourceResponse = errcode.New("mcpid", CodeInvalidResourceResponse)
+	ErrUnknownID               = errcode.New("mcpid", CodeUnknownID)
 )
+
+// codeText is what the package says of one of its codes: the sentinel
+// that [errors.Is] matches, and the message and the hint of an *Error
+// with that code. Words that depend on the error come from explain
+// instead of message and hint.
+type codeText struct {
+	sentinel      error
+	message, hint string
+	explain       func(*Error) (message, hint string)
+}
+
+// codes is the table of the package's codes, from which [Error.Message],
+// [Error.Hint] and [Error.Is] read: adding a code is adding a row.
+var codes = map[Code]codeText{
+	CodeInvalidID: {sentinel: ErrInvalidID, explain: func(e *Error) (string, string) {
+		return e.faultMessage(), "pass the id exactly as search returned it, as one value, unedited"
+	}},
+	CodeInvalidConnectionID: {sentinel: ErrInvalidConnectionID, explain: func(e *Error) (string, string) {
+		return e.faultMessage(), "pass connection_id exactly as search returned it, or omit it"
+	}},
+	CodeConflictingConnectionID: {sentinel: ErrConflictingConnectionID,
+		message: "the id names a different connection than connection_id",
+		hint:    "pass the id alone, without connection_id"},
+	CodeAmbiguousConnection: {sentinel: ErrAmbiguousConnection, explain: (*Error).explainAmbiguous},
+	CodeNotFound: {sentinel: ErrNotFound,
+		message: "the resource server has no such record",
+		hint:    "search again and fetch an id from the new results"},
+	CodeResourceUnavailable: {sentinel: ErrResourceUnavailable,
+		message: "the resource server is unavailable",
+		hint:    "retry later"},
+	CodeInvalidResourceResponse: {sentinel: ErrInvalidResourceResponse,
+		message: "the resource server's answer cannot be used",
+		hint:    "retry later, or fetch another result"},
+	CodeUnknownID: {sentinel: ErrUnknownID,
+		message: "no search issued this id: its seal is missing or does not match",
+		hint:    "pass an id exactly as search showed it, or search again"},
+}
 
 // NewError returns an error with a server's own code, message and hint,
 // in the same envelope as the package's errors: for a failure the package
@@ -171,9 +209,10 @@ func (e *Error) Error() string {
 	if e == nil {
 		return "mcpid: <nil>"
 	}
+	message, hint := e.words()
 	msg := "mcpid: " + string(e.Code)
-	if m := e.Message(); m != "" {
-		msg += ": " + m
+	if message != "" {
+		msg += ": " + message
 	}
 	var inputs []string
 	if e.Offset >= 0 {
@@ -188,8 +227,8 @@ func (e *Error) Error() string {
 	if len(inputs) > 0 {
 		msg += " (" + strings.Join(inputs, ", ") + ")"
 	}
-	if h := e.Hint(); h != "" {
-		msg += "; " + h
+	if hint != "" {
+		msg += "; " + hint
 	}
 	return msg
 }
@@ -219,32 +258,41 @@ const inputKey = "input"
 // [Error.UnmarshalJSON] it is the message given; for the resource-server
 // codes built by hand it is a short default.
 func (e *Error) Message() string {
-	if e == nil {
-		return ""
+	message, _ := e.words()
+	return message
+}
+
+// words returns the message and the hint of e: the ones given, or the
+// ones the table of codes has for its code, or "" for a code it does
+// not have.
+func (e *Error) words() (message, hint string) {
+	switch {
+	case e == nil:
+		return "", ""
+	case e.text.given:
+		return e.text.message, e.text.hint
 	}
-	if e.text.given {
-		return e.text.message
+	c, ok := codes[e.Code]
+	switch {
+	case !ok:
+		return "", ""
+	case c.explain != nil:
+		return c.explain(e)
 	}
-	switch e.Code {
-	case CodeConflictingConnectionID:
-		return "the id names a different connection than connection_id"
-	case CodeAmbiguousConnection:
-		if n := addSat(len(e.listed()), e.omitted); n != 1 {
-			return "the record exists in " + strconv.Itoa(n) + " connections"
-		}
-		return "the record exists in 1 connection"
-	case CodeNotFound:
-		return "the resource server has no such record"
-	case CodeResourceUnavailable:
-		return "the resource server is unavailable"
-	case CodeInvalidResourceResponse:
-		return "the resource server's answer cannot be used"
-	case CodeUnknownID:
-		return "no search issued this id: its seal is missing or does not match"
-	case CodeInvalidID, CodeInvalidConnectionID:
-		return e.faultMessage()
+	return c.message, c.hint
+}
+
+// explainAmbiguous words an ambiguous_connection error: how many
+// connections hold the record, and which list to retry with.
+func (e *Error) explainAmbiguous() (message, hint string) {
+	message = "the record exists in 1 connection"
+	if n := addSat(len(e.listed()), e.omitted); n != 1 {
+		message = "the record exists in " + strconv.Itoa(n) + " connections"
 	}
-	return ""
+	if e.AvailableIDs != nil {
+		return message, "retry with id set to one of available_ids"
+	}
+	return message, "retry with connection_id set to one of available_connections"
 }
 
 // faultMessage words the fault of an invalid_id or invalid_connection_id
@@ -307,34 +355,8 @@ func quoteRune(r rune) string {
 // nothing to say. For an error from [NewError] or [Error.UnmarshalJSON] it
 // is the hint given.
 func (e *Error) Hint() string {
-	if e == nil {
-		return ""
-	}
-	if e.text.given {
-		return e.text.hint
-	}
-	switch e.Code {
-	case CodeInvalidID:
-		return "pass the id exactly as search returned it, as one value, unedited"
-	case CodeInvalidConnectionID:
-		return "pass connection_id exactly as search returned it, or omit it"
-	case CodeConflictingConnectionID:
-		return "pass the id alone, without connection_id"
-	case CodeAmbiguousConnection:
-		if e.AvailableIDs != nil {
-			return "retry with id set to one of available_ids"
-		}
-		return "retry with connection_id set to one of available_connections"
-	case CodeNotFound:
-		return "search again and fetch an id from the new results"
-	case CodeResourceUnavailable:
-		return "retry later"
-	case CodeInvalidResourceResponse:
-		return "retry later, or fetch another result"
-	case CodeUnknownID:
-		return "pass an id exactly as search showed it, or search again"
-	}
-	return ""
+	_, hint := e.words()
+	return hint
 }
 
 // Is reports whether target is the sentinel for e's Code, so that
@@ -344,27 +366,7 @@ func (e *Error) Is(target error) bool {
 }
 
 // sentinel returns the exported sentinel for c, or nil.
-func sentinel(c Code) error {
-	switch c {
-	case CodeInvalidID:
-		return ErrInvalidID
-	case CodeInvalidConnectionID:
-		return ErrInvalidConnectionID
-	case CodeConflictingConnectionID:
-		return ErrConflictingConnectionID
-	case CodeAmbiguousConnection:
-		return ErrAmbiguousConnection
-	case CodeNotFound:
-		return ErrNotFound
-	case CodeResourceUnavailable:
-		return ErrResourceUnavailable
-	case CodeInvalidResourceResponse:
-		return ErrInvalidResourceResponse
-	case CodeUnknownID:
-		return ErrUnknownID
-	}
-	return nil
-}
+func sentinel(c Code) error { return codes[c].sentinel }
 
 // AmbiguousConnection returns the ambiguous_connection error a server relays
 // when the resource server answers an unscoped fetch with 409: the record
@@ -478,11 +480,12 @@ func (e *Error) MarshalJSON() ([]byte, error) {
 	if e == nil {
 		return []byte("null"), nil
 	}
+	message, hint := e.words()
 	env := envelope{
 		Type:    envelopeType,
 		Code:    Code(validText(string(e.Code))),
-		Message: validText(e.Message()),
-		Hint:    validText(e.Hint()),
+		Message: validText(message),
+		Hint:    validText(hint),
 		Field:   validText(e.Field),
 		Segment: validText(e.Segment),
 	}

@@ -5,20 +5,9 @@ import (
 	"testing"
 
 	"github.com/mcpid/mcpid"
+	"github.com/mcpid/mcpid/internal/errcode"
 	"github.com/mcpid/mcpid/internal/idcases"
 )
-
-// sentinels maps each code to the sentinel errors.Is matches it with.
-var sentinels = map[mcpid.Code]error{
-	mcpid.CodeInvalidID:               mcpid.ErrInvalidID,
-	mcpid.CodeInvalidConnectionID:     mcpid.ErrInvalidConnectionID,
-	mcpid.CodeConflictingConnectionID: mcpid.ErrConflictingConnectionID,
-	mcpid.CodeAmbiguousConnection:     mcpid.ErrAmbiguousConnection,
-	mcpid.CodeNotFound:                mcpid.ErrNotFound,
-	mcpid.CodeResourceUnavailable:     mcpid.ErrResourceUnavailable,
-	mcpid.CodeInvalidResourceResponse: mcpid.ErrInvalidResourceResponse,
-	mcpid.CodeUnknownID:               mcpid.ErrUnknownID,
-}
 
 // decodeEnvelope is Error.UnmarshalJSON into a fresh value.
 func decodeEnvelope(b []byte) (error, error) {
@@ -42,7 +31,7 @@ func FuzzErrorEnvelope(f *testing.F) {
 		if err := json.Unmarshal([]byte(text), &e); err != nil {
 			return
 		}
-		if err := idcases.CheckEnvelopeRoundTrip(&e, decodeEnvelope, sentinels[e.Code]); err != nil {
+		if err := idcases.CheckEnvelopeRoundTrip(&e, decodeEnvelope, errcode.Sentinel("mcpid", e.Code)); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mcpid/mcpid"
+	"github.com/mcpid/mcpid/internal/errcode"
 	"github.com/mcpid/mcpid/internal/idcases"
 )
 
@@ -161,7 +162,7 @@ func FuzzResolveFetch(f *testing.F) {
 			if req != (mcpid.FetchRequest{}) {
 				t.Fatalf("ResolveFetch(%q, %q) failed but returned %#v", id, conn, req)
 			}
-			if err := idcases.CheckEnvelopeRoundTrip(err, decodeEnvelope, sentinels[e.Code]); err != nil {
+			if err := idcases.CheckEnvelopeRoundTrip(err, decodeEnvelope, errcode.Sentinel("mcpid", e.Code)); err != nil {
 				t.Fatal(err)
 			}
 			return

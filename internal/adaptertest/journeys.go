@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpid/mcpid"
+	"github.com/mcpid/mcpid/internal/errcode"
 	"github.com/mcpid/mcpid/searchfetch"
 )
 
@@ -250,20 +251,8 @@ func RequireToolError(t testing.TB, a Answer, code mcpid.Code) *mcpid.Error {
 	var e mcpid.Error
 	require.NoError(t, json.Unmarshal([]byte(a.Texts[0]), &e))
 	assert.Equal(t, code, e.Code, "envelope: %s", a.Texts[0])
-	if sentinel := sentinels[code]; sentinel != nil {
+	if sentinel := errcode.Sentinel("mcpid", code); sentinel != nil {
 		assert.True(t, errors.Is(&e, sentinel), "errors.Is(%s)", code)
 	}
 	return &e
-}
-
-// sentinels maps the package's codes to their sentinels.
-var sentinels = map[mcpid.Code]error{
-	mcpid.CodeInvalidID:               mcpid.ErrInvalidID,
-	mcpid.CodeInvalidConnectionID:     mcpid.ErrInvalidConnectionID,
-	mcpid.CodeConflictingConnectionID: mcpid.ErrConflictingConnectionID,
-	mcpid.CodeAmbiguousConnection:     mcpid.ErrAmbiguousConnection,
-	mcpid.CodeNotFound:                mcpid.ErrNotFound,
-	mcpid.CodeResourceUnavailable:     mcpid.ErrResourceUnavailable,
-	mcpid.CodeInvalidResourceResponse: mcpid.ErrInvalidResourceResponse,
-	mcpid.CodeUnknownID:               mcpid.ErrUnknownID,
 }
