@@ -1,9 +1,10 @@
 package toolname
 
 import (
-	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/mcpid/mcpid/internal/errcode"
 )
 
 // Code classifies an [*Error]. Its values are stable strings meant for logs,
@@ -49,14 +50,42 @@ const (
 // Sentinel errors, one per [Code], for use with [errors.Is]. An [*Error]
 // matches the sentinel with the same Code whatever its other fields hold.
 var (
-	ErrInvalidRoutingKey = errors.New("toolname: " + string(CodeInvalidRoutingKey))
-	ErrInvalidKey        = errors.New("toolname: " + string(CodeInvalidKey))
-	ErrInvalidProfile    = errors.New("toolname: " + string(CodeInvalidProfile))
-	ErrInvalidReserved   = errors.New("toolname: " + string(CodeInvalidReserved))
-	ErrInvalidNames      = errors.New("toolname: " + string(CodeInvalidNames))
-	ErrUnknownTool       = errors.New("toolname: " + string(CodeUnknownTool))
-	ErrAmbiguousTool     = errors.New("toolname: " + string(CodeAmbiguousTool))
+	ErrInvalidRoutingKey = errcode.New("toolname", CodeInvalidRoutingKey)
+	ErrInvalidKey        = errcode.New("toolname", CodeInvalidKey)
+	ErrInvalidProfile    = errcode.New("toolname", CodeInvalidProfile)
+	ErrInvalidReserved   = errcode.New("toolname", CodeInvalidReserved)
+	ErrInvalidNames      = errcode.New("toolname", CodeInvalidNames)
+	ErrUnknownTool       = errcode.New("toolname", CodeUnknownTool)
+	ErrAmbiguousTool     = errcode.New("toolname", CodeAmbiguousTool)
 )
+
+// codeText is what the package says of one of its codes: the sentinel
+// that [errors.Is] matches, and the message and the hint of an *Error
+// with that code. Words that depend on the error come from explain
+// instead of message and hint.
+type codeText struct {
+	sentinel      error
+	message, hint string
+	explain       func(*Error) (message, hint string)
+}
+
+// codes is the table of the package's codes, from which [Error.Message],
+// [Error.Hint] and [Error.Is] read: adding a code is adding a row.
+var codes = map[Code]codeText{
+	CodeInvalidRoutingKey: {sentinel: ErrInvalidRoutingKey, explain: (*Error).explainRoutingKey},
+	CodeInvalidKey:        {sentinel: ErrInvalidKey, explain: (*Error).explainKey},
+	CodeInvalidProfile:    {sentinel: ErrInvalidProfile, explain: (*Error).explainProfile},
+	CodeInvalidReserved: {sentinel: ErrInvalidReserved,
+		message: "reserved name is not valid under the profile",
+		hint:    "reserve only names the profile allows"},
+	CodeInvalidNames: {sentinel: ErrInvalidNames, explain: (*Error).explainNames},
+	CodeUnknownTool: {sentinel: ErrUnknownTool,
+		message: "no tool has this name",
+		hint:    "call a tool by a name the tool list gives"},
+	CodeAmbiguousTool: {sentinel: ErrAmbiguousTool, explain: func(e *Error) (string, string) {
+		return strconv.Itoa(len(e.Candidates)) + " tools have this own name", "call one of the candidates by its name"
+	}},
+}
 
 // Error is the only error type the package returns. Every error from
 // [Split], [Assign] and [Names.UnmarshalJSON] is an *Error; test its Code
@@ -107,6 +136,7 @@ type Error struct {
 	// whose own tool name was called, sorted.
 	Candidates []string
 
+	maxLen int    // CodeInvalidProfile: the MaxLen given
 	limit  int    // CodeInvalidProfile: the rule's own limit
 	detail string // CodeInvalidNames: what is wrong
 	err    error  // CodeInvalidNames: the JSON error, if any
@@ -126,9 +156,10 @@ func (e *Error) Error() string {
 	if e == nil {
 		return "toolname: <nil>"
 	}
+	message, hint := e.words()
 	msg := "toolname: " + string(e.Code)
-	if m := e.Message(); m != "" {
-		msg += ": " + m
+	if message != "" {
+		msg += ": " + message
 	}
 	var inputs []string
 	if e.Index >= 0 {
@@ -143,8 +174,8 @@ func (e *Error) Error() string {
 	if len(inputs) > 0 {
 		msg += " (" + strings.Join(inputs, ", ") + ")"
 	}
-	if h := e.Hint(); h != "" {
-		msg += "; " + h
+	if hint != "" {
+		msg += "; " + hint
 	}
 	return msg
 }
@@ -168,42 +199,73 @@ func (e *Error) inputKey() string {
 // nor its index and offset, nor the remedy. For a code the package does
 // not define it is "".
 func (e *Error) Message() string {
+	message, _ := e.words()
+	return message
+}
+
+// Hint returns what the caller should do instead, or "" for a code the
+// package does not define.
+func (e *Error) Hint() string {
+	_, hint := e.words()
+	return hint
+}
+
+// words returns the message and the hint the table of codes has for e,
+// or "" for a code it does not have.
+func (e *Error) words() (message, hint string) {
 	if e == nil {
-		return ""
+		return "", ""
 	}
-	switch e.Code {
-	case CodeInvalidRoutingKey:
-		switch {
-		case e.Offset < 0:
-			return `no "::" separator between server and tool`
-		case e.rawColon():
-			return "raw ':' in the server part"
-		}
-		return "non-canonical escape in the server part"
-	case CodeInvalidKey:
-		if e.Offset < 0 {
-			return "key has an empty " + e.part("server or tool")
-		}
-		return "key has a " + e.part("server or tool") + " that is not valid UTF-8"
-	case CodeInvalidProfile:
-		if e.aboveLimit() {
-			return e.part("MaxLen") + " is above " + strconv.Itoa(e.limit) + ", the profile's own limit"
-		}
-		return e.part("MaxLen") + " is below " + strconv.Itoa(minMaxLen) + ", the length of the shortest hashed name"
-	case CodeInvalidReserved:
-		return "reserved name is not valid under the profile"
-	case CodeUnknownTool:
-		return "no tool has this name"
-	case CodeAmbiguousTool:
-		return strconv.Itoa(len(e.Candidates)) + " tools have this own name"
-	case CodeInvalidNames:
-		msg := "not a table that Names.MarshalJSON writes: " + e.detail
-		if e.err != nil {
-			msg += ": " + e.err.Error()
-		}
-		return msg
+	c, ok := codes[e.Code]
+	switch {
+	case !ok:
+		return "", ""
+	case c.explain != nil:
+		return c.explain(e)
 	}
-	return ""
+	return c.message, c.hint
+}
+
+// explainRoutingKey words an invalid routing key: no separator, a raw
+// ':' or a bad escape, told apart by Offset and the byte it points at.
+func (e *Error) explainRoutingKey() (message, hint string) {
+	switch {
+	case e.Offset < 0:
+		return `no "::" separator between server and tool`, "build routing keys with Join"
+	case e.Offset < len(e.Input) && e.Input[e.Offset] == ':':
+		return "raw ':' in the server part", "escape ':' in a server as %3A, as Join does"
+	}
+	return "non-canonical escape in the server part", "use only the escapes %25 and %3A, as Join does"
+}
+
+// explainKey words an invalid key: an empty part, or one that is not
+// valid UTF-8 (the only fault with an offset).
+func (e *Error) explainKey() (message, hint string) {
+	if e.Offset < 0 {
+		return "key has an empty " + e.part("server or tool"), "give every key a non-empty server and tool"
+	}
+	return "key has a " + e.part("server or tool") + " that is not valid UTF-8", "pass names as UTF-8 text"
+}
+
+// explainProfile words an invalid profile: a MaxLen above the rule's own
+// limit, or below the shortest hashed name.
+func (e *Error) explainProfile() (message, hint string) {
+	if e.maxLen >= minMaxLen {
+		return e.part("MaxLen") + " is above " + strconv.Itoa(e.limit) + ", the profile's own limit",
+			"use a lower MaxLen, or 0 for the profile's own limit"
+	}
+	return e.part("MaxLen") + " is below " + strconv.Itoa(minMaxLen) + ", the length of the shortest hashed name",
+		"use a larger MaxLen, or 0 for the profile's own limit"
+}
+
+// explainNames words an invalid table: what is wrong, and the JSON error
+// behind it, if any.
+func (e *Error) explainNames() (message, hint string) {
+	message = "not a table that Names.MarshalJSON writes: " + e.detail
+	if e.err != nil {
+		message += ": " + e.err.Error()
+	}
+	return message, "restore a table saved by MarshalJSON, or start a new chain"
 }
 
 // part returns Field, the part the message names, or def for an Error
@@ -215,56 +277,6 @@ func (e *Error) part(def string) string {
 	return e.Field
 }
 
-// rawColon reports whether Offset points at a ':' in Input, which tells
-// a raw ':' from a bad escape in an invalid routing key.
-func (e *Error) rawColon() bool {
-	return e.Offset < len(e.Input) && e.Input[e.Offset] == ':'
-}
-
-// aboveLimit reports whether the MaxLen of an invalid profile error is too
-// large rather than too small.
-func (e *Error) aboveLimit() bool {
-	n, err := strconv.Atoi(e.Input)
-	return err == nil && n >= minMaxLen
-}
-
-// Hint returns what the caller should do instead, or "" for a code the
-// package does not define.
-func (e *Error) Hint() string {
-	if e == nil {
-		return ""
-	}
-	switch e.Code {
-	case CodeInvalidRoutingKey:
-		switch {
-		case e.Offset < 0:
-			return "build routing keys with Join"
-		case e.rawColon():
-			return "escape ':' in a server as %3A, as Join does"
-		}
-		return "use only the escapes %25 and %3A, as Join does"
-	case CodeInvalidKey:
-		if e.Offset < 0 {
-			return "give every key a non-empty server and tool"
-		}
-		return "pass names as UTF-8 text"
-	case CodeInvalidProfile:
-		if e.aboveLimit() {
-			return "use a lower MaxLen, or 0 for the profile's own limit"
-		}
-		return "use a larger MaxLen, or 0 for the profile's own limit"
-	case CodeInvalidReserved:
-		return "reserve only names the profile allows"
-	case CodeInvalidNames:
-		return "restore a table saved by MarshalJSON, or start a new chain"
-	case CodeUnknownTool:
-		return "call a tool by a name the tool list gives"
-	case CodeAmbiguousTool:
-		return "call one of the candidates by its name"
-	}
-	return ""
-}
-
 // Is reports whether target is the sentinel for e's Code, so that
 // errors.Is(err, ErrInvalidKey) holds for every invalid_key error.
 func (e *Error) Is(target error) bool {
@@ -272,25 +284,7 @@ func (e *Error) Is(target error) bool {
 }
 
 // sentinel returns the exported sentinel for c, or nil.
-func sentinel(c Code) error {
-	switch c {
-	case CodeInvalidRoutingKey:
-		return ErrInvalidRoutingKey
-	case CodeInvalidKey:
-		return ErrInvalidKey
-	case CodeInvalidProfile:
-		return ErrInvalidProfile
-	case CodeInvalidReserved:
-		return ErrInvalidReserved
-	case CodeInvalidNames:
-		return ErrInvalidNames
-	case CodeUnknownTool:
-		return ErrUnknownTool
-	case CodeAmbiguousTool:
-		return ErrAmbiguousTool
-	}
-	return nil
-}
+func sentinel(c Code) error { return codes[c].sentinel }
 
 // Unwrap returns the JSON error behind a CodeInvalidNames error, if any.
 func (e *Error) Unwrap() error {
@@ -309,7 +303,7 @@ func keyError(index int, field, value string, offset int) *Error {
 }
 
 func profileError(maxLen, limit int) *Error {
-	return &Error{Code: CodeInvalidProfile, Field: "MaxLen", Index: -1, Offset: -1, Input: strconv.Itoa(maxLen), limit: limit}
+	return &Error{Code: CodeInvalidProfile, Field: "MaxLen", Index: -1, Offset: -1, Input: strconv.Itoa(maxLen), maxLen: maxLen, limit: limit}
 }
 
 func reservedError(index int, name string) *Error {

@@ -59,24 +59,25 @@ func producedErrors(t *testing.T) map[string]error {
 }
 
 func TestErrorIs(t *testing.T) {
-	sentinels := map[Code]error{
-		CodeInvalidRoutingKey: ErrInvalidRoutingKey,
-		CodeInvalidKey:        ErrInvalidKey,
-		CodeInvalidProfile:    ErrInvalidProfile,
-		CodeInvalidReserved:   ErrInvalidReserved,
-		CodeInvalidNames:      ErrInvalidNames,
-		CodeUnknownTool:       ErrUnknownTool,
-		CodeAmbiguousTool:     ErrAmbiguousTool,
+	produced := producedErrors(t)
+	seen := map[Code]bool{}
+	for _, err := range produced {
+		var e *Error
+		require.ErrorAs(t, err, &e)
+		seen[e.Code] = true
 	}
-	for name, err := range producedErrors(t) {
+	for code := range codes {
+		assert.True(t, seen[code], "no produced error has code %s", code)
+	}
+	for name, err := range produced {
 		t.Run(name, func(t *testing.T) {
 			var e *Error
 			require.ErrorAs(t, err, &e)
-			for code, sentinel := range sentinels {
-				assert.Equal(t, code == e.Code, errors.Is(err, sentinel), "errors.Is(err, %s)", code)
+			for code, row := range codes {
+				assert.Equal(t, code == e.Code, errors.Is(err, row.sentinel), "errors.Is(err, %s)", code)
 			}
 			wrapped := fmt.Errorf("gateway: %w", err)
-			assert.ErrorIs(t, wrapped, sentinels[e.Code])
+			assert.ErrorIs(t, wrapped, sentinel(e.Code))
 			assert.False(t, errors.Is(err, errors.New(string(e.Code))))
 		})
 	}
