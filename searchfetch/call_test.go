@@ -120,33 +120,52 @@ func TestTimeoutMessage(t *testing.T) {
 type ctxKey struct{}
 
 // TestBackendContext: the backend gets the request's context, bounded by
-// the timeout (DefaultTimeout when unset, none when negative).
+// the timeout (DefaultTimeout when unset, none when negative) or by the
+// request's own deadline, whichever comes first.
 func TestBackendContext(t *testing.T) {
 	tests := []struct {
 		name    string
 		timeout time.Duration
+		request time.Duration // the request's own deadline; 0: none
 		bounded time.Duration // 0: no deadline
 	}{
-		{"default", 0, searchfetch.DefaultTimeout},
-		{"set", time.Minute, time.Minute},
-		{"none", -1, 0},
+		{"default", 0, 0, searchfetch.DefaultTimeout},
+		{"set", time.Minute, 0, time.Minute},
+		{"none", -1, 0, 0},
+		{"request's first", time.Hour, time.Minute, time.Minute},
+		{"timeout first", time.Minute, time.Hour, time.Minute},
+		{"request's alone", -1, time.Minute, time.Minute},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			b := &recorder{}
-			tools := searchfetch.New(b, &searchfetch.Options{Timeout: tt.timeout})
-			ctx := context.WithValue(context.Background(), ctxKey{}, "request")
-			start := time.Now()
-			require.False(t, tools.Search(ctx, raw(`{"query":"q"}`)).IsError)
-			require.Len(t, b.ctxs, 1)
-			got := b.ctxs[0]
-			assert.Equal(t, "request", got.Value(ctxKey{}))
-			deadline, ok := got.Deadline()
-			require.Equal(t, tt.bounded != 0, ok, "has a deadline")
-			if ok {
-				assert.WithinDuration(t, start.Add(tt.bounded), deadline, time.Minute/2)
-			}
-		})
+		for _, tool := range []string{searchfetch.SearchName, searchfetch.FetchName} {
+			t.Run(tt.name+"/"+tool, func(t *testing.T) {
+				b := &recorder{}
+				tools := searchfetch.New(b, &searchfetch.Options{Timeout: tt.timeout})
+				ctx := context.WithValue(context.Background(), ctxKey{}, "request")
+				if tt.request != 0 {
+					var cancel context.CancelFunc
+					ctx, cancel = context.WithTimeout(ctx, tt.request)
+					defer cancel()
+				}
+				call, args := tools.Search, raw(`{"query":"q"}`)
+				if tool == searchfetch.FetchName {
+					call, args = tools.Fetch, raw(`{"id":"orders:o1"}`)
+				}
+				start := time.Now()
+				require.False(t, call(ctx, args).IsError)
+				require.Len(t, b.ctxs, 1)
+				got := b.ctxs[0]
+				assert.Equal(t, "request", got.Value(ctxKey{}))
+				deadline, ok := got.Deadline()
+				require.Equal(t, tt.bounded != 0, ok, "has a deadline")
+				if ok {
+					assert.WithinDuration(t, start.Add(tt.bounded), deadline, time.Minute/2)
+				}
+				if own, ok := ctx.Deadline(); ok && tt.request == tt.bounded {
+					assert.Equal(t, own, deadline, "the request's own deadline")
+				}
+			})
+		}
 	}
 }
 

@@ -37,9 +37,7 @@ func (t *Tools) Fetch(ctx context.Context, args json.RawMessage) Result {
 	if err != nil {
 		return t.errorResult(err)
 	}
-	doc, err := callBackend(ctx, t, t.opts.FetchName, func(ctx context.Context) (Document, error) {
-		return t.backend.Fetch(ctx, req)
-	})
+	doc, err := callBackend(ctx, t, t.opts.FetchName, Backend.Fetch, req)
 	if err != nil {
 		return t.errorResult(t.retryable(err, req))
 	}

@@ -66,9 +66,7 @@ func (t *Tools) Search(ctx context.Context, args json.RawMessage) Result {
 	if err := readArgs(args, searchArgs, vals[:]); err != nil {
 		return t.errorResult(err)
 	}
-	res, err := callBackend(ctx, t, t.opts.SearchName, func(ctx context.Context) (SearchResult, error) {
-		return t.backend.Search(ctx, vals[0])
-	})
+	res, err := callBackend(ctx, t, t.opts.SearchName, Backend.Search, vals[0])
 	if err != nil {
 		return t.errorResult(err)
 	}
