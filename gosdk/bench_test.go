@@ -3,6 +3,7 @@ package gosdk_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"testing"
 
@@ -57,42 +58,71 @@ func handTools(s *mcp.Server, b searchfetch.Backend) {
 	})
 }
 
+// servers are the two servers the round-trip benchmarks compare: the
+// adapter's tools and the same tools written by hand.
+var servers = []struct {
+	name     string
+	register func(*mcp.Server, searchfetch.Backend)
+}{
+	{"adapter", func(s *mcp.Server, be searchfetch.Backend) { _ = gosdk.Register(s, be, nil) }},
+	{"hand", handTools},
+}
+
+// roundTrip returns call made through the go-sdk's client and in-memory
+// transport, to a new server whose tools register adds over
+// adaptertest.Backend; it fails on a tool error too.
+func roundTrip(tb testing.TB, register func(*mcp.Server, searchfetch.Backend), call adaptertest.BenchCall) func() error {
+	s := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "v0.0.1"}, nil)
+	register(s, &adaptertest.Backend{})
+	session := connectTo(tb, s)
+	params := &mcp.CallToolParams{Name: call.Tool, Arguments: call.Args}
+	ctx := context.Background()
+	return func() error {
+		res, err := session.CallTool(ctx, params)
+		if err == nil && res.IsError {
+			err = fmt.Errorf("tool error: %v", res.Content)
+		}
+		return err
+	}
+}
+
 // BenchmarkRoundTrip measures a search and a fetch through the go-sdk's
 // client and in-memory transport, with the tools of the adapter and with the
-// same tools written by hand, in one run.
+// same tools written by hand, one after the other in one run.
 func BenchmarkRoundTrip(b *testing.B) {
-	servers := []struct {
-		name     string
-		register func(*mcp.Server, searchfetch.Backend)
-	}{
-		{"adapter", func(s *mcp.Server, be searchfetch.Backend) { _ = gosdk.Register(s, be, nil) }},
-		{"hand", handTools},
-	}
-	calls := []struct {
-		tool string
-		args map[string]any
-	}{
-		{"search", map[string]any{"query": "refund"}},
-		{"fetch", map[string]any{"id": "c1/orders:o1"}},
-	}
-	for _, call := range calls {
+	for _, call := range adaptertest.BenchCalls {
 		for _, srv := range servers {
-			b.Run(call.tool+"/"+srv.name, func(b *testing.B) {
-				s := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "v0.0.1"}, nil)
-				srv.register(s, &adaptertest.Backend{})
-				session := connectTo(b, s)
-				params := &mcp.CallToolParams{Name: call.tool, Arguments: call.args}
-				ctx := context.Background()
+			b.Run(call.Tool+"/"+srv.name, func(b *testing.B) {
+				do := roundTrip(b, srv.register, call)
 				b.ReportAllocs()
 				for b.Loop() {
-					res, err := session.CallTool(ctx, params)
-					if err != nil || res.IsError {
-						require.FailNow(b, "call failed", "%v %v", err, res)
+					if err := do(); err != nil {
+						b.Fatal(err)
 					}
 				}
 			})
 		}
 	}
+}
+
+// BenchmarkRoundTripPaired makes the calls of BenchmarkRoundTrip through
+// the adapter and by hand alternately in one loop
+// (adaptertest.ComparePair): its adapter/hand ratio is the adapter's cost,
+// free of the drift between two benchmarks run one after the other.
+func BenchmarkRoundTripPaired(b *testing.B) {
+	for _, call := range adaptertest.BenchCalls {
+		b.Run(call.Tool, func(b *testing.B) {
+			adaptertest.ComparePair(b, roundTrip(b, servers[0].register, call), roundTrip(b, servers[1].register, call))
+		})
+	}
+}
+
+// TestHandTwin: the hand-written tools the benchmarks measure the adapter
+// against answer their calls exactly as the adapter does.
+func TestHandTwin(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "hand", Version: "v0.0.1"}, nil)
+	handTools(s, &adaptertest.Backend{})
+	adaptertest.RunTwin(t, connect(t, &adaptertest.Backend{}, nil), client{session: connectTo(t, s)})
 }
 
 // BenchmarkStdioRead measures reading a tools/call message from stdio

@@ -3,11 +3,11 @@ package mcpgo_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
-	"github.com/stretchr/testify/require"
 
 	"github.com/mcpid/mcpid/internal/adaptertest"
 	"github.com/mcpid/mcpid/mcpgo"
@@ -55,41 +55,70 @@ func handTools(s *server.MCPServer, b searchfetch.Backend) {
 	})
 }
 
+// servers are the two servers the round-trip benchmarks compare: the
+// adapter's tools and the same tools written by hand.
+var servers = []struct {
+	name     string
+	register func(*server.MCPServer, searchfetch.Backend)
+}{
+	{"adapter", func(s *server.MCPServer, be searchfetch.Backend) { _ = mcpgo.Register(s, be, nil) }},
+	{"hand", handTools},
+}
+
+// roundTrip returns call made through mcp-go's client and in-process
+// transport, to a new server whose tools register adds over
+// adaptertest.Backend; it fails on a tool error too.
+func roundTrip(tb testing.TB, register func(*server.MCPServer, searchfetch.Backend), call adaptertest.BenchCall) func() error {
+	s := server.NewMCPServer("bench", "v0.0.1")
+	register(s, &adaptertest.Backend{})
+	c := connectTo(tb, s)
+	req := mcp.CallToolRequest{}
+	req.Params.Name, req.Params.Arguments = call.Tool, call.Args
+	ctx := context.Background()
+	return func() error {
+		res, err := c.CallTool(ctx, req)
+		if err == nil && res.IsError {
+			err = fmt.Errorf("tool error: %v", res.Content)
+		}
+		return err
+	}
+}
+
 // BenchmarkRoundTrip measures a search and a fetch through mcp-go's client
 // and in-process transport, with the tools of the adapter and with the same
-// tools written by hand, in one run.
+// tools written by hand, one after the other in one run.
 func BenchmarkRoundTrip(b *testing.B) {
-	servers := []struct {
-		name     string
-		register func(*server.MCPServer, searchfetch.Backend)
-	}{
-		{"adapter", func(s *server.MCPServer, be searchfetch.Backend) { _ = mcpgo.Register(s, be, nil) }},
-		{"hand", handTools},
-	}
-	calls := []struct {
-		tool string
-		args map[string]any
-	}{
-		{"search", map[string]any{"query": "refund"}},
-		{"fetch", map[string]any{"id": "c1/orders:o1"}},
-	}
-	for _, call := range calls {
+	for _, call := range adaptertest.BenchCalls {
 		for _, srv := range servers {
-			b.Run(call.tool+"/"+srv.name, func(b *testing.B) {
-				s := server.NewMCPServer("bench", "v0.0.1")
-				srv.register(s, &adaptertest.Backend{})
-				c := connectTo(b, s)
-				req := mcp.CallToolRequest{}
-				req.Params.Name, req.Params.Arguments = call.tool, call.args
-				ctx := context.Background()
+			b.Run(call.Tool+"/"+srv.name, func(b *testing.B) {
+				do := roundTrip(b, srv.register, call)
 				b.ReportAllocs()
 				for b.Loop() {
-					res, err := c.CallTool(ctx, req)
-					if err != nil || res.IsError {
-						require.FailNow(b, "call failed", "%v %v", err, res)
+					if err := do(); err != nil {
+						b.Fatal(err)
 					}
 				}
 			})
 		}
 	}
+}
+
+// BenchmarkRoundTripPaired makes the calls of BenchmarkRoundTrip through
+// the adapter and by hand alternately in one loop
+// (adaptertest.ComparePair): its adapter/hand ratio is the adapter's cost,
+// free of the drift between two benchmarks run one after the other.
+func BenchmarkRoundTripPaired(b *testing.B) {
+	for _, call := range adaptertest.BenchCalls {
+		b.Run(call.Tool, func(b *testing.B) {
+			adaptertest.ComparePair(b, roundTrip(b, servers[0].register, call), roundTrip(b, servers[1].register, call))
+		})
+	}
+}
+
+// TestHandTwin: the hand-written tools the benchmarks measure the adapter
+// against answer their calls exactly as the adapter does.
+func TestHandTwin(t *testing.T) {
+	s := server.NewMCPServer("hand", "v0.0.1")
+	handTools(s, &adaptertest.Backend{})
+	adaptertest.RunTwin(t, connect(t, &adaptertest.Backend{}, nil), mcpClient{c: connectTo(t, s)})
 }
