@@ -3,63 +3,21 @@ package fuzz
 import (
 	"encoding/json"
 	"errors"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/mcpid/mcpid/internal/namecases"
 	"github.com/mcpid/mcpid/toolname"
 )
 
-// toolnamePairs is the shared table of (server, tool) pairs that seeds
-// FuzzJoinSplit: the cases of the toolname unit tables, and keys that
-// Split must reject.
-var toolnamePairs = []struct{ server, tool string }{
-	{"github", "create_issue"},
-	{"kube:prod", "ns::get"},
-	{"weird%3A:name", "t"},
-	{"100%", "x"},
-	{":::", "t"},
-	{"%%", "t"},
-	{"s", ":t"},
-	{"s", "::::"},
-	{"s", "%3A%25%"},
-	{"", "tool"},
-	{"server", ""},
-	{"", ""},
-	{"café:ü", "日本::語"},
-	{"\xff:\xfe", "\x80"},
-	{"%3a", "t"},
-	// Keys that Split rejects, as the first input.
-	{"kube:prod::get", ""},
-	{"kube%3aprod::get", ""},
-	{"a%2::t", ""},
-	{"%41::t", ""},
-	{"%ZZ::t", ""},
-	{"abc%::t", ""},
-	{"no-separator", "a:b"},
-}
-
-// referenceSplit is Split written as the specification reads: the server
-// part is a run of bytes other than '%' and ':', and the escapes %25 and
-// %3A, up to the first "::"; it is unescaped by replacing %3A and then
-// %25.
-var referenceKey = regexp.MustCompile(`(?s)^((?:[^%:]|%25|%3A)*)::(.*)$`)
-
-func referenceSplit(key string) (server, tool string, ok bool) {
-	m := referenceKey.FindStringSubmatch(key)
-	if m == nil {
-		return "", "", false
-	}
-	server = strings.ReplaceAll(m[1], "%3A", ":")
-	server = strings.ReplaceAll(server, "%25", "%")
-	return server, m[2], true
-}
-
 func FuzzJoinSplit(f *testing.F) {
-	for _, p := range toolnamePairs {
-		f.Add(p.server, p.tool)
+	for _, k := range namecases.RoutingKeys {
+		f.Add(k.Server, k.Tool)
+	}
+	for _, k := range namecases.BadRoutingKeys {
+		f.Add(k.Key, "")
 	}
 	f.Fuzz(func(t *testing.T, server, tool string) {
 		// Join, then Split: the pair comes back.
@@ -79,7 +37,7 @@ func FuzzJoinSplit(f *testing.F) {
 func checkSplit(t *testing.T, key string) {
 	t.Helper()
 	server, tool, err := toolname.Split(key)
-	refServer, refTool, refOK := referenceSplit(key)
+	refServer, refTool, refOK := namecases.ReferenceSplit(key)
 	if (err == nil) != refOK {
 		t.Fatalf("Split(%q): err = %v, reference accepts: %v", key, err, refOK)
 	}
@@ -107,20 +65,8 @@ func checkSplit(t *testing.T, key string) {
 	}
 }
 
-// toolnameProfiles restates every profile's rule as a regular expression.
-var toolnameProfiles = []struct {
-	name    string
-	profile toolname.Profile
-	re      *regexp.Regexp
-	maxLen  int
-}{
-	{"OpenAI", toolname.OpenAI, regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`), 64},
-	{"Anthropic", toolname.Anthropic, regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`), 128},
-	{"Gemini", toolname.Gemini, regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]{0,62}$`), 63},
-	{"MCP", toolname.MCP, regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`), 128},
-	{"Portable", toolname.Portable, regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]{0,62}$`), 63},
-	{"zero", toolname.Profile{}, regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]{0,62}$`), 63},
-}
+// toolnameProfiles holds every profile, in namecases.Rules' order.
+var toolnameProfiles = []toolname.Profile{toolname.OpenAI, toolname.Anthropic, toolname.Gemini, toolname.MCP, toolname.Portable, {}}
 
 // toolnameKeySets is the shared table of key sets that seeds FuzzAssign.
 var toolnameKeySets = [][]toolname.Key{
@@ -226,17 +172,19 @@ func FuzzAssign(f *testing.F) {
 			opts = append(opts, toolname.WithQualifyAll())
 		}
 		sets := decodeChain(data)
-		for _, pr := range toolnameProfiles {
-			checkOneSet(t, pr.name, pr.re, pr.maxLen, pr.profile, sets[0], rot, opts)
-			checkChain(t, pr.name, pr.re, pr.maxLen, pr.profile, sets, opts)
+		for i, p := range toolnameProfiles {
+			r := namecases.Rules[i]
+			checkOneSet(t, r, p, sets[0], rot, opts)
+			checkChain(t, r, p, sets, opts)
 		}
 	})
 }
 
 // checkOneSet checks Assign on one key set: the error for a bad key, the
 // invariants of the names, and independence from the order of the keys.
-func checkOneSet(t *testing.T, profile string, re *regexp.Regexp, maxLen int, p toolname.Profile, keys []toolname.Key, rot uint8, opts []toolname.Option) {
+func checkOneSet(t *testing.T, r namecases.Rule, p toolname.Profile, keys []toolname.Key, rot uint8, opts []toolname.Option) {
 	t.Helper()
+	profile := r.Name
 	firstBad := slices.IndexFunc(keys, func(k toolname.Key) bool {
 		return badKeyField(k.Server) || badKeyField(k.Tool)
 	})
@@ -262,7 +210,7 @@ func checkOneSet(t *testing.T, profile string, re *regexp.Regexp, maxLen int, p 
 	if firstBad >= 0 {
 		t.Fatalf("%s: Assign accepted bad key %q", profile, keys[firstBad])
 	}
-	checkAssigned(t, profile, re, maxLen, p, keys, names)
+	checkAssigned(t, r, p, keys, names)
 	rotated := slices.Clone(keys)
 	if len(rotated) > 0 {
 		r := int(rot) % len(rotated)
@@ -292,8 +240,9 @@ func checkOneSet(t *testing.T, profile string, re *regexp.Regexp, maxLen int, p 
 // checks at every step the invariants, that no key present before and
 // after is renamed, that no name ever goes to a second key, and that the
 // table survives a JSON round trip.
-func checkChain(t *testing.T, profile string, re *regexp.Regexp, maxLen int, p toolname.Profile, sets [][]toolname.Key, opts []toolname.Option) {
+func checkChain(t *testing.T, r namecases.Rule, p toolname.Profile, sets [][]toolname.Key, opts []toolname.Option) {
 	t.Helper()
+	profile := r.Name
 	var prev *toolname.Names
 	everHeld := map[string]toolname.Key{}
 	for step, keys := range sets {
@@ -301,7 +250,7 @@ func checkChain(t *testing.T, profile string, re *regexp.Regexp, maxLen int, p t
 		if err != nil {
 			continue // checkOneSet checks the errors
 		}
-		checkAssigned(t, profile, re, maxLen, p, keys, names)
+		checkAssigned(t, r, p, keys, names)
 		for k, name := range names.All() {
 			if old, ok := prev.Name(k); ok && old != name {
 				t.Fatalf("%s: step %d renamed %q from %q to %q", profile, step, k, old, name)
@@ -326,63 +275,11 @@ func checkChain(t *testing.T, profile string, re *regexp.Regexp, maxLen int, p t
 	}
 }
 
-func checkAssigned(t *testing.T, profile string, re *regexp.Regexp, maxLen int, p toolname.Profile, keys []toolname.Key, names *toolname.Names) {
+// checkAssigned checks the promises Assign makes about names, the result
+// for keys under p, whose rule is r.
+func checkAssigned(t *testing.T, r namecases.Rule, p toolname.Profile, keys []toolname.Key, names *toolname.Names) {
 	t.Helper()
-	distinct := map[toolname.Key]bool{}
-	for _, k := range keys {
-		distinct[k] = true
-	}
-	if names.Len() != len(distinct) {
-		t.Fatalf("%s: Len = %d, want %d", profile, names.Len(), len(distinct))
-	}
-	owner := map[string]toolname.Key{}
-	for k := range distinct {
-		name, ok := names.Name(k)
-		if !ok {
-			t.Fatalf("%s: %q has no name", profile, k)
-		}
-		if !re.MatchString(name) || len(name) > maxLen || !p.Valid(name) || !toolname.MCP.Valid(name) {
-			t.Fatalf("%s: %q is named %q, which is not valid", profile, k, name)
-		}
-		if other, dup := owner[name]; dup {
-			t.Fatalf("%s: %q and %q are both named %q", profile, other, k, name)
-		}
-		owner[name] = k
-		if got, ok := names.Resolve(name); !ok || got != k {
-			t.Fatalf("%s: Resolve(%q) = %q, %v; want %q", profile, name, got, ok, k)
-		}
-	}
-	reported := map[toolname.Key]bool{}
-	fallbacks := names.Fallbacks()
-	for i, fb := range fallbacks {
-		if i > 0 && fallbacks[i-1].Name >= fb.Name {
-			t.Fatalf("%s: fallbacks out of order at %d", profile, i)
-		}
-		if name, _ := names.Name(fb.Key); name != fb.Name || fb.Reason == 0 {
-			t.Fatalf("%s: fallback %+v disagrees with Name %q", profile, fb, name)
-		}
-		reported[fb.Key] = true
-	}
-	for k := range distinct {
-		name, _ := names.Name(k)
-		if !reported[k] && name != k.Tool {
-			t.Fatalf("%s: %q is named %q without a fallback", profile, k, name)
-		}
-	}
-	for _, fb := range fallbacks {
-		// No impersonation: only a qualified name holds "__".
-		if strings.Contains(fb.Name, "__") && fb.Reason&toolname.Qualified == 0 {
-			t.Fatalf("%s: %q is named %q, which holds \"__\" but is not qualified", profile, fb.Key, fb.Name)
-		}
-	}
-	for k := range distinct {
-		name, _ := names.Name(k)
-		if !reported[k] && strings.Contains(name, "__") {
-			t.Fatalf("%s: %q keeps its bare name %q, which holds \"__\"", profile, k, name)
-		}
-		// No look-alike: a bare name is only ever the key's own tool name.
-		if !strings.Contains(name, "__") && name != k.Tool {
-			t.Fatalf("%s: %q has the bare name %q, which is not its own tool name", profile, k, name)
-		}
+	if err := namecases.CheckNames(names, keys, r.Re, r.MaxLen, toolname.Qualified, p.Valid, toolname.MCP.Valid); err != nil {
+		t.Fatalf("%s: %v", r.Name, err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -15,6 +16,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcpid/mcpid/internal/namecases"
 )
 
 var long200 = strings.Repeat("very_long_tool_name_", 10)
@@ -532,59 +535,21 @@ func TestNamesAllocs(t *testing.T) {
 func checkNames(t *testing.T, p Profile, keys []Key, n *Names) {
 	t.Helper()
 	re, maxLen := referenceRule(t, p)
-	distinct := map[Key]bool{}
-	for _, k := range keys {
-		distinct[k] = true
-	}
-	require.Equal(t, len(distinct), n.Len(), "Len")
-	owner := map[string]Key{}
-	for k := range distinct {
-		name, ok := n.Name(k)
-		require.True(t, ok, "no name for %q", k)
-		require.True(t, re.MatchString(name), "%q is not valid (key %q)", name, k)
-		require.LessOrEqual(t, len(name), maxLen, "%q is too long", name)
-		require.True(t, p.Valid(name), "%q: Valid disagrees", name)
-		require.True(t, MCP.Valid(name), "%q is not a valid MCP tool name", name)
-		if other, dup := owner[name]; dup {
-			t.Fatalf("%q and %q share the name %q", other, k, name)
-		}
-		owner[name] = k
-		got, ok := n.Resolve(name)
-		require.True(t, ok, "Resolve(%q)", name)
-		require.Equal(t, k, got, "Resolve(Name(k))")
-	}
-	fallbacks := n.Fallbacks()
-	require.True(t, slices.IsSortedFunc(fallbacks, func(a, b Fallback) int { return strings.Compare(a.Name, b.Name) }), "fallbacks not sorted")
-	reported := map[Key]bool{}
-	for _, f := range fallbacks {
-		name, ok := n.Name(f.Key)
-		require.True(t, ok)
-		require.Equal(t, name, f.Name, "fallback name of %q", f.Key)
-		require.NotZero(t, f.Reason, "fallback without reason for %q", f.Key)
-		reported[f.Key] = true
-	}
-	for k := range distinct {
-		name, _ := n.Name(k)
-		if !reported[k] {
-			require.Equal(t, k.Tool, name, "%q renamed without a fallback", k)
-		}
-		if !strings.Contains(name, "__") {
-			require.Equal(t, k.Tool, name, "the bare name of %q is not its own tool name", k)
-		}
-		checkOwnQualifiedName(t, p, k, name, reported[k] && reasonOf(fallbacks, k)&Qualified != 0)
+	require.NoError(t, namecases.CheckNames(n, keys, re, maxLen, Qualified, p.Valid, MCP.Valid))
+	for k, name := range n.All() {
+		checkOwnQualifiedName(t, p, k, name)
 	}
 }
 
 // checkOwnQualifiedName checks that no key takes another's qualified name:
-// a name holding "__" is a qualified name, and what comes before its first
-// "__" is the start of the key's own folded server.
-func checkOwnQualifiedName(t *testing.T, p Profile, k Key, name string, qualified bool) {
+// what comes before the first "__" of a name is the start of the key's own
+// folded server.
+func checkOwnQualifiedName(t *testing.T, p Profile, k Key, name string) {
 	t.Helper()
 	i := strings.Index(name, "__")
 	if i < 0 {
 		return
 	}
-	require.True(t, qualified, "%q is named %q, which holds \"__\" but is not qualified", k, name)
 	r, _ := p.effective()
 	server := r.appendFolded(nil, k.Server)
 	if r.lead && (len(server) == 0 || !isLead(server[0])) {
@@ -593,16 +558,7 @@ func checkOwnQualifiedName(t *testing.T, p Profile, k Key, name string, qualifie
 	require.True(t, strings.HasPrefix(string(server), name[:i]), "%q is named %q, which is not its own server's", k, name)
 }
 
-func reasonOf(fallbacks []Fallback, k Key) Reason {
-	for _, f := range fallbacks {
-		if f.Key == k {
-			return f.Reason
-		}
-	}
-	return 0
-}
-
-func referenceRule(t *testing.T, p Profile) (reRule interface{ MatchString(string) bool }, maxLen int) {
+func referenceRule(t *testing.T, p Profile) (re *regexp.Regexp, maxLen int) {
 	t.Helper()
 	for _, pr := range profileRules {
 		if pr.profile.rule == p.rule || pr.profile.rule == nil && p.rule == portableRule {

@@ -7,87 +7,39 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcpid/mcpid/internal/namecases"
 )
 
-// routingKeyTests are pairs and the key Join writes for them; Split must
-// give each pair back.
-var routingKeyTests = []struct {
-	name         string
-	server, tool string
-	key          string
-}{
-	{"plain", "github", "create_issue", "github::create_issue"},
-	{"colon in server, :: in tool", "kube:prod", "ns::get", "kube%3Aprod::ns::get"},
-	{"server spelled like an escape", "weird%3A:name", "t", "weird%253A%3Aname::t"},
-	{"percent in server", "100%", "x", "100%25::x"},
-	{"server of colons", ":::", "t", "%3A%3A%3A::t"},
-	{"server of percents", "%%", "t", "%25%25::t"},
-	{"tool starts with colon", "s", ":t", "s:::t"},
-	{"tool is colons", "s", "::::", "s::::::"},
-	{"tool holds escapes", "s", "%3A%25%", "s::%3A%25%"},
-	{"tool ends in percent", "a", "b%", "a::b%"},
-	{"empty server", "", "tool", "::tool"},
-	{"empty tool", "server", "", "server::"},
-	{"both empty", "", "", "::"},
-	{"escaped server, empty tool", "a:b", "", "a%3Ab::"},
-	{"non-ASCII", "café:ü", "日本::語", "café%3Aü::日本::語"},
-	{"invalid UTF-8", "\xff:\xfe", "\x80", "\xff%3A\xfe::\x80"},
-	{"whitespace and controls", " a\tb\n", "\x00", " a\tb\n::\x00"},
-	{"lower-case letters after percent", "%3a", "t", "%253a::t"},
-}
-
-// badRoutingKeyTests are keys that Join cannot produce, with the offset
-// the error must report (-1: no separator).
-var badRoutingKeyTests = []struct {
-	name   string
-	key    string
-	offset int
-}{
-	{"empty", "", -1},
-	{"no separator", "github/create_issue", -1},
-	{"single colon", "github:create_issue", -1},
-	{"raw colon in server", "kube:prod::get", 4},
-	{"lower-case escape", "kube%3aprod::get", 4},
-	{"short escape", "a%2::t", 1},
-	{"escape of another byte", "%41::t", 0},
-	{"invalid hex", "%ZZ::t", 0},
-	{"trailing percent", "abc%::t", 3},
-	{"percent before separator", "%::t", 0},
-	{"half escape before separator", "%2::t", 0},
-	{"escape split by separator", "%3::At", 0},
-	{"valid escape then bad", "%25%2G::t", 3},
-	{"raw colon after escape", "%3A:x::t", 3},
-}
-
 func TestJoin(t *testing.T) {
-	for _, tt := range routingKeyTests {
-		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.key, Join(tt.server, tt.tool))
+	for _, tt := range namecases.RoutingKeys {
+		t.Run(tt.Name, func(t *testing.T) {
+			assert.Equal(t, tt.Key, Join(tt.Server, tt.Tool))
 		})
 	}
 }
 
 func TestSplit(t *testing.T) {
-	for _, tt := range routingKeyTests {
-		t.Run(tt.name, func(t *testing.T) {
-			server, tool, err := Split(tt.key)
+	for _, tt := range namecases.RoutingKeys {
+		t.Run(tt.Name, func(t *testing.T) {
+			server, tool, err := Split(tt.Key)
 			require.NoError(t, err)
-			assert.Equal(t, tt.server, server)
-			assert.Equal(t, tt.tool, tool)
+			assert.Equal(t, tt.Server, server)
+			assert.Equal(t, tt.Tool, tool)
 		})
 	}
 }
 
 func TestSplitRejects(t *testing.T) {
-	for _, tt := range badRoutingKeyTests {
-		t.Run(tt.name, func(t *testing.T) {
-			server, tool, err := Split(tt.key)
+	for _, tt := range namecases.BadRoutingKeys {
+		t.Run(tt.Name, func(t *testing.T) {
+			server, tool, err := Split(tt.Key)
 			require.ErrorIs(t, err, ErrInvalidRoutingKey)
 			var e *Error
 			require.ErrorAs(t, err, &e)
 			assert.Equal(t, CodeInvalidRoutingKey, e.Code)
-			assert.Equal(t, tt.key, e.Input)
-			assert.Equal(t, tt.offset, e.Offset)
+			assert.Equal(t, tt.Key, e.Input)
+			assert.Equal(t, tt.Offset, e.Offset)
 			assert.Equal(t, -1, e.Index)
 			assert.Empty(t, e.Field)
 			assert.Empty(t, server)

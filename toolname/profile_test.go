@@ -6,24 +6,30 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/mcpid/mcpid/internal/namecases"
 )
 
-// profileRules restates every profile's rule as a regular expression,
-// written from the provider documentation and independent of the
-// package's byte tables.
-var profileRules = []struct {
+// profileRule pairs a profile with its rule restated as a regular
+// expression (see namecases.Rules).
+type profileRule struct {
 	name    string
 	profile Profile
 	re      *regexp.Regexp
 	maxLen  int
-}{
-	{"OpenAI", OpenAI, regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`), 64},
-	{"Anthropic", Anthropic, regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`), 128},
-	{"Gemini", Gemini, regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]{0,62}$`), 63},
-	{"MCP", MCP, regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`), 128},
-	{"Portable", Portable, regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]{0,62}$`), 63},
-	{"zero", Profile{}, regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]{0,62}$`), 63},
 }
+
+// profileRules holds every profile with its rule, in namecases.Rules'
+// order.
+var profileRules = func() []profileRule {
+	profiles := []Profile{OpenAI, Anthropic, Gemini, MCP, Portable, {}}
+	rules := make([]profileRule, len(profiles))
+	for i, p := range profiles {
+		r := namecases.Rules[i]
+		rules[i] = profileRule{r.Name, p, r.Re, r.MaxLen}
+	}
+	return rules
+}()
 
 func TestProfileValid(t *testing.T) {
 	tests := []struct {
