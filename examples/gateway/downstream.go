@@ -164,16 +164,10 @@ func (g *gateway) connect(d *downstream) (*mcp.ClientSession, error) {
 			default: // one is pending already
 			}
 		},
-		ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
-			d.relay.progress(ctx, g.cfg.timeout, req.Params)
-		},
-		LoggingMessageHandler: func(ctx context.Context, req *mcp.LoggingMessageRequest) {
-			d.relay.log(ctx, g.cfg.timeout, req.Params)
-		},
 	})
 	ctx, cancel := context.WithTimeout(g.ctx, g.cfg.timeout)
 	defer cancel()
-	cs, err := client.Connect(ctx, d.transport, nil)
+	cs, err := client.Connect(ctx, relayTransport{d.transport, &d.relay, g.cfg.timeout}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("starting the session: %w", err)
 	}

@@ -73,8 +73,8 @@ type gateway struct {
 	started sync.Once
 
 	// Owned by the assigner.
-	saved  *toolname.Names          // the last table on disk (or loaded from it)
-	served map[string]servedTool    // name -> what srv serves under it
+	saved  *toolname.Names            // the last table on disk (or loaded from it)
+	served map[string]servedTool      // name -> what srv serves under it
 	ever   map[string]map[string]bool // loaded from the state file: tools named before
 }
 

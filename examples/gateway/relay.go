@@ -2,16 +2,22 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // relay passes a downstream's progress notifications and log messages on
-// to the callers whose calls they belong to.
+// to the callers whose calls they belong to. It reads them on the
+// downstream's connection (see relayConn), in the order they came: the
+// SDK hands notifications to its handlers on a goroutine of their own, so
+// that a call's answer could overtake the notifications sent before it,
+// and they would reach no one.
 //
 // A progress notification names its call by the progress token, which the
 // gateway makes its own for each call that asked for progress, and maps
@@ -74,7 +80,7 @@ func (r *relay) progress(ctx context.Context, timeout time.Duration, p *mcp.Prog
 	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
 	_ = target.session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
 		ProgressToken: target.token,
@@ -92,9 +98,55 @@ func (r *relay) log(ctx context.Context, timeout time.Duration, p *mcp.LoggingMe
 		sessions = append(sessions, ss)
 	}
 	r.mu.Unlock()
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
 	for _, ss := range sessions {
 		_ = ss.Log(ctx, p)
 	}
+}
+
+// relayTransport is a downstream's transport with its connection wrapped
+// in a relayConn.
+type relayTransport struct {
+	mcp.Transport
+	relay   *relay
+	timeout time.Duration
+}
+
+// Connect connects the transport and wraps the connection.
+func (t relayTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	conn, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &relayConn{Connection: conn, relay: t.relay, timeout: t.timeout}, nil
+}
+
+// relayConn relays the progress notifications and log messages it reads
+// before it returns them, and so before the answer that follows them.
+type relayConn struct {
+	mcp.Connection
+	relay   *relay
+	timeout time.Duration
+}
+
+// Read reads the next message, relaying it first if it is a progress
+// notification or a log message.
+func (c *relayConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if req, ok := msg.(*jsonrpc.Request); ok && err == nil && !req.IsCall() {
+		switch req.Method {
+		case "notifications/progress":
+			var p mcp.ProgressNotificationParams
+			if json.Unmarshal(req.Params, &p) == nil {
+				c.relay.progress(ctx, c.timeout, &p)
+			}
+		case "notifications/message":
+			var p mcp.LoggingMessageParams
+			if json.Unmarshal(req.Params, &p) == nil {
+				c.relay.log(ctx, c.timeout, &p)
+			}
+		}
+	}
+	return msg, err
 }

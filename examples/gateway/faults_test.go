@@ -1,0 +1,284 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// syncBuffer is a bytes.Buffer that the gateway's goroutines may log to.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// fromArgs parses a gateway command line as main does and returns its
+// config, logging to logs, and its downstreams.
+func fromArgs(t *testing.T, logs io.Writer, args ...string) (config, []downstreamSpec) {
+	t.Helper()
+	o, err := parseArgs(append([]string{"-stdio"}, args...), io.Discard)
+	require.NoError(t, err)
+	logger := slog.New(slog.NewTextHandler(logs, nil))
+	o.cfg.logger = logger
+	o.cfg.timeout = testTimeout
+	var specs []downstreamSpec
+	for _, s := range o.servers {
+		specs = append(specs, s.spec(os.Environ(), io.Discard, logger))
+	}
+	return o.cfg, specs
+}
+
+// TestHungDownstream: a downstream that stops reading its stdin costs
+// only its own tools, each call answered resource_unavailable within the
+// timeout, even once its stdin pipe is full; the other server's calls go
+// on.
+func TestHungDownstream(t *testing.T) {
+	hung, hungEnv := testServer(t, "hung", "hang")
+	ok, okEnv := testServer(t, "ok", "tools=lookup")
+	cfg, specs := fromArgs(t, io.Discard, "-server", hung, "-env", hungEnv, "-server", ok, "-env", okEnv)
+	cfg.timeout = 500 * time.Millisecond
+	_, c := startGateway(t, cfg, specs...)
+	require.Equal(t, []string{"lookup", "search"}, c.names(t))
+
+	// Far more than a pipe holds, all at once.
+	big := strings.Repeat("x", 100<<10)
+	codes := make([]string, 24)
+	var wg sync.WaitGroup
+	for i := range codes {
+		wg.Go(func() {
+			res := c.call(t, "search", big)
+			codes[i] = codeOf(res)
+		})
+	}
+	wg.Wait()
+	for i, code := range codes {
+		assert.Equal(t, "resource_unavailable", code, "call %d", i)
+	}
+	assert.Equal(t, "resource_unavailable", envelopeCode(t, c.call(t, "search", "again")))
+	assert.Equal(t, "test answered lookup", resultText(c.call(t, "lookup", "q")))
+}
+
+// TestHungStart: a downstream that never finishes starting delays neither
+// the others' start nor the gateway's.
+func TestHungStart(t *testing.T) {
+	silent, silentEnv := testServer(t, "silent", "silent")
+	ok, okEnv := testServer(t, "ok", "tools=lookup")
+	cfg, specs := fromArgs(t, io.Discard, "-server", silent, "-env", silentEnv, "-server", ok, "-env", okEnv)
+	cfg.timeout = 10 * time.Minute
+	g, err := newGateway(cfg)
+	require.NoError(t, err)
+	t.Cleanup(g.close)
+	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
+	defer cancel()
+	require.NoError(t, g.start(ctx, specs), "the start waits for the silent server no longer than startSettle")
+	assert.Equal(t, []string{"lookup"}, sortedNames(g))
+}
+
+// sortedNames returns the names g serves, sorted.
+func sortedNames(g *gateway) []string {
+	return slices.Sorted(maps.Keys(g.table.Load().tools))
+}
+
+// TestDownstreamRestarts: a downstream that dies is started again with
+// backoff; its tools stay listed meanwhile and answer
+// resource_unavailable, and when it comes back with other tools the
+// client is told.
+func TestDownstreamRestarts(t *testing.T) {
+	srv, env := testServer(t, "flaky", "restart="+filepath.Join(t.TempDir(), "starts"))
+	cfg, specs := fromArgs(t, io.Discard, "-server", srv, "-env", env)
+	_, c := startGateway(t, cfg, specs...)
+	require.Equal(t, []string{"search"}, c.names(t))
+
+	assert.Equal(t, "resource_unavailable", envelopeCode(t, c.call(t, "search", "x")), "it dies mid-call")
+	// Its second start takes two seconds to fail.
+	assert.Equal(t, []string{"search"}, c.names(t), "its tools stay listed while it is down")
+	assert.Equal(t, "resource_unavailable", envelopeCode(t, c.call(t, "search", "x")))
+
+	waitChanged(t, c)
+	require.Eventually(t, c.hasNames(t.Context(), 2), testTimeout, 20*time.Millisecond)
+	assert.Equal(t, []string{"extra", "search"}, c.names(t))
+	assert.Equal(t, "test answered search", resultText(c.call(t, "search", "x")))
+}
+
+// TestGarbageBetweenAnswers: lines that are not JSON between a
+// downstream's messages are dropped; its session and calls go on.
+func TestGarbageBetweenAnswers(t *testing.T) {
+	srv, env := testServer(t, "noisy", "garbage")
+	logs := new(syncBuffer)
+	cfg, specs := fromArgs(t, logs, "-server", srv, "-env", env)
+	_, c := startGateway(t, cfg, specs...)
+	for range 3 {
+		assert.Equal(t, "test answered search", resultText(c.call(t, "search", "x")))
+	}
+	assert.GreaterOrEqual(t, strings.Count(logs.String(), "dropped a line from a downstream"), 5, logs.String())
+}
+
+// TestDownstreamEnv: a downstream gets PATH, HOME and the locale from the
+// gateway's environment, and its own -env variables, nothing else: not
+// another server's, not the gateway's secrets.
+func TestDownstreamEnv(t *testing.T) {
+	t.Setenv("GATEWAY_SECRET", "s3cret")
+	one, oneEnv := testServer(t, "one", "env")
+	two, twoEnv := testServer(t, "two", "env")
+	cfg, specs := fromArgs(t, io.Discard,
+		"-server", one, "-env", oneEnv, "-env", "one=TOKEN=for one",
+		"-server", two, "-env", twoEnv, "-env", "two=TOKEN=for=two")
+	_, c := startGateway(t, cfg, specs...)
+	env := strings.Split(resultText(c.call(t, "one__search", "")), "\n")
+	assert.Contains(t, env, "TOKEN=for one")
+	assert.Contains(t, env, "PATH="+os.Getenv("PATH"))
+	assert.NotContains(t, env, "TOKEN=for=two")
+	assert.NotContains(t, env, "GATEWAY_SECRET=s3cret")
+	assert.Contains(t, strings.Split(resultText(c.call(t, "two__search", "")), "\n"), "TOKEN=for=two")
+}
+
+// TestProgressAndLogRelay: the progress notifications and log messages a
+// downstream sends during a call reach the caller, under the caller's
+// progress token.
+func TestProgressAndLogRelay(t *testing.T) {
+	srv, env := testServer(t, "busy", "progress")
+	cfg, specs := fromArgs(t, io.Discard, "-server", srv, "-env", env)
+	g, _ := startGateway(t, cfg, specs...)
+
+	var mu sync.Mutex
+	var progress []float64
+	var logs []any
+	client := mcp.NewClient(&mcp.Implementation{Name: "watcher", Version: "v0"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			mu.Lock()
+			defer mu.Unlock()
+			if req.Params.ProgressToken == "my-token" {
+				progress = append(progress, req.Params.Progress)
+			}
+		},
+		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+			mu.Lock()
+			defer mu.Unlock()
+			logs = append(logs, req.Params.Data)
+		},
+	})
+	cs, err := client.Connect(t.Context(), inProcess{g.srv}, nil)
+	require.NoError(t, err)
+	defer cs.Close()
+	require.NoError(t, cs.SetLoggingLevel(t.Context(), &mcp.SetLoggingLevelParams{Level: "info"}))
+	params := &mcp.CallToolParams{Name: "search", Arguments: map[string]any{}}
+	params.SetProgressToken("my-token")
+	res, err := cs.CallTool(t.Context(), params)
+	require.NoError(t, err)
+	require.Equal(t, "test answered search", resultText(res))
+	require.Eventually(t, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(progress) == 2 && len(logs) == 1
+	}, testTimeout, 10*time.Millisecond, "progress %v, logs %v", &progress, &logs)
+	assert.Equal(t, []float64{1, 2}, progress)
+	assert.Equal(t, []any{"working on search"}, logs)
+}
+
+// flakySaver is a state-file writer that fails while told to, as a full
+// disk does, and counts its attempts.
+type flakySaver struct {
+	fail     atomic.Bool
+	attempts atomic.Int64
+	failures atomic.Int64
+}
+
+var errDiskFull = errors.New("no space left on device")
+
+func (s *flakySaver) save(path string, data []byte) error {
+	s.attempts.Add(1)
+	if s.fail.Load() {
+		s.failures.Add(1)
+		return errDiskFull
+	}
+	return writeFileAtomic(path, data)
+}
+
+// TestSaveFailureServesSaved: while the table cannot be saved, the gateway
+// serves the last saved one; the new tool gets its name once a save
+// succeeds.
+func TestSaveFailureServesSaved(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "names.json")
+	saver := new(flakySaver)
+	alpha := inProcessServer("alpha", "search")
+	g, c := startGateway(t, config{statePath: state, save: saver.save}, alpha)
+	require.Equal(t, []string{"search"}, c.names(t))
+
+	saver.fail.Store(true)
+	addEchoTool(alpha.transport.(inProcess).srv, "alpha", "late")
+	require.Eventually(t, func() bool { return saver.failures.Load() >= 1 }, testTimeout, 10*time.Millisecond)
+	require.NoError(t, g.flush(t.Context()))
+	assert.Equal(t, []string{"search"}, c.names(t), "a name not saved is not served")
+	saved, err := os.ReadFile(state)
+	require.NoError(t, err)
+	assert.NotContains(t, string(saved), "late")
+
+	saver.fail.Store(false)
+	require.Eventually(t, c.hasNames(t.Context(), 2), testTimeout, 20*time.Millisecond, "the save is tried again")
+	assert.Equal(t, []string{"late", "search"}, c.names(t))
+	saved, err = os.ReadFile(state)
+	require.NoError(t, err)
+	assert.Contains(t, string(saved), `"late"`)
+}
+
+// TestStartOnUnwritableState: a state file that can be read but not
+// written does not stop the start: the gateway serves the loaded names,
+// holds back the new ones, and saves once it can.
+func TestStartOnUnwritableState(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "names.json")
+	g, _ := startGateway(t, config{statePath: state}, inProcessServer("alpha", "search"), inProcessServer("beta", "search"))
+	g.close()
+
+	saver := new(flakySaver)
+	saver.fail.Store(true)
+	logs := new(syncBuffer)
+	cfg := config{statePath: state, save: saver.save, logger: slog.New(slog.NewTextHandler(logs, nil))}
+	_, c := startGateway(t, cfg, inProcessServer("alpha", "search"), inProcessServer("beta", "search"), inProcessServer("gamma", "search"))
+	assert.Equal(t, []string{"alpha__search", "beta__search"}, c.names(t))
+	assert.Contains(t, logs.String(), errDiskFull.Error())
+
+	saver.fail.Store(false)
+	require.Eventually(t, c.hasNames(t.Context(), 3), testTimeout, 20*time.Millisecond)
+	assert.Equal(t, []string{"alpha__search", "beta__search", "gamma__search"}, c.names(t))
+}
+
+// TestStateLocked: two gateways never share a state file.
+func TestStateLocked(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "names.json")
+	g, err := newGateway(config{statePath: state})
+	require.NoError(t, err)
+	_, err = newGateway(config{statePath: state})
+	require.ErrorIs(t, err, errStateLocked)
+	assert.Contains(t, err.Error(), state)
+	g.close()
+	g, err = newGateway(config{statePath: state})
+	require.NoError(t, err, "the lock is released at close")
+	g.close()
+}

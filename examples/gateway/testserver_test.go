@@ -1,0 +1,217 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestMain runs the test binary as a downstream MCP server when
+// testServerEnv says how (see runTestServer), and as the tests otherwise.
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(testServerEnv); mode != "" {
+		os.Exit(runTestServer(mode, os.Stdin, os.Stdout))
+	}
+	os.Exit(m.Run())
+}
+
+// testServerEnv is the variable that makes the test binary a downstream.
+const testServerEnv = "GATEWAY_TEST_SERVER"
+
+// testServer returns the -server value and the -env value that run this
+// test binary as a downstream named name, behaving as mode says: a
+// comma-separated list of
+//
+//	tools=a+b    the tools it lists (default: search)
+//	hang         on tools/call, stop reading stdin for good
+//	garbage      print a line that is not JSON before each answer
+//	die          on tools/call, exit
+//	restart=FILE count its starts in FILE: the first start serves
+//	             and dies on its first call; the second waits a while and
+//	             exits before answering; the third lists one more tool, "extra"
+//	storm        every 20 ms, list 1,000 new tools and say so
+//	env          a call answers with the environment, one KEY=VALUE a line
+//	progress     a call sends two progress notifications and a log
+//	             message before it answers
+//	silent       never answer initialize
+func testServer(t *testing.T, name, mode string) (server, env string) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return name + "='" + exe + "'", name + "=" + testServerEnv + "=" + mode
+}
+
+// runTestServer is a downstream MCP server that speaks newline-delimited
+// JSON-RPC by hand, so that it can misbehave in ways an SDK would not let
+// it.
+func runTestServer(mode string, in io.Reader, out io.Writer) int {
+	s := &testServerState{out: bufio.NewWriter(out), tools: []string{"search"}}
+	for _, opt := range strings.Split(mode, ",") {
+		k, v, _ := strings.Cut(opt, "=")
+		switch k {
+		case "tools":
+			s.tools = strings.Split(v, "+")
+		case "restart":
+			s.restarts = v
+		default:
+			s.flags = append(s.flags, k)
+		}
+	}
+	if s.restarts != "" {
+		data, _ := os.ReadFile(s.restarts)
+		start := len(data) + 1
+		_ = os.WriteFile(s.restarts, []byte(strings.Repeat("x", start)), 0o600)
+		switch start {
+		case 1:
+			s.flags = append(s.flags, "die")
+		case 2:
+			time.Sleep(2 * time.Second)
+			return 1
+		default:
+			s.tools = append(s.tools, "extra")
+		}
+	}
+	sc := bufio.NewScanner(in)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				ProtocolVersion string `json:"protocolVersion"`
+				Name            string `json:"name"`
+				Meta            struct {
+					ProgressToken any `json:"progressToken"`
+				} `json:"_meta"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(sc.Bytes(), &req) != nil {
+			continue
+		}
+		if code := s.handle(req.ID, req.Method, req.Params.ProtocolVersion, req.Params.Name, req.Params.Meta.ProgressToken); code >= 0 {
+			return code
+		}
+	}
+	return 0
+}
+
+type testServerState struct {
+	mu       sync.Mutex // guards out and tools: storm writes too
+	out      *bufio.Writer
+	tools    []string
+	flags    []string
+	restarts string
+}
+
+func (s *testServerState) has(flag string) bool {
+	for _, f := range s.flags {
+		if f == flag {
+			return true
+		}
+	}
+	return false
+}
+
+// send writes one message.
+func (s *testServerState) send(v any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.has("garbage") {
+		s.out.WriteString("garbage: not JSON\n")
+	}
+	data, _ := json.Marshal(v)
+	s.out.Write(append(data, '\n'))
+	s.out.Flush()
+}
+
+func (s *testServerState) reply(id json.RawMessage, result any) {
+	s.send(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+func (s *testServerState) notify(method string, params any) {
+	s.send(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
+}
+
+func toolList(names []string) []map[string]any {
+	var tools []map[string]any
+	for _, n := range names {
+		tools = append(tools, map[string]any{"name": n, "inputSchema": map[string]any{"type": "object"}})
+	}
+	return tools
+}
+
+// handle answers one message, and returns an exit code to stop with, or
+// -1 to go on.
+func (s *testServerState) handle(id json.RawMessage, method, version, tool string, progress any) int {
+	switch method {
+	case "initialize":
+		if s.has("silent") {
+			select {}
+		}
+		s.reply(id, map[string]any{
+			"protocolVersion": version,
+			"capabilities":    map[string]any{"tools": map[string]any{"listChanged": true}, "logging": map[string]any{}},
+			"serverInfo":      map[string]any{"name": "test", "version": "v0"},
+		})
+	case "notifications/initialized":
+		if s.has("storm") {
+			go s.storm()
+		}
+	case "tools/list":
+		s.mu.Lock()
+		tools := toolList(s.tools)
+		s.mu.Unlock()
+		s.reply(id, map[string]any{"tools": tools})
+	case "tools/call":
+		return s.call(id, tool, progress)
+	default:
+		if len(id) > 0 {
+			s.reply(id, map[string]any{})
+		}
+	}
+	return -1
+}
+
+func (s *testServerState) call(id json.RawMessage, tool string, progress any) int {
+	switch {
+	case s.has("hang"):
+		select {}
+	case s.has("die"):
+		return 3
+	}
+	text := "test answered " + tool
+	if s.has("env") {
+		text = strings.Join(os.Environ(), "\n")
+	}
+	if s.has("progress") && progress != nil {
+		for i := 1; i <= 2; i++ {
+			s.notify("notifications/progress", map[string]any{"progressToken": progress, "progress": i, "total": 2})
+		}
+		s.notify("notifications/message", map[string]any{"level": "info", "logger": "test", "data": "working on " + tool})
+	}
+	s.reply(id, map[string]any{"content": []map[string]any{{"type": "text", "text": text}}})
+	return -1
+}
+
+// storm lists 1,000 new tools every 20 ms.
+func (s *testServerState) storm() {
+	for gen := 0; ; gen++ {
+		time.Sleep(20 * time.Millisecond)
+		names := make([]string, 1000)
+		for i := range names {
+			names[i] = "t" + strconv.Itoa(gen) + "_" + strconv.Itoa(i)
+		}
+		s.mu.Lock()
+		s.tools = names
+		s.mu.Unlock()
+		s.notify("notifications/tools/list_changed", map[string]any{})
+	}
+}
