@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/mcpid/mcpid"
 )
@@ -207,7 +205,7 @@ func unfetchable(i int, h mcpid.Hit) error {
 	switch {
 	case h.ID == "":
 		return badHit(hit + " has an empty id")
-	case !utf8.ValidString(h.ID) || strings.ContainsFunc(h.ID, isControl):
+	case !embeddable(h.ID):
 		return badHit(hit + " has an id that is not valid UTF-8 or holds a control character")
 	case h.ConnectionID != "":
 		return badHit(hit + " has the connection id " + quote(h.ConnectionID) + ", which is not a valid connection id")
@@ -218,5 +216,10 @@ func unfetchable(i int, h mcpid.Hit) error {
 	return nil
 }
 
-// isControl reports whether r is a control character that no id may hold.
-func isControl(r rune) bool { return r < 0x20 || (r >= 0x7f && r <= 0x9f) }
+// embeddable reports whether SelfContainedID embeds id in a valid
+// connection: whether id is not empty, is valid UTF-8 and holds no
+// control character.
+func embeddable(id string) bool {
+	_, ok := mcpid.SelfContainedID(id, "c")
+	return ok
+}
