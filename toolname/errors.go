@@ -100,6 +100,12 @@ var codes = map[Code]codeText{
 //
 // The message is built when asked for, from the fields; building an
 // *Error costs one allocation and nothing else.
+//
+// An Error has the shape of the mcpid package's Error, so that a reader
+// learns one: the same field order (Code, Field, then Index where mcpid
+// has Segment, Offset, Input), a Message that states only the fault, a
+// Hint that states only the remedy, an Error built from the two in the
+// same format, and methods that accept a nil *Error.
 type Error struct {
 	// Code says what kind of input was rejected.
 	Code Code

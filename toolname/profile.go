@@ -14,6 +14,28 @@ package toolname
 // The zero Profile means [Portable], both for [Profile.Valid] and for
 // [Assign]; a Profile whose only field set is MaxLen uses Portable's
 // character rule with that limit.
+//
+// Where the rules come from:
+//
+//   - OpenAI: the API reference for function tools says a name may use
+//     a-z, A-Z, 0-9, underscores and dashes, at most 64 characters; the API
+//     rejects others against the pattern ^[a-zA-Z0-9_-]{1,64}$.
+//   - Anthropic: the Messages API validates tool names against
+//     ^[a-zA-Z0-9_-]{1,128}$. Some hosts built on it enforce 64; use OpenAI,
+//     Portable, or a lower MaxLen for those.
+//   - Gemini: the function declaration reference asks for a first character
+//     that is a letter or an underscore, then letters, digits, underscores,
+//     dots, colons and dashes. Its documents have given the limit as both 63
+//     and 64 characters; the profile takes the stricter 63. It leaves out
+//     the colon, which MCP does not allow.
+//   - MCP: the specification (revision 2025-11-25, "Tool names")
+//     recommends 1 to 128 characters from A-Z, a-z, 0-9, '_', '-' and '.'.
+//   - Portable is the intersection of all of these, and the default.
+//
+// Every profile's names are valid MCP tool names too, because a gateway
+// serves them over MCP. A gateway that serves clients of several
+// providers, or does not know which provider a client talks to, should
+// use Portable: its names are valid for every one of them.
 type Profile struct {
 	// MaxLen is the greatest length of a name, in bytes (every valid name
 	// is ASCII, so also in characters). Zero means the limit of the
@@ -59,8 +81,7 @@ var (
 	portableRule  = newRule("_-", true, 63)
 )
 
-// The provider profiles. The package documentation gives the source of
-// each rule.
+// The provider profiles. [Profile] gives the source of each rule.
 var (
 	// OpenAI accepts 1 to 64 characters from A-Z, a-z, 0-9, '_' and '-'.
 	OpenAI = Profile{MaxLen: 64, rule: openAIRule}
