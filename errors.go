@@ -92,13 +92,13 @@ var codes = map[Code]codeText{
 		hint:    "pass an id exactly as search showed it, or search again"},
 }
 
-// NewError returns an error with a server's own code, message and hint,
-// in the same envelope as the package's errors: for a failure the package
+// NewError returns an error with a server's own code, message and hint. It
+// has the same envelope as the package's errors, for a failure the package
 // cannot see, such as a resource server's answer ([CodeNotFound],
 // [CodeResourceUnavailable], [CodeInvalidResourceResponse]) or a code of
 // the server's own. Its message is exactly message and its hint exactly
-// hint, nothing added: an empty hint is left out of the envelope. Offset
-// is -1; set Field and Input on the result to name an argument at fault.
+// hint, nothing added: an empty hint is left out of the envelope. Offset is
+// -1; set Field and Input on the result to name an argument at fault.
 // [errors.Is] matches it with the sentinel of its code, if the code has
 // one.
 func NewError(code Code, message, hint string) *Error {
@@ -115,9 +115,9 @@ const (
 	SegmentRecord     = "record"
 )
 
-// MaxAvailableConnections is how many connections the JSON envelope of an
-// ambiguous_connection error lists at most; the rest are counted in
-// available_connections_omitted.
+// MaxAvailableConnections caps the connections an error envelope lists. The
+// envelope of an ambiguous_connection error lists at most this many; the
+// rest are counted in available_connections_omitted.
 const MaxAvailableConnections = 20
 
 // Error is the one error type of this package. Every failure of [Parse],
@@ -252,9 +252,9 @@ func (e *Error) inputKey() string {
 // connection_id, such as the argument of a server's own tool.
 const inputKey = "input"
 
-// Message states the fault, and nothing else: where it is and which rule
-// it breaks, for example `record segment contains ".."`, but neither the
-// input nor the remedy. For an error from [NewError] or
+// Message states the fault, and nothing else. It says where it is and which
+// rule it breaks, for example `record segment contains ".."`, but neither
+// the input nor the remedy. For an error from [NewError] or
 // [Error.UnmarshalJSON] it is the message given; for the resource-server
 // codes built by hand it is a short default.
 func (e *Error) Message() string {
@@ -351,7 +351,7 @@ func quoteRune(r rune) string {
 	return "U+00" + string([]byte{hex[r>>4&0xf], hex[r&0xf]})
 }
 
-// Hint returns what the agent should do instead, or "" when there is
+// Hint returns what the agent should do instead. It is "" when there is
 // nothing to say. For an error from [NewError] or [Error.UnmarshalJSON] it
 // is the hint given.
 func (e *Error) Hint() string {
@@ -359,8 +359,8 @@ func (e *Error) Hint() string {
 	return hint
 }
 
-// Is reports whether target is the sentinel for e's Code, so that
-// errors.Is(err, ErrInvalidID) holds for every invalid_id error.
+// Is reports whether target is the sentinel for e's Code. So errors.Is(err,
+// ErrInvalidID) holds for every invalid_id error.
 func (e *Error) Is(target error) bool {
 	return e != nil && target != nil && target == sentinel(e.Code)
 }
@@ -368,11 +368,12 @@ func (e *Error) Is(target error) bool {
 // sentinel returns the exported sentinel for c, or nil.
 func sentinel(c Code) error { return codes[c].sentinel }
 
-// AmbiguousConnection returns the ambiguous_connection error a server relays
-// when the resource server answers an unscoped fetch with 409: the record
-// exists in each of the available connections. The slice is kept, not
-// copied; its JSON envelope lists at most [MaxAvailableConnections] of
-// them, in the given order, and counts the rest.
+// AmbiguousConnection returns an ambiguous_connection error. A server
+// relays it when the resource server answers an unscoped fetch with 409:
+// the record exists in each of the available connections. The slice is
+// kept, not copied; its JSON envelope lists at most
+// [MaxAvailableConnections] of them, in the given order, and counts the
+// rest.
 func AmbiguousConnection(available []string) *Error {
 	return &Error{
 		Code:      CodeAmbiguousConnection,
@@ -381,9 +382,9 @@ func AmbiguousConnection(available []string) *Error {
 	}
 }
 
-// WithHint returns a copy of e whose hint is hint and whose message is
-// e's, for a server that words the remedy its own way: one that registers
-// its tools under other names, say. A nil e gives nil.
+// WithHint returns a copy of e with another hint. Its message is e's. It is
+// for a server that words the remedy its own way: one that registers its
+// tools under other names, say. A nil e gives nil.
 func (e *Error) WithHint(hint string) *Error {
 	if e == nil {
 		return nil
@@ -393,13 +394,13 @@ func (e *Error) WithHint(hint string) *Error {
 	return &c
 }
 
-// AmbiguousConnectionIDs is [AmbiguousConnection] for a fetch tool that
-// takes no connection_id, such as one that follows OpenAI's search/fetch
-// contract: instead of the connections, it lists the self-contained id of
-// the record in each, [SelfContainedID](baseID, c), as AvailableIDs, and
-// its envelope says retry_with "id". A connection that cannot be embedded
-// is counted but not listed. baseID is the id the fetch asked for, without
-// its connection ([Handle.BaseID]).
+// AmbiguousConnectionIDs is [AmbiguousConnection] for a fetch tool without
+// connection_id. Such a tool follows OpenAI's search/fetch contract, say.
+// Instead of the connections, the error lists the self-contained id of the
+// record in each, [SelfContainedID](baseID, c), as AvailableIDs, and its
+// envelope says retry_with "id". A connection that cannot be embedded is
+// counted but not listed. baseID is the id the fetch asked for, without its
+// connection ([Handle.BaseID]).
 func AmbiguousConnectionIDs(baseID string, available []string) *Error {
 	e := &Error{Code: CodeAmbiguousConnection, Offset: -1, AvailableIDs: make([]string, 0, len(available))}
 	for _, c := range available {
@@ -454,8 +455,8 @@ type envelope struct {
 	RetryWith  string    `json:"retry_with,omitempty"`
 }
 
-// MarshalJSON returns the stable envelope an MCP server puts in a tool
-// error's structuredContent and content[] text:
+// MarshalJSON returns the stable JSON envelope of e. An MCP server puts it
+// in a tool error's structuredContent and content[] text:
 //
 //	{"type":"adapter_error","code":…,"message":…,"hint":…, …}
 //
@@ -556,15 +557,14 @@ func validTexts(ss []string) []string {
 	return ss
 }
 
-// UnmarshalJSON reads an envelope that [Error.MarshalJSON] wrote, such as
-// the text of a tool error, back into e, so that a client branches on
-// Code with [errors.Is] instead of decoding into a struct of its own.
-// Marshaling the result again gives the same bytes, whatever the code,
-// unknown codes included. The message and the hint are kept as given;
-// Available holds the connections listed, and the count of those left out
-// still counts in the message. Input is the id or connection_id the
-// envelope names, Embedded its embedded_connection_id, and Offset -1 when
-// the envelope has none.
+// UnmarshalJSON reads an envelope that [Error.MarshalJSON] wrote back into
+// e. With it, a client that gets the text of a tool error branches on Code
+// with [errors.Is] instead of decoding into a struct of its own. Marshaling
+// the result again gives the same bytes, whatever the code, unknown codes
+// included. The message and the hint are kept as given; Available holds the
+// connections listed, and the count of those left out still counts in the
+// message. Input is the id or connection_id the envelope names, Embedded
+// its embedded_connection_id, and Offset -1 when the envelope has none.
 //
 // JSON that is not an object with "type":"adapter_error" and a "code"
 // (which may be empty, as for an *Error built without one), or that

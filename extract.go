@@ -5,8 +5,8 @@ import (
 	"strings"
 )
 
-// ExtractIDs returns the ids a preview shows, in order and byte for byte:
-// it is the inverse of [RenderPreview] in both formats, whatever the free
+// ExtractIDs returns the ids a preview shows, in order and byte for byte.
+// It is the inverse of [RenderPreview] in both formats, whatever the free
 // text holds. It returns nil when the text holds no id. It reads the text
 // as [ExtractHits] does.
 func ExtractIDs(text string) []string {
@@ -21,12 +21,13 @@ func ExtractIDs(text string) []string {
 	return ids
 }
 
-// ExtractHits returns the hits a preview shows, in order, each with the
-// fields it shows as they are shown: a title or snippet cut by the preview
-// ends in "…", and the text form gives a ConnectionID only where its line
-// shows one and leaves out a title equal to the id. It returns nil when
-// the text holds no hit. A server puts them in structuredContent so that a
-// host that shows the model that instead of the text shows the same hits.
+// ExtractHits returns the hits a preview shows, in order. Each has the
+// fields the preview shows, as they are shown: a title or snippet cut by
+// the preview ends in "…", and the text form gives a ConnectionID only
+// where its line shows one and leaves out a title equal to the id. It
+// returns nil when the text holds no hit. A server puts them in
+// structuredContent so that a host that shows the model that instead of the
+// text shows the same hits.
 //
 // A text that starts with '{' is read as the JSON form: the "id",
 // "title", "url" and "text" (the Snippet) of each element of "results",

@@ -142,11 +142,11 @@ func escapedLen(connection string) int {
 	return n
 }
 
-// SelfContainedID is what a search tool does to each hit's id before it
-// shows it: it gives the hit one id that carries its connection, so that
-// the model can fetch that hit, and no other, with the id alone. When
-// connectionID is a name (see [ResolveFetch]; '/' and ':' allowed) and
-// baseID is non-empty, valid UTF-8 without control characters:
+// SelfContainedID gives a hit one id that carries its connection. A search
+// tool does it to each hit's id before it shows it, so that the model can
+// fetch that hit, and no other, with the id alone. When connectionID is a
+// name (see [ResolveFetch]; '/' and ':' allowed) and baseID is non-empty,
+// valid UTF-8 without control characters:
 //
 //   - a legacy handle stream:record becomes connection/stream:record;
 //   - any other baseID becomes the opaque connection/:baseID: URLs, keys
@@ -182,13 +182,13 @@ func SelfContainedID(baseID, connectionID string) (id string, embedded bool) {
 // IsValid reports whether h is a parsed handle rather than the zero Handle.
 func (h Handle) IsValid() bool { return h.id != "" }
 
-// IsSelfContained reports whether h embeds its connection, that is whether
-// it has the form connection/stream:record or connection/:opaque.
+// IsSelfContained reports whether h embeds its connection: whether it has
+// the form connection/stream:record or connection/:opaque.
 func (h Handle) IsSelfContained() bool { return h.stream > 0 }
 
-// ConnectionID returns the embedded connection, decoded (%25, %2F and %3A
-// become '%', '/' and ':'), or "" for a legacy handle and for the zero
-// Handle. It allocates only when the connection segment holds an escape.
+// ConnectionID returns the embedded connection, decoded. %25, %2F and %3A
+// become '%', '/' and ':'; a legacy handle and the zero Handle give "". It
+// allocates only when the connection segment holds an escape.
 func (h Handle) ConnectionID() string {
 	if h.stream == 0 {
 		return ""
@@ -257,13 +257,13 @@ func isEscape(s string) bool {
 	return len(s) >= 3 && s[0] == '%' && (s[1:3] == "25" || s[1:3] == "2F" || s[1:3] == "3A")
 }
 
-// Stream returns the stream segment, or "" for an opaque handle and for
-// the zero Handle. It does not allocate.
+// Stream returns the stream segment. It returns "" for an opaque handle and
+// for the zero Handle. It does not allocate.
 func (h Handle) Stream() string { return h.id[h.stream:h.colon] }
 
-// RecordID returns the record segment, which may itself contain ':', the
-// opaque base id of an opaque handle, or "" for the zero Handle. It does
-// not allocate.
+// RecordID returns the record segment, which may itself contain ':'. It is
+// the opaque base id of an opaque handle, and "" for the zero Handle. It
+// does not allocate.
 func (h Handle) RecordID() string {
 	if h.id == "" {
 		return ""
@@ -276,9 +276,9 @@ func (h Handle) RecordID() string {
 // never build a file system or URL path from it.
 func (h Handle) IsOpaque() bool { return h.id != "" && h.stream == h.colon }
 
-// BaseID returns the id without its connection: stream:record for a plain
-// handle, the opaque base id for an opaque one, "" for the zero Handle. It
-// does not allocate.
+// BaseID returns the id without its connection. That is stream:record for a
+// plain handle, the opaque base id for an opaque one, "" for the zero
+// Handle. It does not allocate.
 func (h Handle) BaseID() string {
 	if h.IsOpaque() {
 		return h.id[h.colon+1:]
@@ -286,8 +286,8 @@ func (h Handle) BaseID() string {
 	return h.id[h.stream:]
 }
 
-// String returns the id h was parsed from, byte for byte, or "" for the
-// zero Handle.
+// String returns the id h was parsed from, byte for byte. It returns "" for
+// the zero Handle.
 func (h Handle) String() string { return h.id }
 
 // AppendText implements [encoding.TextAppender]: it appends the id to b.

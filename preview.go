@@ -2,10 +2,10 @@ package mcpid
 
 import "math"
 
-// Hit is one search result as [RenderPreview] shows it: its id, the
-// connection it came from, and free text that helps the model choose.
-// The text form leaves out empty fields; the JSON form always has a
-// title and a url, possibly "".
+// Hit is one search result as [RenderPreview] shows it. It has its id, the
+// connection it came from, and free text that helps the model choose. The
+// text form leaves out empty fields; the JSON form always has a title and a
+// url, possibly "".
 type Hit struct {
 	// ID is the id the model passes to fetch, shown complete or not at
 	// all; typically [SelfContainedID] made it.
@@ -126,11 +126,11 @@ const maxBudget = math.MaxInt >> 8
 // larger budget costs an allocation besides the string.
 const stackPreview = 2048
 
-// RenderPreview returns the model-visible text of a search result in at
-// most opts.Budget bytes, in the format opts.Format: [FormatJSON] is one
+// RenderPreview returns the model-visible text of a search result. It takes
+// at most opts.Budget bytes, in the format opts.Format: [FormatJSON] is one
 // JSON object, as that constant describes; [FormatText] is the layout
-// below, which clients and models read, so it is fixed. [ExtractIDs]
-// reads the shown ids back from either.
+// below, which clients and models read, so it is fixed. [ExtractIDs] reads
+// the shown ids back from either.
 //
 // The text form looks like this:
 //

@@ -33,9 +33,9 @@ func (s Scope) String() string {
 	return "Scope(" + strconv.Itoa(int(s)) + ")"
 }
 
-// FetchRequest is a fetch tool call resolved into what to ask the resource
-// server for. Build one with [ResolveFetch]; the zero FetchRequest is what
-// every error comes with, and it has no valid Handle.
+// FetchRequest is a resolved fetch tool call. It holds what to ask the
+// resource server for. Build one with [ResolveFetch]; the zero FetchRequest
+// is what every error comes with, and it has no valid Handle.
 type FetchRequest struct {
 	// Handle is the parsed id.
 	Handle Handle
@@ -50,13 +50,13 @@ type FetchRequest struct {
 	EchoID string
 }
 
-// RecordPath returns the record path of the resource-server layout this
-// package was designed around, /v1/streams/{stream}/records/{record_id},
-// with both segments escaped by [url.PathEscape], so that no byte of the
-// id can add, remove or climb a path segment. It returns "" for the zero
-// FetchRequest and for an opaque handle: a server resolves the opaque
-// base id, [Handle.BaseID], within the request's connection itself, and
-// never builds a path from it.
+// RecordPath returns the path of the record on the resource server. The
+// path is /v1/streams/{stream}/records/{record_id}, in the layout this
+// package was designed around, with both segments escaped by
+// [url.PathEscape], so that no byte of the id can add, remove or climb a
+// path segment. It returns "" for the zero FetchRequest and for an opaque
+// handle: a server resolves the opaque base id, [Handle.BaseID], within the
+// request's connection itself, and never builds a path from it.
 func (r FetchRequest) RecordPath() string {
 	if !r.Handle.IsValid() || r.Handle.IsOpaque() {
 		return ""
@@ -65,8 +65,9 @@ func (r FetchRequest) RecordPath() string {
 		"/records/" + url.PathEscape(r.Handle.RecordID())
 }
 
-// Query returns the query parameters of the request: connection_id when
-// the request is scoped, nothing otherwise. The map is new on every call.
+// Query returns the query parameters of the request. They hold
+// connection_id when the request is scoped, nothing otherwise. The map is
+// new on every call.
 func (r FetchRequest) Query() url.Values {
 	q := url.Values{}
 	if r.ConnectionID != "" {
@@ -75,8 +76,8 @@ func (r FetchRequest) Query() url.Values {
 	return q
 }
 
-// ResolveFetch merges the fetch tool's two arguments, the id and the
-// optional connection_id, into one scoped request, without any I/O:
+// ResolveFetch merges the fetch tool's two arguments into one scoped
+// request. They are the id and the optional connection_id; it does no I/O:
 //
 //	id        connection_id   result
 //	c1/s:r    ""              scoped to c1, ScopeEmbedded (c1/:x alike)

@@ -10,12 +10,12 @@ import (
 	"sync"
 )
 
-// A Sealer seals the ids a search shows and opens the ids a fetch is
-// given, so that an id that no search issued (mangled by one character,
-// cut short, completed from memory, made up) is an unknown_id error
-// instead of a fetch of another record. Models do drift: with sequential
-// record ids, cin_4f2a/orders:o12 read back as cin_4f2a/orders:o13 is a
-// valid id of another customer's order. A sealed id carries a short tag,
+// A Sealer seals the ids a search shows and opens those a fetch is given.
+// An id that no search issued (mangled by one character, cut short,
+// completed from memory, made up) is an unknown_id error instead of a fetch
+// of another record. Models do drift: with sequential record ids,
+// cin_4f2a/orders:o12 read back as cin_4f2a/orders:o13 is a valid id of
+// another customer's order. A sealed id carries a short tag,
 //
 //	id "~" tag
 //
@@ -106,11 +106,12 @@ func (s *Sealer) AppendSeal(dst []byte, id string) []byte {
 	return append(dst, tag[:]...)
 }
 
-// Open returns the id that sealed carries, when its seal matches under one
-// of the Sealer's keys. Anything else (no seal, a seal that does not match,
-// an id changed by as little as one character) is an [*Error] with Code
-// [CodeUnknownID], Field id and Input sealed. Open splits at the last '~',
-// so an id may itself hold '~'; it compares tags in constant time.
+// Open returns the id that sealed carries if its seal matches. The seal may
+// match under any of the Sealer's keys. Anything else (no seal, a seal that
+// does not match, an id changed by as little as one character) is an
+// [*Error] with Code [CodeUnknownID], Field id and Input sealed. Open
+// splits at the last '~', so an id may itself hold '~'; it compares tags in
+// constant time.
 func (s *Sealer) Open(sealed string) (string, error) {
 	i := strings.LastIndexByte(sealed, sealSep)
 	if i < 0 || len(sealed)-i-1 != SealTagLen {
