@@ -359,8 +359,8 @@ func (e *Error) Hint() string {
 	return hint
 }
 
-// Is reports whether target is the sentinel for e's Code. So errors.Is(err,
-// ErrInvalidID) holds for every invalid_id error.
+// Is reports whether target is the sentinel for e's Code.
+// So errors.Is(err, ErrInvalidID) holds for every invalid_id error.
 func (e *Error) Is(target error) bool {
 	return e != nil && target != nil && target == sentinel(e.Code)
 }

@@ -200,16 +200,16 @@ func (e *Error) inputKey() string {
 	return ""
 }
 
-// Message states the fault, and nothing else: what is wrong with which
-// part, for example "raw ':' in the server part", but neither the input,
-// nor its index and offset, nor the remedy. For a code the package does
-// not define it is "".
+// Message states the fault, and nothing else. It says what is wrong with
+// which part, for example "raw ':' in the server part", but neither the
+// input, nor its index and offset, nor the remedy. For a code the package
+// does not define it is "".
 func (e *Error) Message() string {
 	message, _ := e.words()
 	return message
 }
 
-// Hint returns what the caller should do instead, or "" for a code the
+// Hint returns what the caller should do instead. It is "" for a code the
 // package does not define.
 func (e *Error) Hint() string {
 	_, hint := e.words()
@@ -283,8 +283,8 @@ func (e *Error) part(def string) string {
 	return e.Field
 }
 
-// Is reports whether target is the sentinel for e's Code, so that
-// errors.Is(err, ErrInvalidKey) holds for every invalid_key error.
+// Is reports whether target is the sentinel for e's Code.
+// So errors.Is(err, ErrInvalidKey) holds for every invalid_key error.
 func (e *Error) Is(target error) bool {
 	return e != nil && target != nil && target == sentinel(e.Code)
 }

@@ -5,9 +5,9 @@ import (
 	"unicode/utf8"
 )
 
-// A Key identifies one tool: the server that offers it and the tool's own
-// name on that server, both as the server reported them. Key is comparable
-// and can be used as a map key.
+// A Key identifies one tool by its server and its own name there. Both are
+// as the server reported them. Key is comparable and can be used as a map
+// key.
 type Key struct {
 	Server string
 	Tool   string

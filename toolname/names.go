@@ -39,7 +39,7 @@ type named struct {
 	reason Reason
 }
 
-// Name returns the name assigned to k and reports whether k was among the
+// Name returns the name assigned to k. It reports whether k was among the
 // keys given to [Assign]. A key that has left the chain reports false. It
 // does not allocate.
 func (n *Names) Name(k Key) (string, bool) {
@@ -62,9 +62,9 @@ func (n *Names) Resolve(name string) (Key, bool) {
 	return k, ok
 }
 
-// Lookup returns the key that a model or an MCP App calls by name: the
-// key of that name, as [Names.Resolve] finds it, or, failing that, the one
-// live key whose own tool name is name, byte for byte (an MCP App or a
+// Lookup returns the key that a model or an MCP App calls by name. That is
+// the key of that name, as [Names.Resolve] finds it, or, failing that, the
+// one live key whose own tool name is name, byte for byte (an MCP App or a
 // prompt calls its server's tools by their own names, which the table may
 // have qualified). It is never a fuzzy or case-folded match. Otherwise it
 // returns an [*Error]: CodeAmbiguousTool, with Candidates, when several
@@ -116,8 +116,8 @@ func (n *Names) Len() int {
 	return len(n.keys)
 }
 
-// All returns every key with its name, keys in order of server and then
-// tool, compared byte for byte.
+// All returns every key with its name. Keys come in order of server and
+// then tool, compared byte for byte.
 func (n *Names) All() iter.Seq2[Key, string] {
 	return func(yield func(Key, string) bool) {
 		if n == nil {
@@ -131,8 +131,8 @@ func (n *Names) All() iter.Seq2[Key, string] {
 	}
 }
 
-// Fallbacks returns, sorted by name, every key whose name is not its bare
-// tool name, with the reasons why. The slice is a fresh copy.
+// Fallbacks returns every key whose name is not its bare tool name. They
+// come sorted by name, with the reasons why. The slice is a fresh copy.
 func (n *Names) Fallbacks() []Fallback {
 	if n == nil {
 		return nil

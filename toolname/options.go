@@ -17,10 +17,10 @@ type options struct {
 	reserved   []string
 }
 
-// WithLogger makes [Assign] log every fallback to logger: one record at
-// level Info per key whose name is not its bare tool name, in the order of
-// [Names.Fallbacks], with the attributes "server", "tool", "name" and
-// "reason" (the [Reason] as a string). A nil logger logs nothing.
+// WithLogger makes [Assign] log every fallback to logger. It logs one
+// record at level Info per key whose name is not its bare tool name, in the
+// order of [Names.Fallbacks], with the attributes "server", "tool", "name"
+// and "reason" (the [Reason] as a string). A nil logger logs nothing.
 func WithLogger(logger *slog.Logger) Option {
 	return Option{apply: func(o *options) { o.logger = logger }}
 }
@@ -64,10 +64,10 @@ func WithQualifyAll() Option {
 	return Option{apply: func(o *options) { o.qualifyAll = true }}
 }
 
-// WithReserved keeps names for the caller's own tools: [Assign] never
-// gives them to a key, and a key that held one gets a new name. Each name
-// must be valid under the profile. The names of several WithReserved
-// options add up.
+// WithReserved keeps names for the caller's own tools. [Assign] never gives
+// them to a key, and a key that held one gets a new name. Each name must be
+// valid under the profile. The names of several WithReserved options add
+// up.
 func WithReserved(names ...string) Option {
 	return Option{apply: func(o *options) { o.reserved = append(o.reserved, names...) }}
 }

@@ -29,9 +29,9 @@ type entryJSON struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-// MarshalJSON writes the whole table, so that [Names.UnmarshalJSON] gives
-// back a table equal in every respect, and a gateway can continue its chain
-// across restarts:
+// MarshalJSON writes the whole table. [Names.UnmarshalJSON] gives back a
+// table equal in every respect, so that a gateway can continue its chain
+// across restarts. The JSON has this shape:
 //
 //	{"version":1,
 //	 "names":[{"server":"github","tool":"search","name":"github__search","reason":"qualified"},…],
@@ -65,8 +65,8 @@ func newEntry(k Key, e named) entryJSON {
 	return j
 }
 
-// UnmarshalJSON reads a table that [Names.MarshalJSON] wrote and replaces
-// n's contents with it; call it on a new Names, before sharing it.
+// UnmarshalJSON reads a table that [Names.MarshalJSON] wrote into n. It
+// replaces n's contents; call it on a new Names, before sharing it.
 //
 // It accepts only what MarshalJSON can write: the version it writes, no
 // unknown members, keys that [Assign] accepts, names valid under the [MCP]

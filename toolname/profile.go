@@ -1,8 +1,8 @@
 package toolname
 
-// A Profile is the tool-name rule of one model provider: which ASCII
-// characters a name may use, whether its first character must be a letter
-// or '_', and how long it may be. Names are never empty.
+// A Profile is one model provider's rule for tool names. It says which
+// ASCII characters a name may use, whether its first character must be a
+// letter or '_', and how long it may be. Names are never empty.
 //
 // The character rule is fixed by the profile variable a Profile is copied
 // from ([OpenAI], [Anthropic], [Gemini], [MCP], [Portable]); only MaxLen can
@@ -132,9 +132,10 @@ func (p Profile) check() (*rule, int, error) {
 	return r, maxLen, nil
 }
 
-// Valid reports whether name is a valid tool name under p: non-empty, at
-// most MaxLen bytes, made only of the profile's characters, and starting
-// with a letter or '_' where the profile requires it. It does not allocate.
+// Valid reports whether name is a valid tool name under p. Such a name is
+// non-empty, at most MaxLen bytes, made only of the profile's characters,
+// and starting with a letter or '_' where the profile requires it. It does
+// not allocate.
 func (p Profile) Valid(name string) bool {
 	r, maxLen := p.effective()
 	return r.valid(name, maxLen)

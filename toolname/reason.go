@@ -5,9 +5,9 @@ import (
 	"strings"
 )
 
-// Reason is a set of flags that tell why the name [Assign] gave a key
-// differs from the key's tool name. The zero Reason means the name is the
-// tool name itself.
+// Reason tells why a key's name differs from its tool name. It is a set of
+// flags, set by [Assign]. The zero Reason means the name is the tool name
+// itself.
 type Reason uint8
 
 // The reasons, as bits of a [Reason].
@@ -46,9 +46,9 @@ var reasonNames = [...]struct {
 	{Rehashed, "rehashed"},
 }
 
-// String returns the names of the flags in r, in the order Qualified,
-// Folded, Shortened, Rehashed, joined by '|' (for example
-// "qualified|shortened"), or "none" for the zero Reason.
+// String returns the names of the flags in r, joined by '|'. They come in
+// the order Qualified, Folded, Shortened, Rehashed (for example
+// "qualified|shortened"); the zero Reason is "none".
 func (r Reason) String() string {
 	if r == 0 {
 		return "none"
