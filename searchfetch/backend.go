@@ -6,8 +6,8 @@ import (
 	"github.com/mcpid/mcpid"
 )
 
-// Backend is what a server implements: the search over its sources and the
-// read of one record. Both methods get the tool call's context, bounded by
+// Backend is what a server implements. It searches its sources and reads
+// one record. Both methods get the tool call's context, bounded by
 // [Options.Timeout]; both may be called concurrently.
 //
 // An error that is an [*mcpid.Error] (for example [mcpid.AmbiguousConnection]

@@ -6,10 +6,10 @@ import (
 	"github.com/mcpid/mcpid"
 )
 
-// CodeInvalidArguments is the code of a tool call whose arguments do not
-// follow the tool's input schema: not a JSON object, a required argument
-// missing, an argument that is not a string, an argument the tool does not
-// take or given twice, or more than MaxArgumentsSize bytes.
+// CodeInvalidArguments is the code of arguments that break the input
+// schema. They may be no JSON object, miss a required argument, or hold an
+// argument that is not a string, one the tool does not take, one given
+// twice, or more than MaxArgumentsSize bytes.
 const CodeInvalidArguments mcpid.Code = "invalid_arguments"
 
 // The generic errors of a backend that failed without an *mcpid.Error, and

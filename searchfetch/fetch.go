@@ -9,15 +9,15 @@ import (
 	"github.com/mcpid/mcpid/internal/weburl"
 )
 
-// Fetch runs the fetch tool on args, the raw JSON arguments of the call
-// ({"id": "…"}, with an optional "connection_id" in ModeDefault), and
-// returns its answer. With a Sealer it opens the id first; it resolves the
+// Fetch runs the fetch tool and returns its answer. args are the raw JSON
+// arguments of the call ({"id": "…"}, with an optional "connection_id" in
+// ModeDefault). With a Sealer it opens the id first; it resolves the
 // arguments with [mcpid.ResolveFetch] and calls [Backend.Fetch] only when
-// they resolve. In both modes Text is
-// the JSON of the [Document], whose id is set to the id as given, and
-// StructuredContent is the same JSON (nil with StructuredNone). In
-// ModeChatGPT the document's url follows the rule of the search results
-// ([mcpid.FormatJSON]): an absolute http or https URL, or "".
+// they resolve. In both modes Text is the JSON of the [Document], whose id
+// is set to the id as given, and StructuredContent is the same JSON (nil
+// with StructuredNone). In ModeChatGPT the document's url follows the rule
+// of the search results ([mcpid.FormatJSON]): an absolute http or https
+// URL, or "".
 //
 // A failure is a tool error; see the package documentation.
 func (t *Tools) Fetch(ctx context.Context, args json.RawMessage) Result {

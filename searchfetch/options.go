@@ -64,8 +64,8 @@ func (s Structured) String() string {
 	return "shown"
 }
 
-// MinBudget is the smallest preview budget the tools use: room for the
-// counts of a search that shows no hit in every channel.
+// MinBudget is the smallest preview budget the tools use. It leaves room
+// for the counts of a search that shows no hit in every channel.
 const MinBudget = 128
 
 // DefaultTimeout is how long a backend call may take when

@@ -9,8 +9,8 @@ import (
 	"github.com/mcpid/mcpid"
 )
 
-// Result is the answer to one tool call, independent of any SDK: an
-// adapter turns it into a CallToolResult with one text content item.
+// Result is the answer to one tool call, independent of any SDK. An adapter
+// turns it into a CallToolResult with one text content item.
 type Result struct {
 	// Text is the text of the one content item: the preview, the
 	// document's JSON, or the error envelope.
@@ -26,9 +26,9 @@ type Result struct {
 	Err error
 }
 
-// ErrorResult returns the tool error for err: IsError set, Err set to err,
-// and the JSON envelope of err as both Text and StructuredContent. An
-// *mcpid.Error anywhere in err's chain gives its own envelope; a
+// ErrorResult returns the tool error for err. It has IsError set, Err set
+// to err, and the JSON envelope of err as both Text and StructuredContent.
+// An *mcpid.Error anywhere in err's chain gives its own envelope; a
 // [context.DeadlineExceeded] gives resource_unavailable saying that the
 // source did not answer in time; any other error gives a generic
 // resource_unavailable envelope. Neither of the last two holds err's

@@ -29,8 +29,8 @@ type searchOutput struct {
 	HasMore bool           `json:"has_more,omitempty"`
 }
 
-// Search runs the search tool on args, the raw JSON arguments of the call
-// ({"query": "…"}), and returns its answer. Every hit gets its id from
+// Search runs the search tool and returns its answer. args are the raw JSON
+// arguments of the call ({"query": "…"}). Every hit gets its id from
 // [mcpid.SelfContainedID], hits that share an id are shown once, and a hit
 // that no id can fetch fails the search (see the package documentation).
 // Only the hits the preview can show are looked at (no more than MaxHits,

@@ -16,7 +16,7 @@ const (
 	FetchName  = "fetch"
 )
 
-// Tool is the definition of one tool, for an adapter to turn into its SDK's
+// Tool is the definition of one tool. An adapter turns it into its SDK's
 // tool. Its four annotations are always explicit, false values included,
 // since some hosts reject a tool that leaves one unset.
 type Tool struct {
@@ -55,9 +55,9 @@ type Tools struct {
 	window int
 }
 
-// Validate reports whether o can configure the tools: it returns an error
-// when SearchName or FetchName is not a valid MCP tool name, or when the
-// two are equal. A nil *Options is valid.
+// Validate checks that o can configure the tools. It returns an error when
+// SearchName or FetchName is not a valid MCP tool name, or when the two are
+// equal. A nil *Options is valid.
 func (o *Options) Validate() error {
 	if o == nil {
 		return nil
