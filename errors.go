@@ -55,41 +55,31 @@ var (
 	ErrUnknownID               = errcode.New("mcpid", CodeUnknownID)
 )
 
-// codeText is what the package says of one of its codes: the sentinel
-// that [errors.Is] matches, and the message and the hint of an *Error
-// with that code. Words that depend on the error come from explain
-// instead of message and hint.
-type codeText struct {
-	sentinel      error
-	message, hint string
-	explain       func(*Error) (message, hint string)
-}
-
 // codes is the table of the package's codes, from which [Error.Message],
 // [Error.Hint] and [Error.Is] read: adding a code is adding a row.
-var codes = map[Code]codeText{
-	CodeInvalidID: {sentinel: ErrInvalidID, explain: func(e *Error) (string, string) {
+var codes = errcode.Table[Code, *Error]{
+	CodeInvalidID: {Sentinel: ErrInvalidID, Explain: func(e *Error) (string, string) {
 		return e.faultMessage(), "pass the id exactly as search returned it, as one value, unedited"
 	}},
-	CodeInvalidConnectionID: {sentinel: ErrInvalidConnectionID, explain: func(e *Error) (string, string) {
+	CodeInvalidConnectionID: {Sentinel: ErrInvalidConnectionID, Explain: func(e *Error) (string, string) {
 		return e.faultMessage(), "pass connection_id exactly as search returned it, or omit it"
 	}},
-	CodeConflictingConnectionID: {sentinel: ErrConflictingConnectionID,
-		message: "the id names a different connection than connection_id",
-		hint:    "pass the id alone, without connection_id"},
-	CodeAmbiguousConnection: {sentinel: ErrAmbiguousConnection, explain: (*Error).explainAmbiguous},
-	CodeNotFound: {sentinel: ErrNotFound,
-		message: "the resource server has no such record",
-		hint:    "search again and fetch an id from the new results"},
-	CodeResourceUnavailable: {sentinel: ErrResourceUnavailable,
-		message: "the resource server is unavailable",
-		hint:    "retry later"},
-	CodeInvalidResourceResponse: {sentinel: ErrInvalidResourceResponse,
-		message: "the resource server's answer cannot be used",
-		hint:    "retry later, or fetch another result"},
-	CodeUnknownID: {sentinel: ErrUnknownID,
-		message: "no search issued this id: its seal is missing or does not match",
-		hint:    "pass an id exactly as search showed it, or search again"},
+	CodeConflictingConnectionID: {Sentinel: ErrConflictingConnectionID,
+		Message: "the id names a different connection than connection_id",
+		Hint:    "pass the id alone, without connection_id"},
+	CodeAmbiguousConnection: {Sentinel: ErrAmbiguousConnection, Explain: (*Error).explainAmbiguous},
+	CodeNotFound: {Sentinel: ErrNotFound,
+		Message: "the resource server has no such record",
+		Hint:    "search again and fetch an id from the new results"},
+	CodeResourceUnavailable: {Sentinel: ErrResourceUnavailable,
+		Message: "the resource server is unavailable",
+		Hint:    "retry later"},
+	CodeInvalidResourceResponse: {Sentinel: ErrInvalidResourceResponse,
+		Message: "the resource server's answer cannot be used",
+		Hint:    "retry later, or fetch another result"},
+	CodeUnknownID: {Sentinel: ErrUnknownID,
+		Message: "no search issued this id: its seal is missing or does not match",
+		Hint:    "pass an id exactly as search showed it, or search again"},
 }
 
 // NewError returns an error with a server's own code, message and hint. It
@@ -272,14 +262,7 @@ func (e *Error) words() (message, hint string) {
 	case e.text.given:
 		return e.text.message, e.text.hint
 	}
-	c, ok := codes[e.Code]
-	switch {
-	case !ok:
-		return "", ""
-	case c.explain != nil:
-		return c.explain(e)
-	}
-	return c.message, c.hint
+	return codes.Words(e.Code, e)
 }
 
 // explainAmbiguous words an ambiguous_connection error: how many
@@ -366,7 +349,7 @@ func (e *Error) Is(target error) bool {
 }
 
 // sentinel returns the exported sentinel for c, or nil.
-func sentinel(c Code) error { return codes[c].sentinel }
+func sentinel(c Code) error { return codes.Sentinel(c) }
 
 // AmbiguousConnection returns an ambiguous_connection error. A server
 // relays it when the resource server answers an unscoped fetch with 409:

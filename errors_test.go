@@ -364,7 +364,7 @@ func TestErrorOffsetMovedByCaller(t *testing.T) {
 func TestSentinelsRecorded(t *testing.T) {
 	require.NotEmpty(t, codes)
 	for c, row := range codes {
-		assert.True(t, errcode.Sentinel("mcpid", c) == row.sentinel, c)
+		assert.True(t, errcode.Sentinel("mcpid", c) == row.Sentinel, c)
 	}
 	assert.Nil(t, errcode.Sentinel("mcpid", Code("other")))
 }

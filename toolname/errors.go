@@ -59,30 +59,20 @@ var (
 	ErrAmbiguousTool     = errcode.New("toolname", CodeAmbiguousTool)
 )
 
-// codeText is what the package says of one of its codes: the sentinel
-// that [errors.Is] matches, and the message and the hint of an *Error
-// with that code. Words that depend on the error come from explain
-// instead of message and hint.
-type codeText struct {
-	sentinel      error
-	message, hint string
-	explain       func(*Error) (message, hint string)
-}
-
 // codes is the table of the package's codes, from which [Error.Message],
 // [Error.Hint] and [Error.Is] read: adding a code is adding a row.
-var codes = map[Code]codeText{
-	CodeInvalidRoutingKey: {sentinel: ErrInvalidRoutingKey, explain: (*Error).explainRoutingKey},
-	CodeInvalidKey:        {sentinel: ErrInvalidKey, explain: (*Error).explainKey},
-	CodeInvalidProfile:    {sentinel: ErrInvalidProfile, explain: (*Error).explainProfile},
-	CodeInvalidReserved: {sentinel: ErrInvalidReserved,
-		message: "reserved name is not valid under the profile",
-		hint:    "reserve only names the profile allows"},
-	CodeInvalidNames: {sentinel: ErrInvalidNames, explain: (*Error).explainNames},
-	CodeUnknownTool: {sentinel: ErrUnknownTool,
-		message: "no tool has this name",
-		hint:    "call a tool by a name the tool list gives"},
-	CodeAmbiguousTool: {sentinel: ErrAmbiguousTool, explain: func(e *Error) (string, string) {
+var codes = errcode.Table[Code, *Error]{
+	CodeInvalidRoutingKey: {Sentinel: ErrInvalidRoutingKey, Explain: (*Error).explainRoutingKey},
+	CodeInvalidKey:        {Sentinel: ErrInvalidKey, Explain: (*Error).explainKey},
+	CodeInvalidProfile:    {Sentinel: ErrInvalidProfile, Explain: (*Error).explainProfile},
+	CodeInvalidReserved: {Sentinel: ErrInvalidReserved,
+		Message: "reserved name is not valid under the profile",
+		Hint:    "reserve only names the profile allows"},
+	CodeInvalidNames: {Sentinel: ErrInvalidNames, Explain: (*Error).explainNames},
+	CodeUnknownTool: {Sentinel: ErrUnknownTool,
+		Message: "no tool has this name",
+		Hint:    "call a tool by a name the tool list gives"},
+	CodeAmbiguousTool: {Sentinel: ErrAmbiguousTool, Explain: func(e *Error) (string, string) {
 		return strconv.Itoa(len(e.Candidates)) + " tools have this own name", "call one of the candidates by its name"
 	}},
 }
@@ -222,14 +212,7 @@ func (e *Error) words() (message, hint string) {
 	if e == nil {
 		return "", ""
 	}
-	c, ok := codes[e.Code]
-	switch {
-	case !ok:
-		return "", ""
-	case c.explain != nil:
-		return c.explain(e)
-	}
-	return c.message, c.hint
+	return codes.Words(e.Code, e)
 }
 
 // explainRoutingKey words an invalid routing key: no separator, a raw
@@ -290,7 +273,7 @@ func (e *Error) Is(target error) bool {
 }
 
 // sentinel returns the exported sentinel for c, or nil.
-func sentinel(c Code) error { return codes[c].sentinel }
+func sentinel(c Code) error { return codes.Sentinel(c) }
 
 // Unwrap returns the JSON error behind a CodeInvalidNames error, if any.
 func (e *Error) Unwrap() error {

@@ -74,7 +74,7 @@ func TestErrorIs(t *testing.T) {
 			var e *Error
 			require.ErrorAs(t, err, &e)
 			for code, row := range codes {
-				assert.Equal(t, code == e.Code, errors.Is(err, row.sentinel), "errors.Is(err, %s)", code)
+				assert.Equal(t, code == e.Code, errors.Is(err, row.Sentinel), "errors.Is(err, %s)", code)
 			}
 			wrapped := fmt.Errorf("gateway: %w", err)
 			assert.ErrorIs(t, wrapped, sentinel(e.Code))

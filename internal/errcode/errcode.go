@@ -1,7 +1,8 @@
-// Package errcode makes the sentinel errors of the module's error
-// packages and remembers them by code, so that tests outside a package
-// (the fuzz targets, the adapters' shared checks) find a code's sentinel
-// where the package itself made it, instead of in a copy of its table.
+// Package errcode holds what the module's error packages share: the type
+// of their table of codes, and the sentinels they make, remembered by
+// code, so that tests outside a package (the fuzz targets, the adapters'
+// shared checks) find a code's sentinel where the package itself made it,
+// instead of in a copy of its table.
 package errcode
 
 import "errors"
@@ -25,3 +26,34 @@ func New[C ~string](prefix string, code C) error {
 func Sentinel[C ~string](prefix string, code C) error {
 	return sentinels[prefix+": "+string(code)]
 }
+
+// Row is what an error package says of one of its codes: the sentinel that
+// errors.Is matches, and the message and the hint of an error E with that
+// code. Words that depend on the error come from Explain instead of
+// Message and Hint.
+type Row[E any] struct {
+	Sentinel      error
+	Message, Hint string
+	Explain       func(E) (message, hint string)
+}
+
+// Table is an error package's table of codes, from which its errors'
+// Message, Hint and Is read: adding a code is adding a row.
+type Table[C ~string, E any] map[C]Row[E]
+
+// Words returns the message and the hint the table has for err, whose
+// code is code, or "" for a code it does not have.
+func (t Table[C, E]) Words(code C, err E) (message, hint string) {
+	r, ok := t[code]
+	switch {
+	case !ok:
+		return "", ""
+	case r.Explain != nil:
+		return r.Explain(err)
+	}
+	return r.Message, r.Hint
+}
+
+// Sentinel returns the sentinel of code, or nil for a code the table
+// does not have.
+func (t Table[C, E]) Sentinel(code C) error { return t[code].Sentinel }
