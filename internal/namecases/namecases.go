@@ -147,7 +147,7 @@ func CheckNames[K interface {
 		distinct[k] = true
 	}
 	if names.Len() != len(distinct) {
-		return fmt.Errorf("Len = %d, want %d", names.Len(), len(distinct))
+		return fmt.Errorf("the table has %d names, want %d", names.Len(), len(distinct))
 	}
 	owner := map[string]K{}
 	for k := range distinct {
@@ -163,7 +163,7 @@ func CheckNames[K interface {
 		}
 		owner[name] = k
 		if got, ok := names.Resolve(name); !ok || got != k {
-			return fmt.Errorf("Resolve(%q) = %q, %v; want %q", name, got, ok, k)
+			return fmt.Errorf("resolving %q gives %q, %v; want %q", name, got, ok, k)
 		}
 	}
 	reported := map[K]R{}

@@ -52,7 +52,7 @@ func TestCheckNames(t *testing.T) {
 		}, ""},
 		{"shared name", testTable{
 			names: map[testKey]string{a: "search", b: "search"},
-		}, "both named|Resolve"},
+		}, "both named|resolving"},
 		{"renamed without a fallback", testTable{
 			names:     map[testKey]string{a: "a__search", b: "b__search"},
 			fallbacks: []testFallback{{b, "b__search", testQualified}},
