@@ -171,10 +171,8 @@ func (g *gateway) connect(d *downstream) (*mcp.ClientSession, error) {
 	if err != nil {
 		return nil, fmt.Errorf("starting the session: %w", err)
 	}
-	if init := cs.InitializeResult(); init != nil && init.Capabilities != nil && init.Capabilities.Logging != nil {
-		if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "debug"}); err != nil {
-			g.cfg.logger.Warn("gateway: downstream refused a logging level; its logs are not relayed", "server", d.name, "err", err)
-		}
+	if err := askForLogs(ctx, cs); err != nil {
+		g.cfg.logger.Warn("gateway: downstream refused a logging level; its logs are not relayed", "server", d.name, "err", err)
 	}
 	return cs, nil
 }

@@ -178,6 +178,7 @@ func TestProgressAndLogRelay(t *testing.T) {
 				progress = append(progress, req.Params.Progress)
 			}
 		},
+		//lint:ignore SA1019 the gateway relays logs while hosts use them
 		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -187,6 +188,7 @@ func TestProgressAndLogRelay(t *testing.T) {
 	cs, err := client.Connect(t.Context(), inProcess{g.srv}, nil)
 	require.NoError(t, err)
 	defer cs.Close()
+	//lint:ignore SA1019 the gateway relays logs while hosts use them
 	require.NoError(t, cs.SetLoggingLevel(t.Context(), &mcp.SetLoggingLevelParams{Level: "info"}))
 	params := &mcp.CallToolParams{Name: "search", Arguments: map[string]any{}}
 	params.SetProgressToken("my-token")

@@ -134,10 +134,7 @@ func newGateway(cfg config) (*gateway, error) {
 		Logger: cfg.logger,
 		// The gateway has no tools of its own, but announces changes
 		// to the tools it relays, and relays its downstreams' logs.
-		Capabilities: &mcp.ServerCapabilities{
-			Tools:   &mcp.ToolCapabilities{ListChanged: true},
-			Logging: &mcp.LoggingCapabilities{},
-		},
+		Capabilities: withLogging(&mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}),
 	})
 	g.srv.AddReceivingMiddleware(g.byToolName)
 	return g, nil

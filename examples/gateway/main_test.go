@@ -20,13 +20,20 @@ import (
 
 func TestParseArgs(t *testing.T) {
 	o, err := parseArgs([]string{
-		"-server", "docs=/bin/docs-mcp  --stdio -v",
+		"-env", "docs=TOKEN=a=b",
+		"-server", `docs=/bin/docs-mcp  --stdio -v --root '/srv/my docs' --name "it's"`,
 		"-server", "a=b=c",
-		"-profile", "openai", "-qualify", "all", "-state", "names.json", "-stdio",
+		"-env", "docs=EMPTY=",
+		"-profile", "openai", "-qualify", "all", "-state", "names.json", "-stdio", "-max-len", "50",
 	}, io.Discard)
 	require.NoError(t, err)
-	assert.Equal(t, []serverFlag{{"docs", []string{"/bin/docs-mcp", "--stdio", "-v"}, nil}, {"a", []string{"b=c"}, nil}}, o.servers)
-	assert.Equal(t, toolname.OpenAI, o.cfg.profile)
+	assert.Equal(t, []serverFlag{
+		{"docs", []string{"/bin/docs-mcp", "--stdio", "-v", "--root", "/srv/my docs", "--name", "it's"}, []string{"TOKEN=a=b", "EMPTY="}},
+		{"a", []string{"b=c"}, nil},
+	}, o.servers)
+	want := toolname.OpenAI
+	want.MaxLen = 50
+	assert.Equal(t, want, o.cfg.profile)
 	assert.True(t, o.cfg.qualifyAll)
 	assert.Equal(t, "names.json", o.cfg.statePath)
 	assert.True(t, o.Stdio)
@@ -41,6 +48,12 @@ func TestParseArgs(t *testing.T) {
 		{"-server", "=cmd"},
 		{"-server", "name="},
 		{"-server", "name=   "},
+		{"-server", "name='unclosed"},
+		{"-server", "a=x", "-env", "b=K=V"},
+		{"-server", "a=x", "-env", "a=K"},
+		{"-server", "a=x", "-env", "a==V"},
+		{"-max-len", "12"},
+		{"-max-len", "65", "-profile", "openai"},
 		{"-server", "a=x", "-server", "a=y"},
 		{"-profile", "claude"},
 		{"-qualify", "some"},
@@ -58,6 +71,37 @@ func TestParseArgs(t *testing.T) {
 			require.ErrorIs(t, err, serve.ErrUsage)
 			assert.Contains(t, stderr.String(), "Usage of gateway")
 		})
+	}
+}
+
+func TestSplitWords(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want []string
+	}{
+		{"", nil},
+		{" \t\n ", nil},
+		{"cmd", []string{"cmd"}},
+		{"  cmd   a\tb\nc ", []string{"cmd", "a", "b", "c"}},
+		{`a 'b c' "d e"`, []string{"a", "b c", "d e"}},
+		{`'' ""`, []string{"", ""}},
+		{`x'y'"z"w`, []string{"xyzw"}},
+		{`'a"b' "c'd"`, []string{`a"b`, "c'd"}},
+		{`'a\b'`, []string{`a\b`}},
+		{`"a\"b\\c\$d\x"`, []string{`a"b\c$d\x`}},
+		{`a\ b \'c`, []string{"a b", "'c"}},
+		{"a\\\nb", []string{"ab"}},
+		{"a\\\\ b", []string{`a\`, "b"}},
+		{"\"a\\\nb\"", []string{"ab"}},
+		{"$HOME ~ *.go `x`", []string{"$HOME", "~", "*.go", "`x`"}},
+	} {
+		got, err := splitWords(tt.in)
+		require.NoError(t, err, "%q", tt.in)
+		assert.Equal(t, tt.want, got, "%q", tt.in)
+	}
+	for _, in := range []string{`'open`, `"open`, `a "b\"`, `trailing\`} {
+		_, err := splitWords(in)
+		assert.Error(t, err, "%q", in)
 	}
 }
 

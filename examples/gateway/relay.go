@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 MCP 2026-07-28 deprecates logging, which stays functional for at least a year; the gateway relays it while downstreams and hosts use it.
+
 package main
 
 import (
@@ -149,4 +151,22 @@ func (c *relayConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		}
 	}
 	return msg, err
+}
+
+// withLogging returns caps with the logging capability, which a gateway
+// that relays its downstreams' logs declares.
+func withLogging(caps *mcp.ServerCapabilities) *mcp.ServerCapabilities {
+	caps.Logging = &mcp.LoggingCapabilities{}
+	return caps
+}
+
+// askForLogs asks a downstream that has logs for all of them, so that each
+// caller's session can filter them by the level it set. A downstream
+// without the logging capability is not asked.
+func askForLogs(ctx context.Context, cs *mcp.ClientSession) error {
+	init := cs.InitializeResult()
+	if init == nil || init.Capabilities == nil || init.Capabilities.Logging == nil {
+		return nil
+	}
+	return cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "debug"})
 }
