@@ -3,53 +3,101 @@
 // servers and serves all their tools to its own clients, under names from
 // the mcpid library's toolname package.
 //
+// It is a reference for gateway authors, not an operator product: it has
+// no client authentication, reaches downstreams over stdio only (no HTTP
+// downstreams), and relays tools alone: resources, prompts, sampling and
+// elicitation are not relayed. It adds no tools of its own.
+//
+// # Names
+//
 // Many servers offer a tool named search. The gateway names each tool with
 // [toolname.Assign]: a tool keeps its own name while no other server has
 // one of that name, and is otherwise qualified as server__tool
 // (-qualify all qualifies every tool, as the MCP specification advises
 // aggregators). The names are valid for the provider chosen with -profile
-// (portable, the default, is valid for all of them). Each call is routed
-// by looking its name up with [toolname.Names.Resolve], never by parsing
-// it, to the downstream session and the tool's own name there.
+// (portable, the default, is valid for all of them); -max-len lowers the
+// limit to leave room for a client's own prefix, such as Claude Code's
+// mcp__<server>__ within 64. A name that must be cut keeps the tool's own
+// name and loses part of the server's. Each call is routed by looking its
+// name up in the table, never by parsing it. A call by a downstream's own
+// tool name that the gateway qualified, as MCP Apps and prompts make, is
+// routed with [toolname.Names.Lookup] when exactly one live tool has that
+// name, and is an ambiguous_tool error naming the candidates otherwise.
 //
-// Names stay put over the gateway's life. On every change, a downstream
-// server's notifications/tools/list_changed or a server joining, the
-// table is re-assigned with [toolname.WithPrevious]: no tool is renamed and
-// no name is ever given to another tool, and the SDK tells the gateway's
-// clients that the list changed. With -state FILE the table is saved on
-// every change (and at start) and loaded at the next start, so the names
-// survive restarts too. A file that is not a table stops the gateway with
-// an error; it never starts a new chain in silence.
+// Names are never reused, even across faults. On every change (a
+// downstream's notifications/tools/list_changed, a server joining, dying
+// or coming back), the table is re-assigned with [toolname.WithPrevious]:
+// no tool is renamed and no name is ever given to another tool. With
+// -state FILE the table is saved (a temporary file, fsync, rename) before
+// it is served, and loaded at the next start. Should saving fail (a full
+// disk, a read-only file system), the new names are not served: the
+// gateway keeps serving the last saved table, logs why, and tries again
+// with backoff. So a name a client has seen is always on disk, and a
+// restart can never give it to another tool. A state file that can be read
+// but not written does not stop the start. The file is locked (flock on
+// FILE.lock) so that two gateways never share it; the second one exits
+// with an error. A file that is not a table stops the gateway with an
+// error; it never starts a new chain in silence.
+//
+// # Faults
+//
+// A fault costs only the faulty downstream's tools, for at most -timeout:
+//   - a call to a downstream that does not answer, or that stopped reading
+//     its stdin, answers resource_unavailable within -timeout: writes to
+//     its stdin never block a caller past its deadline;
+//   - a line on a downstream's stdout that is not JSON-RPC is logged and
+//     dropped; the session goes on;
+//   - a downstream that dies, or fails to start, is started again with
+//     backoff (100 ms doubling to 30 s); its tools stay listed and answer
+//     resource_unavailable meanwhile, and when it comes back with other
+//     tools, clients get tools/list_changed;
+//   - the first table waits at most 2 s (or -timeout, if shorter) for slow
+//     downstreams; the others are served then, and the slow ones join when
+//     they answer;
+//   - one downstream can make the gateway hold at most 1,000 live tools and
+//     10,000 distinct tools over the chain's life (beyond, its new tools are
+//     refused with a warning naming it; names already given are kept);
+//     a tool whose schemas exceed 64 KiB is skipped with a warning;
+//   - relists of one downstream are coalesced, one at a time and at most
+//     four a second; a relist that changes nothing saves nothing and
+//     notifies no one; calls never wait on a relist or a save.
+//
+// A failure on the way to a downstream is a tool error with the mcpid JSON
+// envelope (resource_unavailable; invalid_arguments for arguments that are
+// not a JSON object; call_refused, quoting at most 200 bytes, for a
+// downstream's JSON-RPC refusal). The envelope is the text of content[],
+// and structuredContent too for tools that declare no outputSchema: a
+// client validates a tool's structuredContent against its outputSchema,
+// errors included. A downstream's own tool errors come back as they are,
+// and so do the progress notifications and log messages it sends during a
+// call, to that call's caller.
+//
+// # Running it
 //
 // Run it from the repository root:
 //
 //	go run -C examples ./gateway                     # the demo
-//	go run -C examples ./gateway -stdio \
-//	    -server 'docs=/usr/local/bin/docs-mcp --stdio' \
-//	    -server 'tickets=/usr/local/bin/tickets-mcp' -state names.json
+//	go run -C examples ./gateway -stdio -state names.json \
+//	    -server 'docs=/usr/local/bin/docs-mcp --root "/srv/my docs"' \
+//	    -server 'tickets=/usr/local/bin/tickets-mcp' -env 'tickets=TOKEN=…'
 //	go run -C examples ./gateway -http 127.0.0.1:8080 -server ...   # streamable HTTP at /mcp
 //
 // Each -server is one argument, NAME=COMMAND ARG...: the command line is
-// split at spaces (no quoting) and run as a subprocess that speaks MCP on
-// its stdin and stdout. With no -server, the gateway uses an in-process
-// demo set of servers whose tool names collide. With no mode flag it runs
-// the demo: it prints the names, a routed call, a server joining without
-// renaming anyone, and a restart from the saved table.
-//
-// A downstream server that fails to start, stops, lists tools it should
-// not (no name, a name listed twice, no object input schema), or does not
-// answer within -timeout is logged; the gateway keeps serving the others,
-// and a call routed to it is a tool error with the mcpid JSON envelope
-// (code resource_unavailable). Arguments that are not a JSON object are a
-// tool error too (code invalid_arguments), and a downstream's own tool
-// errors come back as they are. A call to a name the gateway does not
-// serve is answered by the SDK itself, before any handler runs, with a
-// JSON-RPC error ("unknown tool"), not an envelope: the SDK gives a server
-// no hook for it. The gateway adds no tools of its own.
+// split into words as a POSIX shell splits them, quotes and backslashes
+// included, with no expansion ($, ~ and * are plain characters), and run
+// as a subprocess that speaks MCP on its stdin and stdout. A downstream
+// inherits only PATH, HOME and the locale (LANG, LANGUAGE, LC_*) from the
+// gateway's environment; -env NAME=KEY=VALUE sets a variable for the
+// server NAME alone, so that a secret meant for one server is not readable
+// by another. With no -server, the gateway uses an in-process demo set of
+// servers whose tool names collide. With no mode flag it runs the demo: it
+// prints the names, a routed call, a server joining without renaming
+// anyone, and a restart from the saved table.
 //
 // The -http mode listens only on loopback addresses (this example has no
 // authentication), bounds request bodies, cuts off slow and idle clients,
-// and ends sessions left idle for -session-timeout.
+// ends sessions left idle for -session-timeout, and serves at most
+// -max-sessions sessions at once.
 package main
 
 import (
