@@ -106,11 +106,23 @@ func BenchmarkRoundTrip(b *testing.B) {
 // BenchmarkRoundTripPaired makes the calls of BenchmarkRoundTrip through
 // the adapter and by hand alternately in one loop
 // (adaptertest.ComparePair): its adapter/hand ratio is the adapter's cost,
-// free of the drift between two benchmarks run one after the other.
+// free of the drift between two benchmarks run one after the other. Its
+// isolate sub-benchmarks compare the adapter with Options.Isolate to the
+// adapter without: the cost of Isolate.
 func BenchmarkRoundTripPaired(b *testing.B) {
+	isolated := func(s *server.MCPServer, be searchfetch.Backend) {
+		_ = mcpgo.Register(s, be, &searchfetch.Options{Isolate: true})
+	}
 	for _, call := range adaptertest.BenchCalls {
 		b.Run(call.Tool, func(b *testing.B) {
-			adaptertest.ComparePair(b, roundTrip(b, servers[0].register, call), roundTrip(b, servers[1].register, call))
+			adaptertest.ComparePair(b,
+				adaptertest.Side{Name: "adapter", Call: roundTrip(b, servers[0].register, call)},
+				adaptertest.Side{Name: "hand", Call: roundTrip(b, servers[1].register, call)})
+		})
+		b.Run(call.Tool+"/isolate", func(b *testing.B) {
+			adaptertest.ComparePair(b,
+				adaptertest.Side{Name: "isolated", Call: roundTrip(b, isolated, call)},
+				adaptertest.Side{Name: "inline", Call: roundTrip(b, servers[0].register, call)})
 		})
 	}
 }

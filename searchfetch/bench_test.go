@@ -2,6 +2,8 @@ package searchfetch_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"testing"
 
@@ -10,40 +12,71 @@ import (
 )
 
 // BenchmarkTools measures the tools without any SDK, beside the same
-// tools written by hand (adaptertest.HandSearch and HandFetch) in the same
-// run: the cost the adapters add to a round trip is the difference.
+// tools written by hand in the same run: the hand-written ones decode their
+// arguments with encoding/json, call adaptertest.HandSearch or HandFetch,
+// and make the text, as the adapters' round-trip baselines do, so the
+// difference is what the adapters add to a round trip. The isolated calls
+// are those of Options.Isolate, whose cost is theirs less the tool's.
 func BenchmarkTools(b *testing.B) {
 	backend := &adaptertest.Backend{}
 	tools := searchfetch.New(backend, nil)
-	ctx := context.Background()
+	isolated := searchfetch.New(backend, &searchfetch.Options{Isolate: true})
+	search, fetch := []byte(`{"query":"refund"}`), []byte(`{"id":"c1/orders:o1"}`)
 	calls := []struct {
 		name string
-		call func(context.Context, []byte) bool // reports success
+		args []byte
+		call func(context.Context, []byte) error
 	}{
-		{"search/tool", func(ctx context.Context, _ []byte) bool {
-			return !tools.Search(ctx, []byte(`{"query":"refund"}`)).IsError
+		{"search/tool", search, toolCall(tools.Search)},
+		{"search/isolated", search, toolCall(isolated.Search)},
+		{"search/hand", search, func(ctx context.Context, args []byte) error {
+			var in struct {
+				Query string `json:"query"`
+			}
+			if err := json.Unmarshal(args, &in); err != nil {
+				return err
+			}
+			_, _, err := adaptertest.HandSearch(ctx, backend, in.Query)
+			return err
 		}},
-		{"search/hand", func(ctx context.Context, _ []byte) bool {
-			_, _, err := adaptertest.HandSearch(ctx, backend, "refund")
-			return err == nil
-		}},
-		{"fetch/tool", func(ctx context.Context, _ []byte) bool {
-			return !tools.Fetch(ctx, []byte(`{"id":"c1/orders:o1"}`)).IsError
-		}},
-		{"fetch/hand", func(ctx context.Context, _ []byte) bool {
-			_, err := adaptertest.HandFetch(ctx, backend, "c1/orders:o1", "")
-			return err == nil
+		{"fetch/tool", fetch, toolCall(tools.Fetch)},
+		{"fetch/isolated", fetch, toolCall(isolated.Fetch)},
+		{"fetch/hand", fetch, func(ctx context.Context, args []byte) error {
+			var in struct {
+				ID           string `json:"id"`
+				ConnectionID string `json:"connection_id"`
+			}
+			if err := json.Unmarshal(args, &in); err != nil {
+				return err
+			}
+			doc, err := adaptertest.HandFetch(ctx, backend, in.ID, in.ConnectionID)
+			text = string(doc)
+			return err
 		}},
 	}
+	ctx := context.Background()
 	for _, c := range calls {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if !c.call(ctx, nil) {
-					b.Fatal("call failed")
+				if err := c.call(ctx, c.args); err != nil {
+					b.Fatal(err)
 				}
 			}
 		})
+	}
+}
+
+// text keeps the hand-written fetch's text alive, as a result would.
+var text string
+
+// toolCall returns call as a benchmark's call, failing on a tool error.
+func toolCall(call func(context.Context, json.RawMessage) searchfetch.Result) func(context.Context, []byte) error {
+	return func(ctx context.Context, args []byte) error {
+		if res := call(ctx, args); res.IsError {
+			return errors.New(res.Text)
+		}
+		return nil
 	}
 }
 

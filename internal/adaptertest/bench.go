@@ -22,36 +22,45 @@ var BenchCalls = []BenchCall{
 	{"fetch", map[string]any{"id": "c1/orders:o1"}},
 }
 
-// ComparePair measures adapter and hand, two ways of making the same
-// call, alternately in one loop: each iteration makes both calls, the
-// adapter's first every other time, and times each. It reports the mean
-// time of each (adapter-ns/op and hand-ns/op) and their ratio
-// (adapter/hand). The two meet the same load, garbage collector and
+// Side is one of two ways of making the same call that ComparePair
+// measures side by side.
+type Side struct {
+	// Name names the side's metrics: "adapter" gives adapter-ns/op.
+	Name string
+	// Call makes the call once.
+	Call func() error
+}
+
+// ComparePair measures x and y, two ways of making the same call,
+// alternately in one loop: each iteration makes both calls, x's first
+// every other time, and times each. It reports the mean time of each (for
+// sides named adapter and hand: adapter-ns/op and hand-ns/op) and their
+// ratio (adapter/hand). The two meet the same load, garbage collector and
 // caches, so their ratio holds on a busy machine, where two benchmarks run
-// one after the other differ by more than the adapter costs. ns/op, B/op
+// one after the other differ by more than an adapter costs. ns/op, B/op
 // and allocs/op are those of the two calls together. A call that fails
 // fails the benchmark.
-func ComparePair(b *testing.B, adapter, hand func() error) {
+func ComparePair(b *testing.B, x, y Side) {
 	b.Helper()
-	var took [2]time.Duration // adapter, hand
-	calls := [2]func() error{adapter, hand}
+	sides := [2]Side{x, y}
+	var took [2]time.Duration
 	n := 0
 	b.ReportAllocs()
 	for b.Loop() {
 		for k := range 2 {
-			side := (n + k) % 2
+			i := (n + k) % 2
 			start := time.Now()
-			err := calls[side]()
-			took[side] += time.Since(start)
+			err := sides[i].Call()
+			took[i] += time.Since(start)
 			if err != nil {
-				b.Fatalf("%s: %v", [2]string{"adapter", "hand"}[side], err)
+				b.Fatalf("%s: %v", sides[i].Name, err)
 			}
 		}
 		n++
 	}
-	b.ReportMetric(float64(took[0].Nanoseconds())/float64(n), "adapter-ns/op")
-	b.ReportMetric(float64(took[1].Nanoseconds())/float64(n), "hand-ns/op")
-	b.ReportMetric(float64(took[0])/float64(took[1]), "adapter/hand")
+	b.ReportMetric(float64(took[0].Nanoseconds())/float64(n), x.Name+"-ns/op")
+	b.ReportMetric(float64(took[1].Nanoseconds())/float64(n), y.Name+"-ns/op")
+	b.ReportMetric(float64(took[0])/float64(took[1]), x.Name+"/"+y.Name)
 }
 
 // RunTwin checks that hand, a client of the tools written by hand that the
