@@ -11,6 +11,7 @@ import (
 // metrics and machine-readable error payloads.
 type Code string
 
+// The codes an [Error] can carry.
 const (
 	// CodeInvalidRoutingKey means that Split was given a string that Join
 	// cannot produce: it has no "::" separator, or its server part holds a
