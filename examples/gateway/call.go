@@ -54,8 +54,9 @@ func (g *gateway) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 	ctx, cancel := context.WithTimeout(ctx, g.cfg.timeout)
 	defer cancel()
 	params := &mcp.CallToolParams{Name: st.key.Tool, Arguments: args}
-	defer st.d.relay.track(req, params)()
+	rc := st.d.relay.start(ctx, req, params, g.cfg.timeout)
 	res, err := cs.CallTool(ctx, params)
+	st.d.relay.end(rc)
 	if err == nil {
 		return res, nil
 	}

@@ -167,7 +167,7 @@ func (g *gateway) connect(d *downstream) (*mcp.ClientSession, error) {
 	})
 	ctx, cancel := context.WithTimeout(g.ctx, g.cfg.timeout)
 	defer cancel()
-	cs, err := client.Connect(ctx, relayTransport{d.transport, &d.relay, g.cfg.timeout}, nil)
+	cs, err := client.Connect(ctx, relayTransport{d.transport, &d.relay}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("starting the session: %w", err)
 	}

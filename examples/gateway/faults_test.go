@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"maps"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpid/mcpid/examples/internal/serve"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -161,47 +164,59 @@ func TestDownstreamEnv(t *testing.T) {
 
 // TestProgressAndLogRelay: the progress notifications and log messages a
 // downstream sends during a call reach the caller, under the caller's
-// progress token.
+// progress token and before the call's answer, in process and over
+// streamable HTTP, where they must go out on the call's own stream (the
+// client here opens no other).
 func TestProgressAndLogRelay(t *testing.T) {
 	srv, env := testServer(t, "busy", "progress")
 	cfg, specs := fromArgs(t, io.Discard, "-server", srv, "-env", env)
 	g, _ := startGateway(t, cfg, specs...)
+	hs := httptest.NewServer(serve.GoSDKHandler(g.srv, serve.DefaultLimits))
+	t.Cleanup(hs.Close)
 
-	var mu sync.Mutex
-	var progress []float64
-	var logs []any
-	client := mcp.NewClient(&mcp.Implementation{Name: "watcher", Version: "v0"}, &mcp.ClientOptions{
-		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+	for name, transport := range map[string]mcp.Transport{
+		"in process": inProcess{g.srv},
+		"http":       &mcp.StreamableClientTransport{Endpoint: hs.URL + "/mcp", MaxRetries: -1, DisableStandaloneSSE: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var mu sync.Mutex
+			var got []string
+			client := mcp.NewClient(&mcp.Implementation{Name: "watcher", Version: "v0"}, &mcp.ClientOptions{
+				ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+					mu.Lock()
+					defer mu.Unlock()
+					got = append(got, fmt.Sprintf("progress %v %v", req.Params.ProgressToken, req.Params.Progress))
+				},
+				//lint:ignore SA1019 the gateway relays logs while hosts use them
+				LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+					mu.Lock()
+					defer mu.Unlock()
+					got = append(got, fmt.Sprint("log ", req.Params.Data))
+				},
+			})
+			cs, err := client.Connect(t.Context(), transport, nil)
+			require.NoError(t, err)
+			defer cs.Close()
+			// The caller asks for logs at info and above: for the session
+			// (before MCP 2026-07-28) and for this call (since).
+			//lint:ignore SA1019 the gateway relays logs while hosts use them
+			require.NoError(t, cs.SetLoggingLevel(t.Context(), &mcp.SetLoggingLevelParams{Level: "info"}))
+			params := &mcp.CallToolParams{Name: "search", Arguments: map[string]any{}, Meta: mcp.Meta{mcp.MetaKeyLogLevel: "info"}}
+			params.SetProgressToken("my-token")
+			res, err := cs.CallTool(t.Context(), params)
+			require.NoError(t, err)
+			require.Equal(t, "test answered search", resultText(res))
+			want := []string{"progress my-token 1", "progress my-token 2", "log working on search"}
+			require.Eventually(t, func() bool {
+				mu.Lock()
+				defer mu.Unlock()
+				return len(got) >= len(want)
+			}, testTimeout, 10*time.Millisecond, "got %v", &got)
 			mu.Lock()
 			defer mu.Unlock()
-			if req.Params.ProgressToken == "my-token" {
-				progress = append(progress, req.Params.Progress)
-			}
-		},
-		//lint:ignore SA1019 the gateway relays logs while hosts use them
-		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
-			mu.Lock()
-			defer mu.Unlock()
-			logs = append(logs, req.Params.Data)
-		},
-	})
-	cs, err := client.Connect(t.Context(), inProcess{g.srv}, nil)
-	require.NoError(t, err)
-	defer cs.Close()
-	//lint:ignore SA1019 the gateway relays logs while hosts use them
-	require.NoError(t, cs.SetLoggingLevel(t.Context(), &mcp.SetLoggingLevelParams{Level: "info"}))
-	params := &mcp.CallToolParams{Name: "search", Arguments: map[string]any{}}
-	params.SetProgressToken("my-token")
-	res, err := cs.CallTool(t.Context(), params)
-	require.NoError(t, err)
-	require.Equal(t, "test answered search", resultText(res))
-	require.Eventually(t, func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return len(progress) == 2 && len(logs) == 1
-	}, testTimeout, 10*time.Millisecond, "progress %v, logs %v", &progress, &logs)
-	assert.Equal(t, []float64{1, 2}, progress)
-	assert.Equal(t, []any{"working on search"}, logs)
+			assert.Equal(t, want, got)
+		})
+	}
 }
 
 // flakySaver is a state-file writer that fails while told to, as a full

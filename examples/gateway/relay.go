@@ -15,95 +15,166 @@ import (
 )
 
 // relay passes a downstream's progress notifications and log messages on
-// to the callers whose calls they belong to. It reads them on the
-// downstream's connection (see relayConn), in the order they came: the
-// SDK hands notifications to its handlers on a goroutine of their own, so
-// that a call's answer could overtake the notifications sent before it,
-// and they would reach no one.
+// to the callers whose calls they belong to.
+//
+// The downstream's connection (see relayConn) hands each one, as it reads
+// it, to its call's queue; the call's own goroutine sends it on to the
+// caller, with the call's context (over HTTP, that context names the
+// request the notification belongs to, so that it goes out on that
+// request's stream), and sends the last of them before the call's answer.
+// So the downstream's reader never waits on a caller, and a caller never
+// gets a notification of its call after the answer. A call whose queue is
+// full (relayQueue notifications waiting for a caller that does not read)
+// loses the notifications beyond.
 //
 // A progress notification names its call by the progress token, which the
-// gateway makes its own for each call that asked for progress, and maps
+// gateway makes its own for each call that asked for progress and maps
 // back to the caller's token. A log message names no call: it goes to the
-// caller of every call in flight to that downstream (exactly its caller
-// when there is one), and to no one when none is. Each caller's session
-// filters logs by the level it set.
+// caller when all the calls in flight to that downstream come from one
+// client session, and to no one otherwise, so that no client reads
+// another's logs. The caller's session filters logs by the level it set.
 type relay struct {
-	mu     sync.Mutex
-	tokens map[string]progressTarget // the gateway's token -> the caller's
-	calls  map[*mcp.ServerSession]int
+	mu      sync.Mutex
+	byToken map[string]*relayedCall // the gateway's progress token -> its call
+	calls   map[*relayedCall]bool   // the calls in flight
 }
 
-// progressTarget is where a call's progress goes.
-type progressTarget struct {
-	session *mcp.ServerSession
-	token   any
+// relayQueue bounds the notifications that wait for one call's caller.
+const relayQueue = 64
+
+// relayedCall is one call in flight, whose notifications are relayed.
+type relayedCall struct {
+	ctx      context.Context // the caller's
+	session  *mcp.ServerSession
+	token    any              // the caller's progress token; nil when it asked for none
+	timeout  time.Duration    // bound on sending one notification
+	queue    chan any         // *mcp.ProgressNotificationParams or *mcp.LoggingMessageParams
+	answered chan struct{}    // closed once the call's answer is in
+	drained  chan struct{}    // closed once the queue is sent and empty
 }
 
 // nextToken numbers the progress tokens the gateway gives downstreams.
 var nextToken atomic.Uint64
 
-// track registers the call req, to be sent as params, and returns the
-// function that ends it.
-func (r *relay) track(req *mcp.CallToolRequest, params *mcp.CallToolParams) (done func()) {
-	ss := req.Session
+// start registers the call req, to be sent downstream as params, and
+// starts sending its notifications on; end must follow.
+func (r *relay) start(ctx context.Context, req *mcp.CallToolRequest, params *mcp.CallToolParams, timeout time.Duration) *relayedCall {
+	c := &relayedCall{
+		ctx:      ctx,
+		session:  req.Session,
+		token:    req.Params.GetProgressToken(),
+		timeout:  timeout,
+		queue:    make(chan any, relayQueue),
+		answered: make(chan struct{}),
+		drained:  make(chan struct{}),
+	}
+	if level, ok := req.Params.Meta[mcp.MetaKeyLogLevel]; ok {
+		// A caller on MCP 2026-07-28 asks for each call's logs in it.
+		if params.Meta == nil {
+			params.Meta = mcp.Meta{}
+		}
+		params.Meta[mcp.MetaKeyLogLevel] = level
+	}
 	var token string
-	caller := req.Params.GetProgressToken()
-	if caller != nil {
+	if c.token != nil {
 		token = "gateway-" + strconv.FormatUint(nextToken.Add(1), 10)
 		params.SetProgressToken(token)
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.calls == nil {
-		r.calls = map[*mcp.ServerSession]int{}
-		r.tokens = map[string]progressTarget{}
+		r.calls = map[*relayedCall]bool{}
+		r.byToken = map[string]*relayedCall{}
 	}
-	r.calls[ss]++
-	if caller != nil {
-		r.tokens[token] = progressTarget{ss, caller}
+	r.calls[c] = true
+	if c.token != nil {
+		r.byToken[token] = c
 	}
-	return func() {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		if r.calls[ss]--; r.calls[ss] == 0 {
-			delete(r.calls, ss)
+	r.mu.Unlock()
+	go c.forward()
+	return c
+}
+
+// end unregisters c, once its answer is in, and returns when every
+// notification that came before the answer has been sent on.
+func (r *relay) end(c *relayedCall) {
+	r.mu.Lock()
+	delete(r.calls, c)
+	for token, other := range r.byToken {
+		if other == c {
+			delete(r.byToken, token)
 		}
-		delete(r.tokens, token)
+	}
+	r.mu.Unlock()
+	close(c.answered)
+	<-c.drained
+}
+
+// forward sends c's notifications on until its answer is in, then the
+// ones still queued.
+func (c *relayedCall) forward() {
+	defer close(c.drained)
+	for {
+		select {
+		case n := <-c.queue:
+			c.send(n)
+		case <-c.answered:
+			for {
+				select {
+				case n := <-c.queue:
+					c.send(n)
+				default:
+					return
+				}
+			}
+		}
 	}
 }
 
-// progress passes p on to the caller of its call, if that call is still in
-// flight.
-func (r *relay) progress(ctx context.Context, timeout time.Duration, p *mcp.ProgressNotificationParams) {
+// send sends one notification to the caller, within c.timeout.
+func (c *relayedCall) send(n any) {
+	ctx, cancel := context.WithTimeout(c.ctx, c.timeout)
+	defer cancel()
+	switch n := n.(type) {
+	case *mcp.ProgressNotificationParams:
+		n.ProgressToken = c.token
+		_ = c.session.NotifyProgress(ctx, n)
+	case *mcp.LoggingMessageParams:
+		_ = c.session.Log(ctx, n)
+	}
+}
+
+// progress queues p for its call, if that call is in flight.
+func (r *relay) progress(p *mcp.ProgressNotificationParams) {
 	token, _ := p.ProgressToken.(string)
 	r.mu.Lock()
-	target, ok := r.tokens[token]
-	r.mu.Unlock()
-	if !ok {
-		return
+	defer r.mu.Unlock()
+	if c := r.byToken[token]; c != nil {
+		c.put(p)
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
-	defer cancel()
-	_ = target.session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
-		ProgressToken: target.token,
-		Progress:      p.Progress,
-		Total:         p.Total,
-		Message:       p.Message,
-	})
 }
 
-// log passes p on to the callers of the calls in flight.
-func (r *relay) log(ctx context.Context, timeout time.Duration, p *mcp.LoggingMessageParams) {
+// log queues p for a call in flight, when they all come from one session.
+func (r *relay) log(p *mcp.LoggingMessageParams) {
 	r.mu.Lock()
-	sessions := make([]*mcp.ServerSession, 0, len(r.calls))
-	for ss := range r.calls {
-		sessions = append(sessions, ss)
+	defer r.mu.Unlock()
+	var to *relayedCall
+	for c := range r.calls {
+		if to != nil && c.session != to.session {
+			return
+		}
+		to = c
 	}
-	r.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
-	defer cancel()
-	for _, ss := range sessions {
-		_ = ss.Log(ctx, p)
+	if to != nil {
+		to.put(p)
+	}
+}
+
+// put queues n unless the queue is full. Called with the relay's mu held,
+// so that end, which takes it, sees every notification put before it.
+func (c *relayedCall) put(n any) {
+	select {
+	case c.queue <- n:
+	default:
 	}
 }
 
@@ -111,8 +182,7 @@ func (r *relay) log(ctx context.Context, timeout time.Duration, p *mcp.LoggingMe
 // in a relayConn.
 type relayTransport struct {
 	mcp.Transport
-	relay   *relay
-	timeout time.Duration
+	relay *relay
 }
 
 // Connect connects the transport and wraps the connection.
@@ -121,19 +191,19 @@ func (t relayTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &relayConn{Connection: conn, relay: t.relay, timeout: t.timeout}, nil
+	return &relayConn{Connection: conn, relay: t.relay}, nil
 }
 
-// relayConn relays the progress notifications and log messages it reads
-// before it returns them, and so before the answer that follows them.
+// relayConn queues the progress notifications and log messages it reads
+// for their calls before it returns them, and so before the answer that
+// follows them.
 type relayConn struct {
 	mcp.Connection
-	relay   *relay
-	timeout time.Duration
+	relay *relay
 }
 
-// Read reads the next message, relaying it first if it is a progress
-// notification or a log message.
+// Read reads the next message, queuing it first for its call if it is a
+// progress notification or a log message.
 func (c *relayConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
 	if req, ok := msg.(*jsonrpc.Request); ok && err == nil && !req.IsCall() {
@@ -141,12 +211,12 @@ func (c *relayConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		case "notifications/progress":
 			var p mcp.ProgressNotificationParams
 			if json.Unmarshal(req.Params, &p) == nil {
-				c.relay.progress(ctx, c.timeout, &p)
+				c.relay.progress(&p)
 			}
 		case "notifications/message":
 			var p mcp.LoggingMessageParams
 			if json.Unmarshal(req.Params, &p) == nil {
-				c.relay.log(ctx, c.timeout, &p)
+				c.relay.log(&p)
 			}
 		}
 	}
