@@ -178,3 +178,29 @@ func TestErrorResult(t *testing.T) {
 	requireError(t, res, mcpid.CodeResourceUnavailable)
 	assert.NotContains(t, res.Text, "10.0.0.7")
 }
+
+// TestBoundAllocs: a request whose own deadline comes first gets no
+// context or timer of the tools' own: a fetch allocates no more than with
+// no timeout at all, while the tools' own bound costs its context and
+// timer.
+func TestBoundAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector makes sync.Pool, and so encoding/json, allocate at random")
+	}
+	b := &recorder{}
+	args := raw(`{"id":"orders:o1"}`)
+	allocs := func(opts *searchfetch.Options, ctx context.Context) float64 {
+		tools := searchfetch.New(b, opts)
+		return testing.AllocsPerRun(100, func() {
+			b.ctxs, b.requests = b.ctxs[:0], b.requests[:0]
+			if res := tools.Fetch(ctx, args); res.IsError {
+				t.Fatal(res.Text)
+			}
+		})
+	}
+	soon, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	unbounded := allocs(&searchfetch.Options{Timeout: -1}, context.Background())
+	assert.Equal(t, unbounded, allocs(&searchfetch.Options{Timeout: time.Hour}, soon), "the request's deadline first")
+	assert.Greater(t, allocs(&searchfetch.Options{Timeout: time.Hour}, context.Background()), unbounded, "the tools' own bound")
+}
