@@ -299,3 +299,29 @@ func TestStateLocked(t *testing.T) {
 	require.NoError(t, err, "the lock is released at close")
 	g.close()
 }
+
+// TestLockNotCreatable: where the lock file cannot be created (here a
+// directory stands in its place, as a read-only directory would refuse
+// it), the gateway starts, serves the saved names, and saves new ones only
+// once it holds the lock; a gateway that started meanwhile and holds it
+// keeps it to itself.
+func TestLockNotCreatable(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "names.json")
+	g, _ := startGateway(t, config{statePath: state}, inProcessServer("alpha", "search"))
+	g.close()
+	require.NoError(t, os.Remove(state+".lock"))
+	require.NoError(t, os.Mkdir(state+".lock", 0o700))
+
+	first, c := startGateway(t, config{statePath: state}, inProcessServer("alpha", "search"), inProcessServer("beta", "fetch"))
+	assert.Equal(t, []string{"search"}, c.names(t), "beta's fetch is not saved, so not served")
+
+	require.NoError(t, os.Remove(state+".lock"))
+	second, err := newGateway(config{statePath: state})
+	require.NoError(t, err, "the lock file can be created now")
+	require.NoError(t, first.flush(t.Context()))
+	assert.Equal(t, []string{"search"}, c.names(t), "the second gateway holds the lock: the first saves nothing")
+
+	second.close()
+	require.Eventually(t, c.hasNames(t.Context(), 2), testTimeout, 20*time.Millisecond, "the first takes the lock and saves")
+	assert.Equal(t, []string{"fetch", "search"}, c.names(t))
+}

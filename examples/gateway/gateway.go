@@ -58,7 +58,7 @@ const (
 type gateway struct {
 	cfg    config
 	srv    *mcp.Server
-	unlock func() // releases the state file's lock
+	lock   *stateLock // nil without a state file
 
 	ctx    context.Context // ends at close
 	cancel context.CancelFunc
@@ -109,22 +109,24 @@ func newGateway(cfg config) (*gateway, error) {
 	}
 	g := &gateway{
 		cfg:         cfg,
-		unlock:      func() {},
 		downstreams: map[string]*downstream{},
 		dirty:       make(chan struct{}, 1),
 		flushes:     make(chan chan struct{}),
 		served:      map[string]servedTool{},
 	}
 	if cfg.statePath != "" {
-		unlock, err := lockState(cfg.statePath)
+		lock, notHeld, err := lockState(cfg.statePath)
 		if err != nil {
 			return nil, err
 		}
-		g.unlock = unlock
+		if notHeld != nil {
+			cfg.logger.Warn("gateway: cannot lock the state file; serving the saved names, and saving once it can be locked", "err", notHeld)
+		}
+		g.lock = lock
 	}
 	st, err := loadState(cfg.statePath)
 	if err != nil {
-		g.unlock()
+		g.lock.release()
 		return nil, err
 	}
 	g.saved, g.ever = st.names, st.ever
@@ -215,8 +217,7 @@ func (g *gateway) launch(spec downstreamSpec) *downstream {
 func (g *gateway) close() {
 	g.cancel()
 	g.wg.Wait()
-	g.unlock()
-	g.unlock = func() {}
+	g.lock.release()
 }
 
 // changed tells the assigner that some downstream's tools changed.
@@ -329,6 +330,9 @@ func (g *gateway) save(names *toolname.Names) error {
 	}
 	if g.ctx.Err() != nil {
 		return errors.New("the gateway is closed")
+	}
+	if err := g.lock.take(); err != nil {
+		return fmt.Errorf("locking the state file: %w", err)
 	}
 	data, err := json.Marshal(names)
 	if err != nil {

@@ -46,11 +46,11 @@ const relayQueue = 64
 type relayedCall struct {
 	ctx      context.Context // the caller's
 	session  *mcp.ServerSession
-	token    any              // the caller's progress token; nil when it asked for none
-	timeout  time.Duration    // bound on sending one notification
-	queue    chan any         // *mcp.ProgressNotificationParams or *mcp.LoggingMessageParams
-	answered chan struct{}    // closed once the call's answer is in
-	drained  chan struct{}    // closed once the queue is sent and empty
+	token    any           // the caller's progress token; nil when it asked for none
+	timeout  time.Duration // bound on sending one notification
+	queue    chan any      // *mcp.ProgressNotificationParams or *mcp.LoggingMessageParams
+	answered chan struct{} // closed once the call's answer is in
+	drained  chan struct{} // closed once the queue is sent and empty
 }
 
 // nextToken numbers the progress tokens the gateway gives downstreams.

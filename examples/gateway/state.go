@@ -57,8 +57,9 @@ func loadState(path string) (state, error) {
 }
 
 // writeFileAtomic writes data to path: to a temporary file in the same
-// directory, synced, then renamed over path, so that a crash leaves the old
-// table or the new one, never half of one.
+// directory, synced, then renamed over path, and the directory synced, so
+// that a crash leaves the old table or the new one, never half of one, and
+// a table written stays written.
 func writeFileAtomic(path string, data []byte) error {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
@@ -76,6 +77,21 @@ func writeFileAtomic(path string, data []byte) error {
 	}
 	if err != nil {
 		_ = os.Remove(f.Name())
+		return err
+	}
+	return syncDir(filepath.Dir(path))
+}
+
+// syncDir makes a rename in dir durable: until the directory is synced, a
+// power loss may undo the rename, and the names just served with it.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
 	}
 	return err
 }
@@ -84,26 +100,53 @@ func writeFileAtomic(path string, data []byte) error {
 // gateway holds.
 var errStateLocked = errors.New("another gateway is using this state file")
 
-// lockState takes the advisory lock that makes a gateway the only one to
-// use the state file at path: an exclusive lock on path+".lock", which is
-// created when missing. Where the lock file cannot be created (a read-only
-// directory), the state file itself is locked: nothing can be saved there
-// anyway until the directory becomes writable. The returned function
-// releases the lock.
-func lockState(path string) (release func(), err error) {
-	f, err := os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		f, err = os.Open(path)
+// stateLock is the advisory lock that makes a gateway the only one to save
+// the state file at path: an exclusive flock on path+".lock", a file that
+// no save replaces.
+//
+// A lock file that cannot be created (a read-only directory) does not stop
+// the start: the gateway serves the loaded table, and takes the lock before
+// it saves, which it does only once it holds it. So two gateways never
+// both save one table, whatever order they start and fail in.
+type stateLock struct {
+	path string
+	f    *os.File // nil while not held
+}
+
+// lockState takes the lock for the state file at path. A lock that another
+// gateway holds is errStateLocked, and a platform without flock is
+// errors.ErrUnsupported; a lock file that cannot be created leaves the
+// lock not held, with the reason as notHeld.
+func lockState(path string) (l *stateLock, notHeld, err error) {
+	l = &stateLock{path: path + ".lock"}
+	err = l.take()
+	if errors.Is(err, errStateLocked) || errors.Is(err, errors.ErrUnsupported) {
+		return nil, nil, fmt.Errorf("state file %s: %w", path, err)
 	}
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("locking the state file: cannot create %s.lock: %w", path, err)
+	return l, err, nil
+}
+
+// take takes the lock, unless it is held already.
+func (l *stateLock) take() error {
+	if l.f != nil {
+		return nil
 	}
+	f, err := os.OpenFile(l.path, os.O_RDONLY|os.O_CREATE, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("locking the state file: %w", err)
+		return err
 	}
 	if err := lockFile(f); err != nil {
 		_ = f.Close()
-		return nil, fmt.Errorf("state file %s: %w", path, err)
+		return err
 	}
-	return func() { _ = f.Close() }, nil
+	l.f = f
+	return nil
+}
+
+// release releases the lock, if it is held.
+func (l *stateLock) release() {
+	if l != nil && l.f != nil {
+		_ = l.f.Close()
+		l.f = nil
+	}
 }
