@@ -40,8 +40,9 @@ type commandTransport struct {
 	server string
 	logger *slog.Logger
 
-	mu  sync.Mutex
-	cmd *exec.Cmd // the latest process started
+	mu    sync.Mutex
+	cmd   *exec.Cmd      // the latest process started
+	procs sync.WaitGroup // the processes not yet reaped
 }
 
 // terminateAfter is how long a downstream has to exit once its stdin is
@@ -80,6 +81,10 @@ func (t *commandTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 		cmd.Env = []string{} // nil would mean the gateway's whole environment
 	}
 	cmd.Stderr = t.stderr
+	// Once the process has exited, its stderr is copied for at most
+	// this long: a grandchild that holds it open cannot hold Wait.
+	cmd.WaitDelay = terminateAfter
+	ownProcessGroup(cmd)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -91,6 +96,7 @@ func (t *commandTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting %s: %w", t.argv[0], err)
 	}
+	t.procs.Add(1)
 	t.mu.Lock()
 	t.cmd = cmd
 	t.mu.Unlock()
@@ -98,13 +104,17 @@ func (t *commandTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 		t.logger.Warn("gateway: dropped a line from a downstream", "server", t.server, "reason", reason)
 	})
 	conn, err := (&mcp.IOTransport{Reader: g, Writer: stdin, MaxLineLength: -1}).Connect(ctx)
+	pc := &processConn{Connection: conn, cmd: cmd, procs: &t.procs, w: newAsyncWriter(conn)}
 	if err != nil {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
+		_ = killProcessGroup(cmd.Process)
+		pc.reap()
 		return nil, err
 	}
-	return &processConn{Connection: conn, cmd: cmd, w: newAsyncWriter(conn)}, nil
+	return pc, nil
 }
+
+// wait waits until every process the transport started has been reaped.
+func (t *commandTransport) wait() { t.procs.Wait() }
 
 // process returns the latest process started, or nil.
 func (t *commandTransport) process() *os.Process {
@@ -119,8 +129,10 @@ func (t *commandTransport) process() *os.Process {
 // processConn is a connection to a subprocess, which Close ends.
 type processConn struct {
 	mcp.Connection
-	cmd *exec.Cmd
-	w   *asyncWriter
+	cmd   *exec.Cmd
+	procs *sync.WaitGroup // of the transport; Done once cmd is reaped
+	w     *asyncWriter
+	once  sync.Once
 }
 
 // Write hands msg to the connection's writer goroutine; see [asyncWriter].
@@ -128,25 +140,34 @@ func (c *processConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	return c.w.write(ctx, msg)
 }
 
-// Close closes the connection, which closes the subprocess's stdin, waits
-// for it to exit for terminateAfter, and then kills it. Killing it also
-// ends a write stuck on its full stdin pipe.
+// Close closes the connection, which closes the subprocess's stdin, and
+// returns: the SDK calls it under a lock that calls to the server wait on.
+// On a goroutine of its own, the subprocess then has terminateAfter to
+// exit before its process group is killed (a wrapper such as sh -c or npx
+// takes its children with it), which also ends a write stuck on its full
+// stdin pipe.
 func (c *processConn) Close() error {
 	c.w.close()
 	err := c.Connection.Close()
-	done := make(chan error, 1)
-	go func() { done <- c.cmd.Wait() }()
+	c.once.Do(func() { go c.reap() })
+	return err
+}
+
+// reap waits for the subprocess to exit, for at most terminateAfter, then
+// kills its process group and waits for it.
+func (c *processConn) reap() {
+	defer c.procs.Done()
+	done := make(chan struct{})
+	go func() {
+		_ = c.cmd.Wait()
+		close(done)
+	}()
 	select {
-	case werr := <-done:
-		var exit *exec.ExitError
-		if werr != nil && !errors.As(werr, &exit) {
-			err = errors.Join(err, werr)
-		}
+	case <-done:
 	case <-time.After(terminateAfter):
-		_ = c.cmd.Process.Kill()
+		_ = killProcessGroup(c.cmd.Process)
 		<-done
 	}
-	return err
 }
 
 // asyncWriter writes a connection's messages on a goroutine of its own.
@@ -182,8 +203,10 @@ func (w *asyncWriter) run() {
 		select {
 		case j := <-w.jobs:
 			// The context of the write that handed j over may end while
-			// the pipe blocks; the write is not undone then, and the
-			// SDK discards the answer to a call it gave up on.
+			// the pipe blocks; the write is not undone then: a call
+			// whose caller was told resource_unavailable may still reach
+			// the server once it reads again, and the SDK discards its
+			// answer.
 			j.done <- w.conn.Write(context.Background(), j.msg)
 		case <-w.closed:
 			return

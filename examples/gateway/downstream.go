@@ -202,10 +202,19 @@ func (g *gateway) relist(d *downstream, cs *mcp.ClientSession) error {
 // cap on distinct tools, and reports whether they changed. A tool listed
 // again as it was keeps its value, so that the assigner sees it unchanged.
 func (g *gateway) update(d *downstream, tools []*mcp.Tool) bool {
+	changed, refused := g.admit(d, tools)
+	if refused > 0 {
+		g.cfg.logger.Warn("gateway: server has had too many distinct tools; its new tools are refused", "server", d.name, "max", maxEver, "refused", refused)
+	}
+	return changed
+}
+
+// admit is update under the gateway's mu; it also returns how many new
+// tools the cap refused.
+func (g *gateway) admit(d *downstream, tools []*mcp.Tool) (changed bool, refused int) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	kept := tools[:0]
-	refused := 0
 	for _, t := range tools {
 		if !d.ever[t.Name] {
 			if len(d.ever) >= maxEver {
@@ -219,14 +228,11 @@ func (g *gateway) update(d *downstream, tools []*mcp.Tool) bool {
 		}
 		kept = append(kept, t)
 	}
-	if refused > 0 {
-		g.cfg.logger.Warn("gateway: server has had too many distinct tools; its new tools are refused", "server", d.name, "max", maxEver, "refused", refused)
-	}
 	if slices.Equal(d.tools, kept) {
-		return false
+		return false, refused
 	}
 	d.tools = slices.Clone(kept)
-	return true
+	return true, refused
 }
 
 func byName(t *mcp.Tool, name string) int { return strings.Compare(t.Name, name) }

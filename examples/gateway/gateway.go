@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -50,15 +51,15 @@ const (
 // under the names of a toolname table that it continues with WithPrevious
 // on every change, and routes each call by looking the name up.
 //
-// Calls never take a lock: they read the served table and each
-// downstream's session through atomic pointers. One goroutine, the
+// Calls take none of the locks that relists and saves hold: they read the
+// served table and each downstream's session through atomic pointers. One goroutine, the
 // assigner (see assignLoop), builds and saves each new table; each
 // downstream has a goroutine of its own that connects, lists and
 // restarts it.
 type gateway struct {
-	cfg    config
-	srv    *mcp.Server
-	lock   *stateLock // nil without a state file
+	cfg  config
+	srv  *mcp.Server
+	lock *stateLock // nil without a state file
 
 	ctx    context.Context // ends at close
 	cancel context.CancelFunc
@@ -151,7 +152,11 @@ func newGateway(cfg config) (*gateway, error) {
 func (g *gateway) start(ctx context.Context, specs []downstreamSpec) error {
 	var firsts []chan struct{}
 	for _, spec := range specs {
-		firsts = append(firsts, g.launch(spec).first)
+		d, err := g.launch(spec)
+		if err != nil {
+			return err
+		}
+		firsts = append(firsts, d.first)
 	}
 	settle := time.NewTimer(min(g.cfg.timeout, startSettle))
 	defer settle.Stop()
@@ -177,13 +182,10 @@ wait:
 // tools have new names, and no other tool is renamed. A server that fails
 // to start is an error, and is retried with backoff all the same.
 func (g *gateway) join(ctx context.Context, spec downstreamSpec) error {
-	g.mu.Lock()
-	_, dup := g.downstreams[spec.name]
-	g.mu.Unlock()
-	if dup {
-		return fmt.Errorf("a server named %q is already connected", spec.name)
+	d, err := g.launch(spec)
+	if err != nil {
+		return err
 	}
-	d := g.launch(spec)
 	select {
 	case <-d.first:
 	case <-ctx.Done():
@@ -195,21 +197,25 @@ func (g *gateway) join(ctx context.Context, spec downstreamSpec) error {
 	return d.firstErr
 }
 
-// launch adds the downstream of spec and starts its goroutine.
-func (g *gateway) launch(spec downstreamSpec) *downstream {
+// launch adds the downstream of spec and starts its goroutine; a second
+// downstream of one name is an error.
+func (g *gateway) launch(spec downstreamSpec) (*downstream, error) {
 	d := newDownstream(spec)
 	g.mu.Lock()
+	defer g.mu.Unlock()
+	if _, dup := g.downstreams[spec.name]; dup {
+		return nil, fmt.Errorf("a server named %q is already connected", spec.name)
+	}
 	g.downstreams[spec.name] = d
 	if ever := g.ever[spec.name]; ever != nil {
 		d.ever = ever
 	}
-	g.mu.Unlock()
 	g.wg.Add(1)
 	go func() {
 		defer g.wg.Done()
 		g.runDownstream(d)
 	}()
-	return d
+	return d, nil
 }
 
 // close ends every downstream session and the assigner, then releases the
@@ -217,6 +223,14 @@ func (g *gateway) launch(spec downstreamSpec) *downstream {
 func (g *gateway) close() {
 	g.cancel()
 	g.wg.Wait()
+	g.mu.Lock()
+	ds := slices.Collect(maps.Values(g.downstreams))
+	g.mu.Unlock()
+	for _, d := range ds {
+		if t, ok := d.transport.(interface{ wait() }); ok {
+			t.wait() // no process outlives the gateway
+		}
+	}
 	g.lock.release()
 }
 
@@ -264,7 +278,7 @@ func (g *gateway) assignLoop() {
 			return
 		}
 		if err := g.reassign(); err != nil {
-			g.cfg.logger.Warn("gateway: new names not served until the table is saved; serving the last saved table", "err", err, "retry_in", delay)
+			g.cfg.logger.Warn("gateway: the new table is not served; serving the last saved one", "err", err, "retry_in", delay)
 			retry.Reset(delay)
 			delay = min(2*delay, retryMax)
 		} else {
@@ -383,21 +397,37 @@ func (g *gateway) serve(live map[toolname.Key]servedTool) {
 	if len(gone) > 0 {
 		g.srv.RemoveTools(gone...)
 	}
+	// Routing knows the added names before the SDK lists them.
+	g.table.Store(next)
 	slices.Sort(added)
+	var failed []string
 	for _, name := range added {
 		st := next.tools[name]
 		t := *st.tool
 		t.Name = name
 		if err := addTool(g.srv, &t, g.call); err != nil {
 			g.cfg.logger.Warn("gateway: tool not served", "server", st.key.Server, "tool", st.key.Tool, "err", err)
-			delete(next.tools, name)
-			delete(next.byKey, st.key)
+			failed = append(failed, name)
 		}
 	}
-	// A client learns of the added tools once the SDK sends
-	// tools/list_changed, a moment after this.
-	g.table.Store(next)
+	if len(failed) > 0 {
+		// A changed definition that the SDK refuses must not leave the
+		// old one listed.
+		g.srv.RemoveTools(failed...)
+		next = next.without(failed)
+		g.table.Store(next)
+	}
 	g.served = next.tools
+}
+
+// without returns a copy of t without the given names.
+func (t *table) without(names []string) *table {
+	c := &table{names: t.names, tools: maps.Clone(t.tools), byKey: maps.Clone(t.byKey)}
+	for _, name := range names {
+		delete(c.byKey, c.tools[name].key)
+		delete(c.tools, name)
+	}
+	return c
 }
 
 // addTool adds t to srv. The SDK panics on a tool definition it cannot

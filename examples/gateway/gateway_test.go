@@ -203,11 +203,13 @@ func TestTooManyTools(t *testing.T) {
 
 // TestListChangedFlood: a server that sends a flood of tools/list_changed
 // is relisted one change at a time, never with a request per notification
-// in flight at once.
+// in flight at once; and as its tools do not change, nothing is saved and
+// the client is told nothing.
 func TestListChangedFlood(t *testing.T) {
 	const flood = 500
 	lists := new(listings)
-	_, c := startGateway(t, config{},
+	saver := new(flakySaver)
+	_, c := startGateway(t, config{statePath: filepath.Join(t.TempDir(), "names.json"), save: saver.save},
 		downstreamSpec{"noisy", scripted{answersInitialize: true, tools: `[{"name":"search","inputSchema":{"type":"object"}}]`, floodChanged: flood, lists: lists}},
 	)
 	assert.Equal(t, []string{"search"}, c.names(t))
@@ -215,6 +217,12 @@ func TestListChangedFlood(t *testing.T) {
 	require.Eventually(t, func() bool { total, _ := lists.counts(); return total >= 2 }, testTimeout, 10*time.Millisecond)
 	total, maxOpen := lists.counts()
 	assert.Equal(t, 1, maxOpen, "tools/list requests in flight at once (%d in all, for %d notifications)", total, flood)
+	assert.Equal(t, int64(1), saver.attempts.Load(), "only the first table is saved")
+	select {
+	case <-c.changed:
+		t.Error("the client was told of a change that changed nothing")
+	case <-time.After(200 * time.Millisecond):
+	}
 }
 
 func TestCallErrors(t *testing.T) {

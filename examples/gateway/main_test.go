@@ -93,6 +93,8 @@ func TestSplitWords(t *testing.T) {
 		{"a\\\nb", []string{"ab"}},
 		{"a\\\\ b", []string{`a\`, "b"}},
 		{"\"a\\\nb\"", []string{"ab"}},
+		{"cmd \\\n arg", []string{"cmd", "arg"}},
+		{"\\\n", nil},
 		{"$HOME ~ *.go `x`", []string{"$HOME", "~", "*.go", "`x`"}},
 	} {
 		got, err := splitWords(tt.in)
@@ -154,23 +156,4 @@ func TestSubprocessDownstreams(t *testing.T) {
 		return err == nil && codeOf(res) == "resource_unavailable"
 	}, testTimeout, 100*time.Millisecond, "a call to the dead server's tool is a resource_unavailable tool error")
 	assert.False(t, c.call(t, "two__search", "").IsError)
-}
-
-// TestNoisyDownstream: a downstream that prints lines that are not JSON-RPC
-// on its stdout (a banner, a log line) keeps its session: the lines are
-// dropped, and its tools work.
-func TestNoisyDownstream(t *testing.T) {
-	bin := cmdtest.Build(t, "../searchfetch")
-	script := filepath.Join(t.TempDir(), "noisy")
-	require.NoError(t, os.WriteFile(script, []byte("#!/bin/sh\necho 'starting up: not JSON'\necho '[1,2'\necho '{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":{}}'\nexec "+bin+" -stdio\n"), 0o755))
-	o, err := parseArgs([]string{"-stdio", "-server", "noisy=" + script}, io.Discard)
-	require.NoError(t, err)
-	var logs bytes.Buffer
-	spec := o.servers[0].spec(os.Environ(), io.Discard, slog.New(slog.NewTextHandler(&logs, nil)))
-	o.cfg.timeout = testTimeout
-	_, c := startGateway(t, o.cfg, spec)
-	assert.Equal(t, []string{"fetch", "search"}, c.names(t))
-	res := c.call(t, "search", "")
-	require.False(t, res.IsError, resultText(res))
-	assert.Equal(t, 3, strings.Count(logs.String(), "dropped a line from a downstream"), logs.String())
 }

@@ -163,25 +163,6 @@ func toolNames(tools []*mcp.Tool) []string {
 	return names
 }
 
-// TestUnchangedRelist: a flood of tools/list_changed that changes nothing
-// saves nothing and tells the client nothing.
-func TestUnchangedRelist(t *testing.T) {
-	lists := new(listings)
-	saver := new(flakySaver)
-	_, c := startGateway(t, config{statePath: filepath.Join(t.TempDir(), "names.json"), save: saver.save},
-		downstreamSpec{"noisy", scripted{answersInitialize: true, tools: `[{"name":"search","inputSchema":{"type":"object"}}]`, floodChanged: 200, lists: lists}},
-	)
-	require.Equal(t, []string{"search"}, c.names(t))
-	require.Eventually(t, func() bool { total, _ := lists.counts(); return total >= 3 }, testTimeout, 10*time.Millisecond,
-		"the first listing, and relistings at most every relistEvery for the flood")
-	assert.Equal(t, int64(1), saver.attempts.Load(), "only the first table is saved")
-	select {
-	case <-c.changed:
-		t.Error("the client was told of a change that changed nothing")
-	case <-time.After(200 * time.Millisecond):
-	}
-}
-
 // TestMaxLen: -max-len bounds every name, leaving room for a client's own
 // prefix, and a long server's tool keeps its own name in it.
 func TestMaxLen(t *testing.T) {

@@ -30,7 +30,8 @@ const testServerEnv = "GATEWAY_TEST_SERVER"
 //
 //	tools=a+b    the tools it lists (default: search)
 //	hang         on tools/call, stop reading stdin for good
-//	garbage      print a line that is not JSON before each answer
+//	garbage      print three lines that are not JSON-RPC messages at
+//	             start, and one before each message
 //	die          on tools/call, exit
 //	restart=FILE count its starts in FILE: the first start serves
 //	             and dies on its first call; the second waits a while and
@@ -78,6 +79,9 @@ func runTestServer(mode string, in io.Reader, out io.Writer) int {
 		default:
 			s.tools = append(s.tools, "extra")
 		}
+	}
+	if s.has("garbage") {
+		s.out.WriteString("starting up: not JSON\n[1,2\n{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":{}}\n")
 	}
 	sc := bufio.NewScanner(in)
 	sc.Buffer(nil, 64<<20)

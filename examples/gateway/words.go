@@ -47,9 +47,10 @@ func splitWords(s string) ([]string, error) {
 				return nil, errors.New("a backslash ends the command line")
 			}
 			i++
-			if s[i] != '\n' {
-				w.WriteByte(s[i])
+			if s[i] == '\n' {
+				continue // a line continuation: no character, and no word of its own
 			}
+			w.WriteByte(s[i])
 		default:
 			w.WriteByte(c)
 		}
