@@ -6,7 +6,10 @@
 // It is a reference for gateway authors, not an operator product: it has
 // no client authentication, reaches downstreams over stdio only (no HTTP
 // downstreams), and relays tools alone: resources, prompts, sampling and
-// elicitation are not relayed. It adds no tools of its own.
+// elicitation are not relayed. It adds no tools of its own. A call whose
+// message was handed to a downstream that then stopped reading may still
+// reach it once it reads again, after its caller was told
+// resource_unavailable: as with any timeout, the tool may have run.
 //
 // # Names
 //
@@ -46,7 +49,9 @@
 //     its stdin, answers resource_unavailable within -timeout: writes to
 //     its stdin never block a caller past its deadline;
 //   - a line on a downstream's stdout that is not JSON-RPC is logged and
-//     dropped; the session goes on;
+//     dropped; the session goes on. So is a line over 4 MiB (a result, or
+//     a page of tools/list), so that one line costs no more than that: the
+//     call it answered then ends at -timeout;
 //   - a downstream that dies, or fails to start, is started again with
 //     backoff (100 ms doubling to 30 s); its tools stay listed and answer
 //     resource_unavailable meanwhile, and when it comes back with other
