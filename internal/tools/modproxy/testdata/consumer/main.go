@@ -6,6 +6,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log"
 	"os"
@@ -120,11 +121,57 @@ func gatewayNames(keys []toolname.Key, calledName string) error {
 	return err
 }
 
+func clientError(ctx context.Context, session *mcp.ClientSession, id string) error {
+	res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "fetch", Arguments: map[string]any{"id": id}})
+	if err != nil {
+		return err
+	}
+	if res.IsError {
+		var e mcpid.Error // the envelope is the text of content[0]
+		if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &e); err != nil {
+			return err
+		}
+		switch {
+		case errors.Is(&e, mcpid.ErrAmbiguousConnection):
+			// retry with connection_id set to one of e.Available
+		case errors.Is(&e, mcpid.ErrUnknownID):
+			// the id was mangled or made up: search again
+		default:
+			return &e // e.Code, e.Message, e.Hint: as the server sent them
+		}
+	}
+	return nil
+}
+
+// decodeError calls the tools on the official SDK in process with an id
+// that breaks the grammar, and checks that the client decodes the error.
+func decodeError() error {
+	ctx := context.Background()
+	server := mcp.NewServer(&mcp.Implementation{Name: "orders", Version: "v1.0.0"}, nil)
+	if err := gosdk.Register(server, &backend{}, nil); err != nil {
+		return err
+	}
+	st, ct := mcp.NewInMemoryTransports()
+	if _, err := server.Connect(ctx, st, nil); err != nil {
+		return err
+	}
+	session, err := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "v0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		return err
+	}
+	defer session.Close()
+	err = clientError(ctx, session, "cin_4f2a/orders:../x")
+	if !errors.Is(err, mcpid.ErrInvalidID) {
+		return fmt.Errorf("decoding an error: %v", err)
+	}
+	return clientError(ctx, session, "cin_4f2a/orders:o1")
+}
+
 func main() {
 	selfContained()
 	onGoSDK()
 	onMCPGo()
-	for _, step := range []func() error{example, sealing, func() error {
+	for _, step := range []func() error{example, sealing, decodeError, func() error {
 		return gatewayNames([]toolname.Key{{Server: "docs", Tool: "search"}}, "search")
 	}} {
 		if err := step(); err != nil {
