@@ -214,6 +214,7 @@ func TestProgressAndLogRelay(t *testing.T) {
 			// (before MCP 2026-07-28) and for this call (since).
 			//lint:ignore SA1019 the gateway relays logs while hosts use them
 			require.NoError(t, cs.SetLoggingLevel(t.Context(), &mcp.SetLoggingLevelParams{Level: "info"}))
+			//lint:ignore SA1019 the gateway relays logs while hosts use them
 			params := &mcp.CallToolParams{Name: "search", Arguments: map[string]any{}, Meta: mcp.Meta{mcp.MetaKeyLogLevel: "info"}}
 			params.SetProgressToken("my-token")
 			res, err := cs.CallTool(t.Context(), params)
