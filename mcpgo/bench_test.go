@@ -55,14 +55,14 @@ func handTools(s *server.MCPServer, b searchfetch.Backend) {
 	})
 }
 
-// servers are the two servers the round-trip benchmarks compare: the
-// adapter's tools and the same tools written by hand.
-var servers = []struct {
-	name     string
-	register func(*server.MCPServer, searchfetch.Backend)
-}{
-	{"adapter", func(s *server.MCPServer, be searchfetch.Backend) { _ = mcpgo.Register(s, be, nil) }},
-	{"hand", handTools},
+// roundTrips are the round-trip benchmarks on this SDK.
+var roundTrips = adaptertest.RoundTrips[*server.MCPServer]{
+	Trip:    roundTrip,
+	Adapter: func(s *server.MCPServer, be searchfetch.Backend) { _ = mcpgo.Register(s, be, nil) },
+	Hand:    handTools,
+	Isolated: func(s *server.MCPServer, be searchfetch.Backend) {
+		_ = mcpgo.Register(s, be, &searchfetch.Options{Isolate: true})
+	},
 }
 
 // roundTrip returns call made through mcp-go's client and in-process
@@ -87,45 +87,11 @@ func roundTrip(tb testing.TB, register func(*server.MCPServer, searchfetch.Backe
 // BenchmarkRoundTrip measures a search and a fetch through mcp-go's client
 // and in-process transport, with the tools of the adapter and with the same
 // tools written by hand, one after the other in one run.
-func BenchmarkRoundTrip(b *testing.B) {
-	for _, call := range adaptertest.BenchCalls {
-		for _, srv := range servers {
-			b.Run(call.Tool+"/"+srv.name, func(b *testing.B) {
-				do := roundTrip(b, srv.register, call)
-				b.ReportAllocs()
-				for b.Loop() {
-					if err := do(); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
-		}
-	}
-}
+func BenchmarkRoundTrip(b *testing.B) { roundTrips.Bench(b) }
 
-// BenchmarkRoundTripPaired makes the calls of BenchmarkRoundTrip through
-// the adapter and by hand alternately in one loop
-// (adaptertest.ComparePair): its adapter/hand ratio is the adapter's cost,
-// free of the drift between two benchmarks run one after the other. Its
-// isolate sub-benchmarks compare the adapter with Options.Isolate to the
-// adapter without: the cost of Isolate.
-func BenchmarkRoundTripPaired(b *testing.B) {
-	isolated := func(s *server.MCPServer, be searchfetch.Backend) {
-		_ = mcpgo.Register(s, be, &searchfetch.Options{Isolate: true})
-	}
-	for _, call := range adaptertest.BenchCalls {
-		b.Run(call.Tool, func(b *testing.B) {
-			adaptertest.ComparePair(b,
-				adaptertest.Side{Name: "adapter", Call: roundTrip(b, servers[0].register, call)},
-				adaptertest.Side{Name: "hand", Call: roundTrip(b, servers[1].register, call)})
-		})
-		b.Run(call.Tool+"/isolate", func(b *testing.B) {
-			adaptertest.ComparePair(b,
-				adaptertest.Side{Name: "isolated", Call: roundTrip(b, isolated, call)},
-				adaptertest.Side{Name: "inline", Call: roundTrip(b, servers[0].register, call)})
-		})
-	}
-}
+// BenchmarkRoundTripPaired makes the same calls through the adapter and by
+// hand alternately in one loop; see [adaptertest.RoundTrips.BenchPaired].
+func BenchmarkRoundTripPaired(b *testing.B) { roundTrips.BenchPaired(b) }
 
 // TestHandTwin: the hand-written tools the benchmarks measure the adapter
 // against answer their calls exactly as the adapter does.

@@ -6,6 +6,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcpid/mcpid/searchfetch"
 )
 
 // BenchCall is one tool call of the adapters' round-trip benchmarks.
@@ -20,6 +22,57 @@ type BenchCall struct {
 var BenchCalls = []BenchCall{
 	{"search", map[string]any{"query": "refund"}},
 	{"fetch", map[string]any{"id": "c1/orders:o1"}},
+}
+
+// RoundTrips are one SDK's round-trip benchmarks, on its server type S.
+// Trip returns a call made through the SDK's own client and in-process
+// transport to a new server of S whose tools register adds over Backend.
+// Adapter registers the adapter's tools, Hand the same tools written by
+// hand, and Isolated the adapter's with Options.Isolate.
+type RoundTrips[S any] struct {
+	Trip                    func(tb testing.TB, register func(S, searchfetch.Backend), call BenchCall) func() error
+	Adapter, Hand, Isolated func(S, searchfetch.Backend)
+}
+
+// Bench makes each of BenchCalls through the adapter and by hand, as
+// sub-benchmarks run one after the other.
+func (r RoundTrips[S]) Bench(b *testing.B) {
+	for _, call := range BenchCalls {
+		for _, side := range []struct {
+			name     string
+			register func(S, searchfetch.Backend)
+		}{{"adapter", r.Adapter}, {"hand", r.Hand}} {
+			b.Run(call.Tool+"/"+side.name, func(b *testing.B) {
+				do := r.Trip(b, side.register, call)
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := do(); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchPaired makes the calls of Bench through the adapter and by hand
+// alternately in one loop (ComparePair): its adapter/hand ratio is the
+// adapter's cost, free of the drift between two benchmarks run one after
+// the other. Its isolate sub-benchmarks compare the adapter with
+// Options.Isolate to the adapter without: the cost of Isolate.
+func (r RoundTrips[S]) BenchPaired(b *testing.B) {
+	for _, call := range BenchCalls {
+		b.Run(call.Tool, func(b *testing.B) {
+			ComparePair(b,
+				Side{Name: "adapter", Call: r.Trip(b, r.Adapter, call)},
+				Side{Name: "hand", Call: r.Trip(b, r.Hand, call)})
+		})
+		b.Run(call.Tool+"/isolate", func(b *testing.B) {
+			ComparePair(b,
+				Side{Name: "isolated", Call: r.Trip(b, r.Isolated, call)},
+				Side{Name: "inline", Call: r.Trip(b, r.Adapter, call)})
+		})
+	}
 }
 
 // Side is one of two ways of making the same call that ComparePair
