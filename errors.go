@@ -2,6 +2,7 @@ package mcpid
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -45,14 +46,14 @@ const (
 //
 //	if errors.Is(err, mcpid.ErrInvalidID) { … }
 var (
-	ErrInvalidID               = errcode.New("mcpid", CodeInvalidID)
-	ErrInvalidConnectionID     = errcode.New("mcpid", CodeInvalidConnectionID)
-	ErrConflictingConnectionID = errcode.New("mcpid", CodeConflictingConnectionID)
-	ErrAmbiguousConnection     = errcode.New("mcpid", CodeAmbiguousConnection)
-	ErrNotFound                = errcode.New("mcpid", CodeNotFound)
-	ErrResourceUnavailable     = errcode.New("mcpid", CodeResourceUnavailable)
-	ErrInvalidResourceResponse = errcode.New("mcpid", CodeInvalidResourceResponse)
-	ErrUnknownID               = errcode.New("mcpid", CodeUnknownID)
+	ErrInvalidID               = errors.New("mcpid: " + string(CodeInvalidID))
+	ErrInvalidConnectionID     = errors.New("mcpid: " + string(CodeInvalidConnectionID))
+	ErrConflictingConnectionID = errors.New("mcpid: " + string(CodeConflictingConnectionID))
+	ErrAmbiguousConnection     = errors.New("mcpid: " + string(CodeAmbiguousConnection))
+	ErrNotFound                = errors.New("mcpid: " + string(CodeNotFound))
+	ErrResourceUnavailable     = errors.New("mcpid: " + string(CodeResourceUnavailable))
+	ErrInvalidResourceResponse = errors.New("mcpid: " + string(CodeInvalidResourceResponse))
+	ErrUnknownID               = errors.New("mcpid: " + string(CodeUnknownID))
 )
 
 // codes is the table of the package's codes, from which [Error.Message],
@@ -80,7 +81,7 @@ var codes = errcode.Table[Code, *Error]{
 	CodeUnknownID: {Sentinel: ErrUnknownID,
 		Message: "no search issued this id: its seal is missing or does not match",
 		Hint:    "pass an id exactly as search showed it, or search again"},
-}
+}.Register("mcpid")
 
 // NewError returns an error with a server's own code, message and hint. It
 // has the same envelope as the package's errors, for a failure the package

@@ -1,6 +1,7 @@
 package toolname
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 
@@ -51,13 +52,13 @@ const (
 // Sentinel errors, one per [Code], for use with [errors.Is]. An [*Error]
 // matches the sentinel with the same Code whatever its other fields hold.
 var (
-	ErrInvalidRoutingKey = errcode.New("toolname", CodeInvalidRoutingKey)
-	ErrInvalidKey        = errcode.New("toolname", CodeInvalidKey)
-	ErrInvalidProfile    = errcode.New("toolname", CodeInvalidProfile)
-	ErrInvalidReserved   = errcode.New("toolname", CodeInvalidReserved)
-	ErrInvalidNames      = errcode.New("toolname", CodeInvalidNames)
-	ErrUnknownTool       = errcode.New("toolname", CodeUnknownTool)
-	ErrAmbiguousTool     = errcode.New("toolname", CodeAmbiguousTool)
+	ErrInvalidRoutingKey = errors.New("toolname: " + string(CodeInvalidRoutingKey))
+	ErrInvalidKey        = errors.New("toolname: " + string(CodeInvalidKey))
+	ErrInvalidProfile    = errors.New("toolname: " + string(CodeInvalidProfile))
+	ErrInvalidReserved   = errors.New("toolname: " + string(CodeInvalidReserved))
+	ErrInvalidNames      = errors.New("toolname: " + string(CodeInvalidNames))
+	ErrUnknownTool       = errors.New("toolname: " + string(CodeUnknownTool))
+	ErrAmbiguousTool     = errors.New("toolname: " + string(CodeAmbiguousTool))
 )
 
 // codes is the table of the package's codes, from which [Error.Message],
@@ -76,7 +77,7 @@ var codes = errcode.Table[Code, *Error]{
 	CodeAmbiguousTool: {Sentinel: ErrAmbiguousTool, Explain: func(e *Error) (string, string) {
 		return strconv.Itoa(len(e.Candidates)) + " tools have this own name", "call one of the candidates by its name"
 	}},
-}
+}.Register("toolname")
 
 // Error is the only error type the package returns. Every error from
 // [Split], [Assign] and [Names.UnmarshalJSON] is an *Error; test its Code

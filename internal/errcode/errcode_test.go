@@ -1,6 +1,7 @@
 package errcode
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -8,20 +9,22 @@ import (
 
 type code string
 
-var errA = New("pkg", code("a"))
+var (
+	errA  = errors.New("pkg: a")
+	table = Table[code, int]{
+		"a": {Sentinel: errA, Message: "m", Hint: "h"},
+		"b": {Explain: func(n int) (string, string) { return "n is odd", "make it even" }},
+	}.Register("pkg")
+)
 
 func TestSentinel(t *testing.T) {
-	assert.Equal(t, "pkg: a", errA.Error())
 	assert.True(t, Sentinel("pkg", code("a")) == errA)
-	assert.Nil(t, Sentinel("pkg", code("b")))
-	assert.Nil(t, Sentinel("other", code("a")))
+	assert.Nil(t, Sentinel("pkg", code("b")), "a row without a sentinel")
+	assert.Nil(t, Sentinel("pkg", code("c")), "no row")
+	assert.Nil(t, Sentinel("other", code("a")), "another package's")
 }
 
 func TestTable(t *testing.T) {
-	table := Table[code, int]{
-		"a": {Sentinel: errA, Message: "m", Hint: "h"},
-		"b": {Explain: func(n int) (string, string) { return "n is odd", "make it even" }},
-	}
 	message, hint := table.Words("a", 0)
 	assert.Equal(t, "m", message)
 	assert.Equal(t, "h", hint)
