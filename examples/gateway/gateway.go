@@ -51,11 +51,11 @@ const (
 // under the names of a toolname table that it continues with WithPrevious
 // on every change, and routes each call by looking the name up.
 //
-// Calls take none of the locks that relists and saves hold: they read the
-// served table and each downstream's session through atomic pointers. One goroutine, the
-// assigner (see assignLoop), builds and saves each new table; each
-// downstream has a goroutine of its own that connects, lists and
-// restarts it.
+// Calls take none of the locks that relists and saves hold: they read
+// the served table and each downstream's session through atomic pointers.
+// One goroutine, the assigner (see assignLoop), builds and saves each new
+// table; each downstream has a goroutine of its own that connects, lists
+// and restarts it.
 type gateway struct {
 	cfg  config
 	srv  *mcp.Server
@@ -65,8 +65,9 @@ type gateway struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // the assigner and the downstreams' goroutines
 
-	mu          sync.Mutex // guards downstreams and every downstream's tools and ever
+	mu          sync.Mutex // guards downstreams, ever, and every downstream's tools and ever
 	downstreams map[string]*downstream
+	ever        map[string]map[string]bool // the loaded chain's tools of each server, for its downstream
 
 	table   atomic.Pointer[table] // what is served now
 	dirty   chan struct{}         // holds a pending change for the assigner
@@ -74,9 +75,8 @@ type gateway struct {
 	started sync.Once
 
 	// Owned by the assigner.
-	saved  *toolname.Names            // the last table on disk (or loaded from it)
-	served map[string]servedTool      // name -> what srv serves under it
-	ever   map[string]map[string]bool // loaded from the state file: tools named before
+	saved  *toolname.Names       // the last table on disk (or loaded from it)
+	served map[string]servedTool // name -> what srv serves under it
 }
 
 // table is what the gateway serves: an immutable value that calls read
