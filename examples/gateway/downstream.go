@@ -55,8 +55,9 @@ type downstream struct {
 	changed chan struct{}
 
 	// Guarded by the gateway's mu.
-	tools []*mcp.Tool     // the tools it lists that the gateway serves, by name
-	ever  map[string]bool // the tools of it that the chain has named
+	tools []*mcp.Tool       // the tools it lists that the gateway serves, by name
+	defs  map[string]string // the JSON of each of tools, by name
+	ever  map[string]bool   // the tools of it that the chain has named
 
 	relay relay // the calls in flight, to relay their progress and logs
 }
@@ -198,11 +199,12 @@ func (g *gateway) relist(d *downstream, cs *mcp.ClientSession) error {
 	return nil
 }
 
-// update replaces d's tools with tools, but for the new tools beyond the
-// cap on distinct tools, and reports whether they changed. A tool listed
-// again as it was keeps its value, so that the assigner sees it unchanged.
-func (g *gateway) update(d *downstream, tools []*mcp.Tool) bool {
-	changed, refused := g.admit(d, tools)
+// update replaces d's tools with the listing l, but for the new tools
+// beyond the cap on distinct tools, and reports whether they changed. A
+// tool listed again as it was (the same JSON) keeps its value, so that the
+// assigner sees it unchanged.
+func (g *gateway) update(d *downstream, l listing) bool {
+	changed, refused := g.admit(d, l)
 	if refused > 0 {
 		g.cfg.logger.Warn("gateway: server has had too many distinct tools; its new tools are refused", "server", d.name, "max", maxEver, "refused", refused)
 	}
@@ -211,11 +213,11 @@ func (g *gateway) update(d *downstream, tools []*mcp.Tool) bool {
 
 // admit is update under the gateway's mu; it also returns how many new
 // tools the cap refused.
-func (g *gateway) admit(d *downstream, tools []*mcp.Tool) (changed bool, refused int) {
+func (g *gateway) admit(d *downstream, l listing) (changed bool, refused int) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	kept := tools[:0]
-	for _, t := range tools {
+	kept := l.tools[:0]
+	for _, t := range l.tools {
 		if !d.ever[t.Name] {
 			if len(d.ever) >= maxEver {
 				refused++
@@ -223,7 +225,8 @@ func (g *gateway) admit(d *downstream, tools []*mcp.Tool) (changed bool, refused
 			}
 			d.ever[t.Name] = true
 		}
-		if i, ok := slices.BinarySearchFunc(d.tools, t.Name, byName); ok && sameTool(d.tools[i], t) {
+		if old, ok := d.defs[t.Name]; ok && old == l.defs[t.Name] {
+			i, _ := slices.BinarySearchFunc(d.tools, t.Name, byName)
 			t = d.tools[i]
 		}
 		kept = append(kept, t)
@@ -232,16 +235,22 @@ func (g *gateway) admit(d *downstream, tools []*mcp.Tool) (changed bool, refused
 		return false, refused
 	}
 	d.tools = slices.Clone(kept)
+	d.defs = make(map[string]string, len(kept))
+	for _, t := range kept {
+		d.defs[t.Name] = l.defs[t.Name]
+	}
 	return true, refused
 }
 
 func byName(t *mcp.Tool, name string) int { return strings.Compare(t.Name, name) }
 
-// sameTool reports whether a and b are the same definition.
-func sameTool(a, b *mcp.Tool) bool {
-	ja, erra := json.Marshal(a)
-	jb, errb := json.Marshal(b)
-	return erra == nil && errb == nil && string(ja) == string(jb)
+// listing is what servable keeps of one tools/list: the tools, sorted by
+// name, and the JSON of each, by name, which tells a tool listed again as
+// it was from a changed one. It is computed once per listing, outside the
+// gateway's mu.
+type listing struct {
+	tools []*mcp.Tool
+	defs  map[string]string
 }
 
 // servable returns the tools of listed that the gateway can serve, sorted
@@ -250,8 +259,8 @@ func sameTool(a, b *mcp.Tool) bool {
 // name after the first, a tool whose input schema is not an object schema,
 // which MCP requires, and one whose schemas exceed maxSchema. An output
 // schema that is not a JSON object is dropped, keeping the tool.
-func (g *gateway) servable(server string, listed []*mcp.Tool) []*mcp.Tool {
-	var out []*mcp.Tool
+func (g *gateway) servable(server string, listed []*mcp.Tool) listing {
+	l := listing{defs: map[string]string{}}
 	seen := map[string]bool{}
 	for _, t := range listed {
 		var why string
@@ -278,10 +287,16 @@ func (g *gateway) servable(server string, listed []*mcp.Tool) []*mcp.Tool {
 		if _, ok := c.OutputSchema.(map[string]any); !ok {
 			c.OutputSchema = nil
 		}
-		out = append(out, &c)
+		def, err := json.Marshal(&c)
+		if err != nil {
+			g.cfg.logger.Warn("gateway: tool skipped", "server", server, "tool", c.Name, "why", err)
+			continue
+		}
+		l.tools = append(l.tools, &c)
+		l.defs[c.Name] = string(def)
 	}
-	slices.SortFunc(out, func(a, b *mcp.Tool) int { return strings.Compare(a.Name, b.Name) })
-	return out
+	slices.SortFunc(l.tools, func(a, b *mcp.Tool) int { return strings.Compare(a.Name, b.Name) })
+	return l
 }
 
 // objectSchema reports whether schema, as the client decoded it, is a

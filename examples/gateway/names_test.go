@@ -149,9 +149,10 @@ func TestDistinctToolCap(t *testing.T) {
 	tool := func(name string) *mcp.Tool {
 		return &mcp.Tool{Name: name, InputSchema: map[string]any{"type": "object"}}
 	}
-	assert.True(t, g.update(d, []*mcp.Tool{tool("new1"), tool("new2"), tool("old1")}))
+	list := func(tools ...*mcp.Tool) listing { return g.servable(d.name, tools) }
+	assert.True(t, g.update(d, list(tool("new1"), tool("new2"), tool("old1"))))
 	assert.Equal(t, []string{"new1", "old1"}, toolNames(d.tools), "new1 is the last one the cap admits")
-	assert.False(t, g.update(d, []*mcp.Tool{tool("new1"), tool("new3"), tool("old1")}), "new3 is refused: nothing changed")
+	assert.False(t, g.update(d, list(tool("new1"), tool("new3"), tool("old1"))), "new3 is refused: nothing changed")
 	assert.Len(t, d.ever, maxEver)
 }
 
