@@ -47,6 +47,7 @@ type relayedCall struct {
 	ctx      context.Context // the caller's
 	session  *mcp.ServerSession
 	token    any           // the caller's progress token; nil when it asked for none
+	ours     string        // the progress token the downstream was given for it
 	timeout  time.Duration // bound on sending one notification
 	queue    chan any      // *mcp.ProgressNotificationParams or *mcp.LoggingMessageParams
 	answered chan struct{} // closed once the call's answer is in
@@ -75,10 +76,9 @@ func (r *relay) start(ctx context.Context, req *mcp.CallToolRequest, params *mcp
 		}
 		params.Meta[mcp.MetaKeyLogLevel] = level
 	}
-	var token string
 	if c.token != nil {
-		token = "gateway-" + strconv.FormatUint(nextToken.Add(1), 10)
-		params.SetProgressToken(token)
+		c.ours = "gateway-" + strconv.FormatUint(nextToken.Add(1), 10)
+		params.SetProgressToken(c.ours)
 	}
 	r.mu.Lock()
 	if r.calls == nil {
@@ -87,7 +87,7 @@ func (r *relay) start(ctx context.Context, req *mcp.CallToolRequest, params *mcp
 	}
 	r.calls[c] = true
 	if c.token != nil {
-		r.byToken[token] = c
+		r.byToken[c.ours] = c
 	}
 	r.mu.Unlock()
 	go c.forward()
@@ -99,11 +99,7 @@ func (r *relay) start(ctx context.Context, req *mcp.CallToolRequest, params *mcp
 func (r *relay) end(c *relayedCall) {
 	r.mu.Lock()
 	delete(r.calls, c)
-	for token, other := range r.byToken {
-		if other == c {
-			delete(r.byToken, token)
-		}
-	}
+	delete(r.byToken, c.ours)
 	r.mu.Unlock()
 	close(c.answered)
 	<-c.drained
