@@ -40,6 +40,9 @@ const (
 	// does not match (see [Sealer]): the id was mangled, cut short or made
 	// up.
 	CodeUnknownID Code = "unknown_id"
+	// CodeForbidden: the caller may not read the connection the request
+	// names. The answer is the same whether or not the record exists.
+	CodeForbidden Code = "forbidden"
 )
 
 // Sentinels for [errors.Is]. Each matches every [*Error] with the same [Code]:
@@ -54,6 +57,7 @@ var (
 	ErrResourceUnavailable     = errors.New("mcpid: " + string(CodeResourceUnavailable))
 	ErrInvalidResourceResponse = errors.New("mcpid: " + string(CodeInvalidResourceResponse))
 	ErrUnknownID               = errors.New("mcpid: " + string(CodeUnknownID))
+	ErrForbidden               = errors.New("mcpid: " + string(CodeForbidden))
 )
 
 // codes is the table of the package's codes, from which [Error.Message],
@@ -81,6 +85,9 @@ var codes = errcode.Table[Code, *Error]{
 	CodeUnknownID: {Sentinel: ErrUnknownID,
 		Message: "no search issued this id: its seal is missing or does not match",
 		Hint:    "pass an id exactly as search showed it, or search again"},
+	CodeForbidden: {Sentinel: ErrForbidden,
+		Message: "the caller may not read that connection",
+		Hint:    "fetch only ids a search showed this caller"},
 }.Register("mcpid")
 
 // NewError returns an error with a server's own code, message and hint. It

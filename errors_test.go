@@ -95,6 +95,8 @@ func errorCorpus() []struct {
 			return asError(nil, err)
 		}(),
 			`{"type":"adapter_error","code":"unknown_id","message":"no search issued this id: its seal is missing or does not match","hint":"pass an id exactly as search showed it, or search again","field":"id","id":"cin_4f2a/orders:o13~7q3kf9a"}`},
+		{"forbidden", &Error{Code: CodeForbidden, Offset: -1},
+			`{"type":"adapter_error","code":"forbidden","message":"the caller may not read that connection","hint":"fetch only ids a search showed this caller"}`},
 		{"the zero Error", &Error{},
 			`{"type":"adapter_error","code":"","message":"","offset":0}`},
 		{"a count at its limit saturates", func() *Error {
@@ -328,7 +330,7 @@ func TestErrorWrapped(t *testing.T) {
 
 func TestSentinelPerCode(t *testing.T) {
 	codes := []Code{CodeInvalidID, CodeInvalidConnectionID, CodeConflictingConnectionID, CodeAmbiguousConnection,
-		CodeNotFound, CodeResourceUnavailable, CodeInvalidResourceResponse, CodeUnknownID}
+		CodeNotFound, CodeResourceUnavailable, CodeInvalidResourceResponse, CodeUnknownID, CodeForbidden}
 	seen := map[error]bool{}
 	for _, c := range codes {
 		e := &Error{Code: c, Offset: -1}

@@ -47,6 +47,19 @@ const (
 	// tool name that several live keys have, and that is no name of the
 	// table; Candidates lists their names.
 	CodeAmbiguousTool Code = "ambiguous_tool"
+
+	// CodeStale means that [Store.Swap] was given a revision that is no
+	// longer the chain's latest: another writer stored a table first.
+	CodeStale Code = "stale_revision"
+
+	// CodeChainMismatch means that [Update] was given a profile or naming
+	// options other than those the stored chain records.
+	CodeChainMismatch Code = "chain_mismatch"
+
+	// CodeRollback means that a store returned a table of another chain,
+	// or an older table of the chain, than the store value had already
+	// seen: the store lost or restored state.
+	CodeRollback Code = "rollback"
 )
 
 // Sentinel errors, one per [Code], for use with [errors.Is]. An [*Error]
@@ -59,6 +72,9 @@ var (
 	ErrInvalidNames      = errors.New("toolname: " + string(CodeInvalidNames))
 	ErrUnknownTool       = errors.New("toolname: " + string(CodeUnknownTool))
 	ErrAmbiguousTool     = errors.New("toolname: " + string(CodeAmbiguousTool))
+	ErrStale             = errors.New("toolname: " + string(CodeStale))
+	ErrChainMismatch     = errors.New("toolname: " + string(CodeChainMismatch))
+	ErrRollback          = errors.New("toolname: " + string(CodeRollback))
 )
 
 // codes is the table of the package's codes, from which [Error.Message],
@@ -77,6 +93,15 @@ var codes = errcode.Table[Code, *Error]{
 	CodeAmbiguousTool: {Sentinel: ErrAmbiguousTool, Explain: func(e *Error) (string, string) {
 		return strconv.Itoa(len(e.Candidates)) + " tools have this own name", "call one of the candidates by its name"
 	}},
+	CodeStale: {Sentinel: ErrStale,
+		Message: "another writer stored a newer table of the chain",
+		Hint:    "load the chain again and retry"},
+	CodeChainMismatch: {Sentinel: ErrChainMismatch,
+		Message: "the chain was stored with another profile or other naming options",
+		Hint:    "use the chain's options, or seed a new chain with the new ones"},
+	CodeRollback: {Sentinel: ErrRollback,
+		Message: "the store holds another chain, or an older table of it, than it held before",
+		Hint:    "restore the chain from a backup with Seed, or find out what emptied the store"},
 }.Register("toolname")
 
 // Error is the only error type the package returns. Every error from

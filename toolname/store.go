@@ -1,0 +1,29 @@
+package toolname
+
+import "context"
+
+// Revision identifies one stored table of a chain. It is opaque: compare
+// revisions for equality only. The empty Revision stands before the
+// chain's first table.
+type Revision string
+
+// Store is where the latest table of a chain lives, for every replica of a
+// gateway. [Update] continues the chain through it and [Seed] starts it.
+// Its methods are safe for concurrent use.
+type Store interface {
+	// Load returns the latest table and its revision: nil and "" for a
+	// chain never stored.
+	Load(ctx context.Context) (*Names, Revision, error)
+	// Swap stores next as the table after rev if rev is still the
+	// latest, and returns the new revision; otherwise it stores nothing
+	// and returns an error matching [ErrStale].
+	Swap(ctx context.Context, rev Revision, next *Names) (Revision, error)
+}
+
+// Watcher is implemented by a [Store] that can tell at once that another
+// replica stored a table. Watch returns a channel that receives the new
+// revision after each store (possibly coalesced: a receiver reloads, it
+// does not count), and is closed when ctx ends.
+type Watcher interface {
+	Watch(ctx context.Context) (<-chan Revision, error)
+}
