@@ -29,7 +29,7 @@ func (t *Tools) Fetch(ctx context.Context, args json.RawMessage) Result {
 	if err := readArgs(args, spec, vals[:]); err != nil {
 		return t.errorResult(err)
 	}
-	id, err := t.open(vals[0])
+	id, sealed, err := t.open(vals[0])
 	if err != nil {
 		return t.errorResult(err)
 	}
@@ -39,7 +39,7 @@ func (t *Tools) Fetch(ctx context.Context, args json.RawMessage) Result {
 	}
 	doc, err := callBackend(ctx, t, t.opts.FetchName, Backend.Fetch, req)
 	if err != nil {
-		return t.errorResult(t.retryable(err, req))
+		return t.errorResult(t.retryable(err, req, sealed))
 	}
 	doc.ID = vals[0] // as given, sealed or not
 	if t.opts.Mode == ModeChatGPT && !weburl.Valid(doc.URL) {
@@ -59,13 +59,16 @@ func (t *Tools) Fetch(ctx context.Context, args json.RawMessage) Result {
 // fetch takes no connection_id, an ambiguous_connection error lists instead
 // the self-contained id of the record in each connection
 // ([mcpid.AmbiguousConnectionIDs]), so that the model retries with an id.
-func (t *Tools) retryable(err error, req mcpid.FetchRequest) error {
+// Those ids are sealed only when the id given was itself sealed (sealed):
+// sealing them for an id accepted unsealed would mint seals for ids that no
+// search issued, which would keep opening once AcceptUnsealed is off.
+func (t *Tools) retryable(err error, req mcpid.FetchRequest, sealed bool) error {
 	var e *mcpid.Error
 	if t.opts.Mode != ModeChatGPT || !errors.As(err, &e) || e.Code != mcpid.CodeAmbiguousConnection || e.AvailableIDs != nil {
 		return err
 	}
 	amb := mcpid.AmbiguousConnectionIDs(req.Handle.BaseID(), e.Available)
-	if t.opts.Sealer != nil {
+	if sealed {
 		for i, id := range amb.AvailableIDs {
 			amb.AvailableIDs[i] = t.opts.Sealer.Seal(id)
 		}
@@ -76,13 +79,17 @@ func (t *Tools) retryable(err error, req mcpid.FetchRequest) error {
 // open returns the id that the fetch tool's id argument carries: the
 // argument itself without a Sealer, and otherwise the id its seal opens
 // to, or, with AcceptUnsealed, the argument itself when it does not open.
-func (t *Tools) open(arg string) (string, error) {
+// sealed reports whether the id was opened from a seal.
+func (t *Tools) open(arg string) (id string, sealed bool, err error) {
 	if t.opts.Sealer == nil {
-		return arg, nil
+		return arg, false, nil
 	}
-	id, err := t.opts.Sealer.Open(arg)
-	if err != nil && t.opts.AcceptUnsealed {
-		return arg, nil
+	id, err = t.opts.Sealer.Open(arg)
+	switch {
+	case err == nil:
+		return id, true, nil
+	case t.opts.AcceptUnsealed:
+		return arg, false, nil
 	}
-	return id, err
+	return "", false, err
 }

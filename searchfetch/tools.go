@@ -75,14 +75,20 @@ func (o *Options) Validate() error {
 }
 
 // New returns the tool pair over b, configured by opts (nil means the
-// defaults). It panics if b is nil or if opts.Validate fails, as such a
-// server is a programming error.
+// defaults). It panics if b is nil, if opts.Sealer has no key (the zero
+// [mcpid.Sealer], which would seal nothing and open nothing), or if
+// opts.Validate fails, as such a server is a programming error.
 func New(b Backend, opts *Options) *Tools {
 	if b == nil {
 		panic("searchfetch: New with a nil Backend")
 	}
 	if err := opts.Validate(); err != nil {
 		panic(err)
+	}
+	// A Sealer with a key always adds a seal: only one without returns
+	// an id as it is (mcpid.Sealer documents the zero value so).
+	if opts != nil && opts.Sealer != nil && opts.Sealer.Seal("") == "" {
+		panic("searchfetch: New with a Sealer that has no key; use mcpid.NewSealer")
 	}
 	t := &Tools{backend: b}
 	if opts != nil {
