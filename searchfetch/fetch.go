@@ -21,12 +21,8 @@ import (
 //
 // A failure is a tool error; see the package documentation.
 func (t *Tools) Fetch(ctx context.Context, args json.RawMessage) Result {
-	spec := fetchArgs
-	if t.opts.Mode == ModeChatGPT {
-		spec = fetchArgsChatGPT
-	}
 	var vals [2]string
-	if err := readArgs(args, spec, vals[:]); err != nil {
+	if err := readArgs(args, t.hints.fetchArgs, vals[:]); err != nil {
 		return t.errorResult(err)
 	}
 	id, sealed, err := t.open(vals[0])

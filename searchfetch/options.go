@@ -103,8 +103,9 @@ type Options struct {
 	// nothing without a Sealer.
 	AcceptUnsealed bool
 	// SearchName and FetchName are the names the tools are registered
-	// under; "" means SearchName and FetchName. Descriptions and error
-	// hints name the tools as registered. Each must be a valid MCP tool
+	// under; "" means SearchName and FetchName. The descriptions and the
+	// hints mcpid writes are built from these names; a hint a backend
+	// wrote reaches the model exactly as written. Each must be a valid MCP tool
 	// name (1 to 128 of A-Z a-z 0-9 _ - .), and the two must differ.
 	SearchName string
 	FetchName  string

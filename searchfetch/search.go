@@ -61,7 +61,7 @@ type searchOutput struct {
 // A failure is a tool error; see the package documentation.
 func (t *Tools) Search(ctx context.Context, args json.RawMessage) Result {
 	var vals [1]string
-	if err := readArgs(args, searchArgs, vals[:]); err != nil {
+	if err := readArgs(args, t.hints.searchArgs, vals[:]); err != nil {
 		return t.errorResult(err)
 	}
 	res, err := callBackend(ctx, t, t.opts.SearchName, Backend.Search, vals[0])
@@ -72,7 +72,7 @@ func (t *Tools) Search(ctx context.Context, args json.RawMessage) Result {
 	if t.opts.Structured == StructuredAll && t.opts.Mode == ModeDefault {
 		limit = len(res.Hits)
 	}
-	hits, looked, err := fetchableHits(res.Hits, limit, t.opts.Sealer)
+	hits, looked, err := fetchableHits(res.Hits, limit, t.opts.Sealer, t.hints.badHit)
 	if err != nil {
 		return t.errorResult(err)
 	}
@@ -171,7 +171,7 @@ func marshal(v any) json.RawMessage {
 //
 // It looks at hits in order until limit of them are kept, and returns how
 // many it looked at.
-func fetchableHits(in []mcpid.Hit, limit int, sealer *mcpid.Sealer) (hits []mcpid.Hit, looked int, err error) {
+func fetchableHits(in []mcpid.Hit, limit int, sealer *mcpid.Sealer, hint string) (hits []mcpid.Hit, looked int, err error) {
 	hits = make([]mcpid.Hit, 0, min(len(in), limit))
 	seen := make(map[string]struct{}, min(len(in), limit))
 	for i, h := range in {
@@ -180,7 +180,7 @@ func fetchableHits(in []mcpid.Hit, limit int, sealer *mcpid.Sealer) (hits []mcpi
 		}
 		id, embedded := mcpid.SelfContainedID(h.ID, h.ConnectionID)
 		if !embedded {
-			if err := unfetchable(i, h); err != nil {
+			if err := unfetchable(i, h, hint); err != nil {
 				return nil, i, err
 			}
 		}
@@ -200,18 +200,18 @@ func fetchableHits(in []mcpid.Hit, limit int, sealer *mcpid.Sealer) (hits []mcpi
 // unfetchable returns the error for the hit at index i, which
 // SelfContainedID did not embed, or nil when its id fetches it as it is: a
 // legacy handle with no connection.
-func unfetchable(i int, h mcpid.Hit) error {
+func unfetchable(i int, h mcpid.Hit, hint string) error {
 	hit := "hit " + strconv.Itoa(i+1)
 	switch {
 	case h.ID == "":
-		return badHit(hit + " has an empty id")
+		return badHit(hit+" has an empty id", hint)
 	case !embeddable(h.ID):
-		return badHit(hit + " has an id that is not valid UTF-8 or holds a control character")
+		return badHit(hit+" has an id that is not valid UTF-8 or holds a control character", hint)
 	case h.ConnectionID != "":
-		return badHit(hit + " has the connection id " + quote(h.ConnectionID) + ", which is not a valid connection id")
+		return badHit(hit+" has the connection id "+quote(h.ConnectionID)+", which is not a valid connection id", hint)
 	}
 	if hd, err := mcpid.Parse(h.ID); err != nil || hd.IsSelfContained() {
-		return badHit(hit + " has no connection and the id " + quote(h.ID) + ", which is not a stream:record handle")
+		return badHit(hit+" has no connection and the id "+quote(h.ID)+", which is not a stream:record handle", hint)
 	}
 	return nil
 }

@@ -50,6 +50,7 @@ type Tools struct {
 	opts    Options
 	search  Tool
 	fetch   Tool
+	hints   hints
 	// window is the most hits a search looks at for the preview: no
 	// more than MaxHits, nor than the budget has room for.
 	window int
@@ -102,6 +103,7 @@ func New(b Backend, opts *Options) *Tools {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	o.SearchName, o.FetchName = cmp.Or(o.SearchName, SearchName), cmp.Or(o.FetchName, FetchName)
+	t.hints = newHints(o.Mode, o.SearchName, o.FetchName)
 	o.Preview.Format = previewFormat(o.Mode)
 	if o.Preview.Budget == 0 {
 		o.Preview.Budget = mcpid.DefaultBudget
