@@ -3,7 +3,6 @@ package searchfetch
 import (
 	"context"
 	"encoding/json"
-	"errors"
 
 	"github.com/mcpid/mcpid"
 	"github.com/mcpid/mcpid/internal/weburl"
@@ -35,7 +34,7 @@ func (t *Tools) Fetch(ctx context.Context, args json.RawMessage) Result {
 	}
 	doc, err := callBackend(ctx, t, t.opts.FetchName, Backend.Fetch, req)
 	if err != nil {
-		return t.errorResult(t.retryable(err, req, sealed))
+		return t.relayedError(err, &req, sealed)
 	}
 	doc.ID = vals[0] // as given, sealed or not
 	if t.opts.Mode == ModeChatGPT && !weburl.Valid(doc.URL) {
@@ -49,27 +48,6 @@ func (t *Tools) Fetch(ctx context.Context, args json.RawMessage) Result {
 		return okResult(string(b), nil)
 	}
 	return okResult(string(b), b)
-}
-
-// retryable returns err as the model can act on it. In ModeChatGPT, where
-// fetch takes no connection_id, an ambiguous_connection error lists instead
-// the self-contained id of the record in each connection
-// ([mcpid.AmbiguousConnectionIDs]), so that the model retries with an id.
-// Those ids are sealed only when the id given was itself sealed (sealed):
-// sealing them for an id accepted unsealed would mint seals for ids that no
-// search issued, which would keep opening once AcceptUnsealed is off.
-func (t *Tools) retryable(err error, req mcpid.FetchRequest, sealed bool) error {
-	var e *mcpid.Error
-	if t.opts.Mode != ModeChatGPT || !errors.As(err, &e) || e.Code != mcpid.CodeAmbiguousConnection || e.AvailableIDs != nil {
-		return err
-	}
-	amb := mcpid.AmbiguousConnectionIDs(req.Handle.BaseID(), e.Available)
-	if sealed {
-		for i, id := range amb.AvailableIDs {
-			amb.AvailableIDs[i] = t.opts.Sealer.Seal(id)
-		}
-	}
-	return amb
 }
 
 // open returns the id that the fetch tool's id argument carries: the

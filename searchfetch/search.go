@@ -66,7 +66,7 @@ func (t *Tools) Search(ctx context.Context, args json.RawMessage) Result {
 	}
 	res, err := callBackend(ctx, t, t.opts.SearchName, Backend.Search, vals[0])
 	if err != nil {
-		return t.errorResult(err)
+		return t.relayedError(err, nil, false)
 	}
 	limit := t.window
 	if t.opts.Structured == StructuredAll && t.opts.Mode == ModeDefault {
