@@ -13,12 +13,15 @@
 // fetch it by, [mcpid.SelfContainedID] of the hit's id and connection: an id
 // that fetches that hit, and no other, by itself, in both modes. Hits that
 // come out with the same id are shown once, the first of them. A hit that
-// no id can fetch fails the search with invalid_resource_response naming
-// it, so that the server's author sees it at once: one whose connection is
-// not a connection id (see [mcpid.ResolveFetch]), whose id is empty, not
-// valid UTF-8 or holds a control character, or that has no connection and
-// an id that is not a legacy stream:record handle (a single-source server
-// gives its hits its source's name as connection). Its answer holds one text
+// no shown id can fetch is left out, counted among the hits not shown, and
+// reported to the server ([Options.OnDropped], or [Options.Logger]) with
+// its index and why: one whose connection is not a connection id (see
+// [mcpid.ResolveFetch]), as CORP\drive, whose id is empty, not valid UTF-8
+// or holds a control character, that has no connection and an id that is
+// not a legacy stream:record handle (a single-source server gives its hits
+// its source's name as connection). One odd record does not take down every search that
+// finds it: the search fails, with invalid_resource_response, only when
+// the backend returned hits and none of them can be shown. Its answer holds one text
 // content item, the preview the model reads, and structuredContent as
 // [Options.Structured] chooses.
 //
@@ -99,7 +102,8 @@
 //     answer within [Options.Timeout]: a generic resource_unavailable envelope
 //     that never holds the backend's own message (log it with
 //     [Options.Logger]);
-//   - a search hit that no id can fetch (above): invalid_resource_response.
+//   - a search whose hits no id can fetch, not one of them (above):
+//     invalid_resource_response.
 //
 // # Choices where the contract is silent
 //

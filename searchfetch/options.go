@@ -136,6 +136,18 @@ type Options struct {
 	FetchDescription  string
 	// Logger, when set, records the backend failures that reach the model
 	// only as a generic envelope: errors that are not an *mcpid.Error,
-	// panics and timeouts.
+	// panics and timeouts; and, when OnDropped is nil, the search hits
+	// left out as unfetchable (at level Warn, with their index and why).
 	Logger *slog.Logger
+	// OnDropped, when set, is told of every search hit left out because
+	// no id the tools show could fetch it: index is its position in
+	// SearchResult.Hits, hit is the hit as the backend returned it, and
+	// err an invalid_resource_response *mcpid.Error saying why (an empty
+	// id, one that is not valid UTF-8 or holds a control character, a
+	// connection that is not a connection id, no connection and an id
+	// that is not a legacy stream:record handle). Such a hit is not shown and is counted among the
+	// hits not shown; the search fails only when every hit it looked at
+	// was left out. It is called on the goroutine of the call, and may be
+	// called concurrently by concurrent searches.
+	OnDropped func(index int, hit mcpid.Hit, err error)
 }

@@ -1,0 +1,112 @@
+package searchfetch
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/mcpid/mcpid"
+)
+
+// selection is what a search shows of the hits its backend returned.
+type selection struct {
+	// hits are the hits to show, in order, each with the id that fetches
+	// it (sealed with a Sealer), each id once.
+	hits []mcpid.Hit
+	// looked is how many of the backend's hits were looked at: the
+	// first looked of them.
+	looked int
+	// dropped counts the hits looked at and left out because no id the
+	// tools show could fetch them; they count among the hits not shown.
+	dropped int
+}
+
+// selectHits returns the hits of in to show. Each gets the id
+// [mcpid.SelfContainedID] gives it, which fetches that hit alone, and each
+// id is shown once (the first hit that has it). A hit that no shown id can
+// fetch is dropped: counted, reported ([Tools.reportDropped]), and not
+// shown. Such a hit has an empty id, an id that is not valid UTF-8 or holds
+// a control character, a connection that is not a connection id (as
+// CORP\drive), or no connection and an id that is not a legacy
+// stream:record handle (an id that looks self-contained is never taken
+// to be one).
+//
+// It looks at the hits in order until limit of them are kept. It fails
+// with invalid_resource_response only when it looked at hits and dropped
+// every one of them: one odd record does not take down every search that
+// finds it.
+func (t *Tools) selectHits(ctx context.Context, in []mcpid.Hit, limit int) (selection, error) {
+	sel := selection{hits: make([]mcpid.Hit, 0, min(len(in), limit))}
+	seen := make(map[string]struct{}, min(len(in), limit))
+	var first string // why the first dropped hit was dropped
+	firstAt := -1
+	sel.looked = len(in)
+	for i, h := range in {
+		if len(sel.hits) == limit {
+			sel.looked = i
+			break
+		}
+		id, why := t.showable(h)
+		if why != "" {
+			sel.dropped++
+			if firstAt < 0 {
+				first, firstAt = why, i
+			}
+			t.reportDropped(ctx, i, h, why)
+			continue
+		}
+		if _, dup := seen[id]; dup {
+			continue
+		}
+		seen[id] = struct{}{}
+		if t.opts.Sealer != nil {
+			id = t.opts.Sealer.Seal(id)
+		}
+		h.ID = id
+		sel.hits = append(sel.hits, h)
+	}
+	if len(sel.hits) == 0 && sel.dropped > 0 {
+		return sel, badHit("no hit can be fetched by an id: hit "+strconv.Itoa(firstAt+1)+" "+first, t.hints.badHit)
+	}
+	return sel, nil
+}
+
+// showable returns the id that fetches h, unsealed, or why no id the
+// tools show can fetch it.
+func (t *Tools) showable(h mcpid.Hit) (id, why string) {
+	id, embedded := mcpid.SelfContainedID(h.ID, h.ConnectionID)
+	if embedded {
+		return id, ""
+	}
+	switch {
+	case h.ID == "":
+		return "", "has an empty id"
+	case !embeddable(h.ID):
+		return "", "has an id that is not valid UTF-8 or holds a control character"
+	case h.ConnectionID != "":
+		return "", "has the connection id " + quote(h.ConnectionID) + ", which is not a valid connection id"
+	}
+	if hd, err := mcpid.Parse(h.ID); err != nil || hd.IsSelfContained() {
+		return "", "has no connection and the id " + quote(h.ID) + ", which is not a stream:record handle"
+	}
+	return id, ""
+}
+
+// embeddable reports whether SelfContainedID embeds id in a valid
+// connection: whether id is not empty, is valid UTF-8 and holds no
+// control character.
+func embeddable(id string) bool {
+	_, ok := mcpid.SelfContainedID(id, "c")
+	return ok
+}
+
+// reportDropped tells the server that the hit h at index i of the
+// backend's hits was dropped, and why: to [Options.OnDropped] when set,
+// and otherwise to [Options.Logger].
+func (t *Tools) reportDropped(ctx context.Context, i int, h mcpid.Hit, why string) {
+	err := badHit("the hit "+why, t.hints.badHit)
+	if t.opts.OnDropped != nil {
+		t.opts.OnDropped(i, h, err)
+		return
+	}
+	t.opts.Logger.WarnContext(ctx, "searchfetch: search hit dropped", "tool", t.opts.SearchName, "index", i, "error", err)
+}
