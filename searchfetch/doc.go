@@ -19,7 +19,9 @@
 // [mcpid.ResolveFetch]), as CORP\drive, whose id is empty, not valid UTF-8
 // or holds a control character, that has no connection and an id that is
 // not a legacy stream:record handle (a single-source server gives its hits
-// its source's name as connection). One odd record does not take down every search that
+// its source's name as connection), or whose fetch arguments would exceed
+// [MaxArgumentsSize] as a client may escape them (every non-ASCII rune as
+// \uXXXX). One odd record does not take down every search that
 // finds it: the search fails, with invalid_resource_response, only when
 // the backend returned hits and none of them can be shown. Its answer holds one text
 // content item, the preview the model reads, and structuredContent as

@@ -145,7 +145,8 @@ type Options struct {
 	// err an invalid_resource_response *mcpid.Error saying why (an empty
 	// id, one that is not valid UTF-8 or holds a control character, a
 	// connection that is not a connection id, no connection and an id
-	// that is not a legacy stream:record handle). Such a hit is not shown and is counted among the
+	// that is not a legacy stream:record handle, fetch arguments that
+	// would exceed MaxArgumentsSize). Such a hit is not shown and is counted among the
 	// hits not shown; the search fails only when every hit it looked at
 	// was left out. It is called on the goroutine of the call, and may be
 	// called concurrently by concurrent searches.

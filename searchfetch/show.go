@@ -3,6 +3,7 @@ package searchfetch
 import (
 	"context"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/mcpid/mcpid"
 )
@@ -29,6 +30,9 @@ type selection struct {
 // CORP\drive), or no connection and an id that is not a legacy
 // stream:record handle (an id that looks self-contained is never taken
 // to be one).
+//
+// Nor is a hit shown whose fetch arguments would exceed [MaxArgumentsSize]
+// as a client may write them ([fetchArgsSize]): fetch would refuse them.
 //
 // It looks at the hits in order until limit of them are kept. It fails
 // with invalid_resource_response only when it looked at hits and dropped
@@ -60,6 +64,17 @@ func (t *Tools) selectHits(ctx context.Context, in []mcpid.Hit, limit int) (sele
 		seen[id] = struct{}{}
 		if t.opts.Sealer != nil {
 			id = t.opts.Sealer.Seal(id)
+		}
+		// The line of an id that embeds the hit's connection shows no
+		// connection_id, and a hit without a connection has none to show:
+		// fetch gets the shown id alone.
+		if len(id) > safeIDLen && fetchArgsSize(id, "") > MaxArgumentsSize {
+			sel.dropped++
+			if firstAt < 0 {
+				first, firstAt = tooLong, i
+			}
+			t.reportDropped(ctx, i, h, tooLong)
+			continue
 		}
 		h.ID = id
 		sel.hits = append(sel.hits, h)
@@ -110,3 +125,58 @@ func (t *Tools) reportDropped(ctx context.Context, i int, h mcpid.Hit, why strin
 	}
 	t.opts.Logger.WarnContext(ctx, "searchfetch: search hit dropped", "tool", t.opts.SearchName, "index", i, "error", err)
 }
+
+// tooLong is why a hit whose fetch arguments are too long is dropped.
+var tooLong = "has an id whose fetch arguments would exceed " + strconv.Itoa(MaxArgumentsSize) + " bytes"
+
+// fetchArgsSize returns the most bytes a client may write for the fetch
+// arguments {"id": id, "connection_id": conn} (without connection_id when
+// conn is ""): JSON with a space after each ':' and ',' (as Python's json
+// writes it), every non-ASCII rune written as \uXXXX (a surrogate pair,
+// 12 bytes, above U+FFFF) as some clients send them, '<', '>' and '&' as
+// \u003c and so on (as Go's encoding/json writes them), '"' and '\'
+// escaped, and control characters (which no shown id holds) as \u00XX.
+func fetchArgsSize(id, conn string) int {
+	const (
+		idArg   = len(`{"id": ""}`)
+		connArg = len(`, "connection_id": ""`)
+	)
+	n := idArg + escapedSize(id)
+	if conn != "" {
+		n += connArg + escapedSize(conn)
+	}
+	return n
+}
+
+// escapedSize returns the bytes of s in a JSON string as fetchArgsSize
+// counts them, quotes aside.
+func escapedSize(s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				n += 2
+			case c < 0x20 || c == '<' || c == '>' || c == '&':
+				n += 6
+			default:
+				n++
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r > 0xFFFF {
+			n += 12
+		} else {
+			n += 6
+		}
+		i += size
+	}
+	return n
+}
+
+// safeIDLen is the longest id whose fetch arguments fit MaxArgumentsSize
+// however they are escaped: no byte takes more than 6 bytes escaped.
+const safeIDLen = (MaxArgumentsSize - len(`{"id": ""}`)) / 6
