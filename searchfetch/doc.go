@@ -62,6 +62,19 @@
 // to the id as the model gave it, as the text of one content item (its JSON)
 // and as structuredContent.
 //
+// # Authorization
+//
+// A handle is a name, not a capability (MCP 2026-07-28): an id names a
+// connection, and a caller who holds it may still have no right to read
+// it. [Options.Authorize] is asked on every call, with the caller the
+// transport verified in the context ([Caller], [CallerFrom]): fetch asks
+// it for the connection its request names before the backend runs, and a
+// denial is forbidden, the same answer whether or not the record exists;
+// search asks it once per distinct connection among the hits it looks at
+// and leaves out, uncounted, the hits of a connection it denies. So every
+// hit a caller is shown is one that caller can fetch. Without an
+// authorizer, the backend checks the caller itself.
+//
 // # Modes
 //
 // [ModeDefault] is for any MCP client: fetch takes id and an optional
@@ -105,7 +118,10 @@
 //     that never holds the backend's own message (log it with
 //     [Options.Logger]);
 //   - a search whose hits no id can fetch, not one of them (above):
-//     invalid_resource_response.
+//     invalid_resource_response;
+//   - a fetch the authorizer denies: forbidden; an authorizer that does not
+//     answer within [Options.Timeout]: resource_unavailable; its own
+//     *mcpid.Error, as it is.
 //
 // # Choices where the contract is silent
 //

@@ -11,8 +11,9 @@ import (
 // Fetch runs the fetch tool and returns its answer. args are the raw JSON
 // arguments of the call ({"id": "…"}, with an optional "connection_id" in
 // ModeDefault). With a Sealer it opens the id first; it resolves the
-// arguments with [mcpid.ResolveFetch] and calls [Backend.Fetch] only when
-// they resolve. In both modes Text is the JSON of the [Document], whose id
+// arguments with [mcpid.ResolveFetch], asks [Options.Authorize] whether the
+// caller may read the connection they name, and calls [Backend.Fetch] only
+// when they resolve and the caller may. In both modes Text is the JSON of the [Document], whose id
 // is set to the id as given, and StructuredContent is the same JSON (nil
 // with StructuredNone). In ModeChatGPT the document's url follows the rule
 // of the search results ([mcpid.FormatJSON]): an absolute http or https
@@ -32,9 +33,13 @@ func (t *Tools) Fetch(ctx context.Context, args json.RawMessage) Result {
 	if err != nil {
 		return t.errorResult(err)
 	}
+	access := Access{Tool: t.opts.FetchName, ConnectionID: req.ConnectionID, ID: vals[0], Handle: req.Handle}
+	if err := t.authorize(ctx, access); err != nil {
+		return t.errorResult(err)
+	}
 	doc, err := callBackend(ctx, t, t.opts.FetchName, Backend.Fetch, req)
 	if err != nil {
-		return t.relayedError(err, &req, sealed)
+		return t.relayedError(ctx, err, access, &req, sealed)
 	}
 	doc.ID = vals[0] // as given, sealed or not
 	if t.opts.Mode == ModeChatGPT && !weburl.Valid(doc.URL) {

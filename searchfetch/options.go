@@ -1,6 +1,7 @@
 package searchfetch
 
 import (
+	"context"
 	"log/slog"
 	"time"
 
@@ -102,6 +103,31 @@ type Options struct {
 	// a seal. Turn it off once those conversations are over. It does
 	// nothing without a Sealer.
 	AcceptUnsealed bool
+	// Authorize, when set, decides whether the caller of a tool may read
+	// a connection: a handle is a name, not a capability. The caller is
+	// in ctx ([CallerFrom]) when the transport verified one.
+	//
+	// fetch calls it after the id resolved ([mcpid.ResolveFetch], seal
+	// opened) and before the backend, with the connection the request
+	// names, "" for an unscoped fetch of a legacy id (the authorizer then
+	// decides whether this caller may have the backend find the record,
+	// and the backend checks the connection it picks). search calls it at
+	// most once per distinct connection among the hits it looks at (the
+	// preview's window; every hit with StructuredAll), before it judges
+	// whether a hit can be fetched. An ambiguous_connection answer lists
+	// only the connections (in ModeChatGPT, ids) it allows.
+	//
+	// nil allows. An *mcpid.Error is the answer as it is. Any other error,
+	// and a panic, is a denial: fetch answers forbidden
+	// ([mcpid.CodeForbidden]), the same whether or not the record exists,
+	// and never calls the backend; search leaves out the hits of that
+	// connection without counting them (they are not in total, nor among
+	// the hits not shown: a count would tell that records exist there),
+	// and never fails for them (all denied is an empty result). It is
+	// bounded as a backend call is (Timeout, Isolate): one that does not
+	// answer in time is resource_unavailable. It may be called
+	// concurrently.
+	Authorize func(ctx context.Context, a Access) error
 	// SearchName and FetchName are the names the tools are registered
 	// under; "" means SearchName and FetchName. The descriptions and the
 	// hints mcpid writes are built from these names; a hint a backend

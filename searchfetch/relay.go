@@ -1,14 +1,20 @@
 package searchfetch
 
 import (
+	"context"
 	"errors"
 	"strings"
 
 	"github.com/mcpid/mcpid"
 )
 
-// relayedError returns the tool error for err, an error of the backend,
-// as the model can act on it. Result.Err is err itself.
+// relayedError returns the tool error for err, an error of the backend for
+// a call that a describes, as the model can act on it. Result.Err is err
+// itself.
+//
+// With an authorizer, an ambiguous_connection error lists only the
+// connections (or ids) whose access a for them the authorizer allows: it is
+// forbidden when it allows none ([Tools.readableOnly]).
 //
 // In ModeChatGPT fetch takes no connection_id, so no answer may ask for
 // one, whatever code the backend returns:
@@ -23,8 +29,8 @@ import (
 //     id to list, keeps its message and lists no connection;
 //   - an error of any other code lists no connection, and a hint that
 //     names connection_id is replaced by the mode's hint for its code.
-func (t *Tools) relayedError(err error, req *mcpid.FetchRequest, sealed bool) Result {
-	r := t.errorResult(t.chatGPTError(err, req, sealed))
+func (t *Tools) relayedError(ctx context.Context, err error, a Access, req *mcpid.FetchRequest, sealed bool) Result {
+	r := t.errorResult(t.chatGPTError(t.readableOnly(ctx, err, a), req, sealed))
 	r.Err = err
 	return r
 }
@@ -71,4 +77,58 @@ func (t *Tools) chatGPTError(err error, req *mcpid.FetchRequest, sealed bool) er
 func asksForConnection(hint string) bool {
 	h := strings.ToLower(hint)
 	return strings.Contains(h, "connection_id") || strings.Contains(h, "connection id")
+}
+
+// readableOnly returns err with only the connections the caller may read
+// when it is an ambiguous_connection error: the connections it lists, or
+// the connections of the ids it lists, each asked of the authorizer as a
+// with that connection, at most once each. An error whose every entry is
+// allowed is returned as it is; one with some left out is a new
+// ambiguous_connection error in mcpid's words (its count must not tell of
+// the others); one with none allowed is forbidden, or the authorizer's own
+// answer when it failed to decide.
+func (t *Tools) readableOnly(ctx context.Context, err error, a Access) error {
+	var e *mcpid.Error
+	if t.opts.Authorize == nil || !errors.As(err, &e) || e == nil || e.Code != mcpid.CodeAmbiguousConnection {
+		return err
+	}
+	list, conn := e.Available, func(c string) string { return c }
+	if e.AvailableIDs != nil {
+		list, conn = e.AvailableIDs, func(id string) string {
+			h, err := mcpid.Parse(id)
+			if err != nil || !h.IsSelfContained() {
+				return "" // read as unscoped: the authorizer decides
+			}
+			return h.ConnectionID()
+		}
+	}
+	kept := make([]string, 0, len(list))
+	verdicts := make(map[string]error, len(list))
+	var failed error // the first answer that was no decision
+	for _, entry := range list {
+		c := conn(entry)
+		v, asked := verdicts[c]
+		if !asked {
+			a.ConnectionID = c
+			v = t.authorize(ctx, a)
+			verdicts[c] = v
+		}
+		switch {
+		case v == nil:
+			kept = append(kept, entry)
+		case !denied(v) && failed == nil:
+			failed = v
+		}
+	}
+	switch {
+	case len(kept) == len(list):
+		return err
+	case len(kept) == 0 && failed != nil:
+		return failed
+	case len(kept) == 0:
+		return errForbidden
+	case e.AvailableIDs != nil:
+		return &mcpid.Error{Code: mcpid.CodeAmbiguousConnection, Offset: -1, AvailableIDs: kept}
+	}
+	return mcpid.AmbiguousConnection(kept)
 }

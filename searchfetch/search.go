@@ -66,7 +66,7 @@ func (t *Tools) Search(ctx context.Context, args json.RawMessage) Result {
 	}
 	res, err := callBackend(ctx, t, t.opts.SearchName, Backend.Search, vals[0])
 	if err != nil {
-		return t.relayedError(err, nil, false)
+		return t.relayedError(ctx, err, Access{Tool: t.opts.SearchName}, nil, false)
 	}
 	limit := t.window
 	if t.opts.Structured == StructuredAll && t.opts.Mode == ModeDefault {
@@ -79,8 +79,9 @@ func (t *Tools) Search(ctx context.Context, args json.RawMessage) Result {
 	hits := sel.hits
 	opts := t.opts.Preview
 	// Hits dropped as unfetchable count among those not shown; hits not
-	// looked at count as distinct: the backend's count stands.
-	opts.Total = max(res.Total, len(hits)+sel.dropped+len(res.Hits)-sel.looked)
+	// looked at count as distinct: the backend's count stands, less the
+	// hits the caller may not read, which count nowhere.
+	opts.Total = max(res.Total-sel.denied, len(hits)+sel.dropped+len(res.Hits)-sel.looked)
 	opts.HasMore = res.HasMore
 	switch {
 	case t.opts.Structured == StructuredNone:

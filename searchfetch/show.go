@@ -19,6 +19,9 @@ type selection struct {
 	// dropped counts the hits looked at and left out because no id the
 	// tools show could fetch them; they count among the hits not shown.
 	dropped int
+	// denied counts the hits looked at and left out because the caller
+	// may not read their connection; they are counted nowhere.
+	denied int
 }
 
 // selectHits returns the hits of in to show. Each gets the id
@@ -34,6 +37,9 @@ type selection struct {
 // Nor is a hit shown whose fetch arguments would exceed [MaxArgumentsSize]
 // as a client may write them ([fetchArgsSize]): fetch would refuse them.
 //
+// With an authorizer, a hit of a connection the caller may not read is
+// left out first, uncounted, and never judged ([Options.Authorize]).
+//
 // It looks at the hits in order until limit of them are kept. It fails
 // with invalid_resource_response only when it looked at hits and dropped
 // every one of them: one odd record does not take down every search that
@@ -44,10 +50,24 @@ func (t *Tools) selectHits(ctx context.Context, in []mcpid.Hit, limit int) (sele
 	var first string // why the first dropped hit was dropped
 	firstAt := -1
 	sel.looked = len(in)
+	var verdicts map[string]bool // whether the caller may read a connection
+	if t.opts.Authorize != nil {
+		verdicts = make(map[string]bool)
+	}
 	for i, h := range in {
 		if len(sel.hits) == limit {
 			sel.looked = i
 			break
+		}
+		if verdicts != nil {
+			may, err := t.mayRead(ctx, verdicts, h.ConnectionID)
+			if err != nil {
+				return sel, err
+			}
+			if !may {
+				sel.denied++
+				continue
+			}
 		}
 		id, why := t.showable(h)
 		if why != "" {
@@ -83,6 +103,22 @@ func (t *Tools) selectHits(ctx context.Context, in []mcpid.Hit, limit int) (sele
 		return sel, badHit("no hit can be fetched by an id: hit "+strconv.Itoa(firstAt+1)+" "+first, t.hints.badHit)
 	}
 	return sel, nil
+}
+
+// mayRead reports whether the caller may read the connection conn,
+// asking the authorizer once per connection of a search (verdicts holds
+// its answers). A denial is false; an answer that decides nothing (a
+// timeout, an *mcpid.Error other than forbidden) is the search's answer.
+func (t *Tools) mayRead(ctx context.Context, verdicts map[string]bool, conn string) (bool, error) {
+	if may, ok := verdicts[conn]; ok {
+		return may, nil
+	}
+	err := t.authorize(ctx, Access{Tool: t.opts.SearchName, ConnectionID: conn})
+	if err != nil && !denied(err) {
+		return false, err
+	}
+	verdicts[conn] = err == nil
+	return err == nil, nil
 }
 
 // showable returns the id that fetches h, unsealed, or why no id the
