@@ -16,11 +16,13 @@ import (
 // arguments with encoding/json, call adaptertest.HandSearch or HandFetch,
 // and make the text, as the adapters' round-trip baselines do, so the
 // difference is what the adapters add to a round trip. The isolated calls
-// are those of Options.Isolate, whose cost is theirs less the tool's.
+// are those of Options.Isolate, whose cost is theirs less the tool's; the
+// authorized ones those of an Options.Authorize that allows everything.
 func BenchmarkTools(b *testing.B) {
 	backend := &adaptertest.Backend{}
 	tools := searchfetch.New(backend, nil)
 	isolated := searchfetch.New(backend, &searchfetch.Options{Isolate: true})
+	authorized := searchfetch.New(backend, &searchfetch.Options{Authorize: func(context.Context, searchfetch.Access) error { return nil }})
 	search, fetch := []byte(`{"query":"refund"}`), []byte(`{"id":"c1/orders:o1"}`)
 	calls := []struct {
 		name string
@@ -29,6 +31,7 @@ func BenchmarkTools(b *testing.B) {
 	}{
 		{"search/tool", search, toolCall(tools.Search)},
 		{"search/isolated", search, toolCall(isolated.Search)},
+		{"search/authorized", search, toolCall(authorized.Search)},
 		{"search/hand", search, func(ctx context.Context, args []byte) error {
 			var in struct {
 				Query string `json:"query"`
@@ -41,6 +44,7 @@ func BenchmarkTools(b *testing.B) {
 		}},
 		{"fetch/tool", fetch, toolCall(tools.Fetch)},
 		{"fetch/isolated", fetch, toolCall(isolated.Fetch)},
+		{"fetch/authorized", fetch, toolCall(authorized.Fetch)},
 		{"fetch/hand", fetch, func(ctx context.Context, args []byte) error {
 			var in struct {
 				ID           string `json:"id"`
