@@ -132,4 +132,15 @@
 // bounded by [Options.Timeout], and a panic is recovered as a tool error; a
 // backend that may ignore its context is run with [Options.Isolate] on a
 // goroutine of its own, so that it cannot hold the call past the timeout.
+//
+// In a search, an authorizer's answer that decides nothing (a timeout, an
+// *mcpid.Error whose code is not forbidden) is the search's answer: a hit
+// is left out only for a denial. Authorization takes its own bound: a
+// fetch may spend Timeout in the authorizer and Timeout in the backend.
+// The fetch arguments a shown id must fit are counted as the most verbose
+// client writes them: a space after ':' and ',', every non-ASCII rune as
+// \uXXXX, and '<', '>' and '&' as \u003c, \u003e and \u0026, as Go's
+// encoding/json writes them. In ModeChatGPT a hint a backend wrote is
+// replaced only when it names connection_id (or "connection id"), which
+// fetch does not take there.
 package searchfetch

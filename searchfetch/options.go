@@ -123,8 +123,8 @@ type Options struct {
 	// and never calls the backend; search leaves out the hits of that
 	// connection without counting them (they are not in total, nor among
 	// the hits not shown: a count would tell that records exist there),
-	// and never fails for them (all denied is an empty result). It is
-	// bounded as a backend call is (Timeout, Isolate): one that does not
+	// and never fails for them (all denied is an empty result). Each call
+	// is bounded as a backend call is (see Timeout): one that does not
 	// answer in time is resource_unavailable. It may be called
 	// concurrently.
 	Authorize func(ctx context.Context, a Access) error

@@ -32,7 +32,9 @@ type searchOutput struct {
 // arguments of the call ({"query": "…"}). Every hit gets its id from
 // [mcpid.SelfContainedID], hits that share an id are shown once, and a hit
 // that no shown id can fetch is left out, counted and reported (see the
-// package documentation and [Options.OnDropped]).
+// package documentation and [Options.OnDropped]). With [Options.Authorize],
+// the hits of a connection the caller may not read are left out first,
+// and counted nowhere.
 // Only the hits the preview can show are looked at (no more than MaxHits,
 // nor than the budget has room for), but with StructuredAll, which shows
 // every hit. Then:
