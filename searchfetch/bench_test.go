@@ -15,12 +15,13 @@ import (
 // tools written by hand in the same run: the hand-written ones decode their
 // arguments with encoding/json, call adaptertest.HandSearch or HandFetch,
 // and make the text, as the adapters' round-trip baselines do, so the
-// difference is what the adapters add to a round trip. The isolated calls
-// are those of Options.Isolate, whose cost is theirs less the tool's.
+// difference is what the adapters add to a round trip. The inline calls
+// are those of Options.Inline: the tool's cost less theirs is that of
+// running the backend on a pooled worker, the default.
 func BenchmarkTools(b *testing.B) {
 	backend := &adaptertest.Backend{}
 	tools := searchfetch.New(backend, nil)
-	isolated := searchfetch.New(backend, &searchfetch.Options{Isolate: true})
+	inline := searchfetch.New(backend, &searchfetch.Options{Inline: true})
 	search, fetch := []byte(`{"query":"refund"}`), []byte(`{"id":"c1/orders:o1"}`)
 	calls := []struct {
 		name string
@@ -28,7 +29,7 @@ func BenchmarkTools(b *testing.B) {
 		call func(context.Context, []byte) error
 	}{
 		{"search/tool", search, toolCall(tools.Search)},
-		{"search/isolated", search, toolCall(isolated.Search)},
+		{"search/inline", search, toolCall(inline.Search)},
 		{"search/hand", search, func(ctx context.Context, args []byte) error {
 			var in struct {
 				Query string `json:"query"`
@@ -40,7 +41,7 @@ func BenchmarkTools(b *testing.B) {
 			return err
 		}},
 		{"fetch/tool", fetch, toolCall(tools.Fetch)},
-		{"fetch/isolated", fetch, toolCall(isolated.Fetch)},
+		{"fetch/inline", fetch, toolCall(inline.Fetch)},
 		{"fetch/hand", fetch, func(ctx context.Context, args []byte) error {
 			var in struct {
 				ID           string `json:"id"`

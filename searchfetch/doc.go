@@ -106,8 +106,9 @@
 // query is required in both modes; what an empty query means is the
 // backend's choice. Unknown arguments are rejected in both modes, and keys
 // match exactly (encoding/json would match "ID" to id). The backend runs
-// inline, on the goroutine the SDK gives each call, with its context
-// bounded by [Options.Timeout], and a panic is recovered as a tool error; a
-// backend that may ignore its context is run with [Options.Isolate] on a
-// goroutine of its own, so that it cannot hold the call past the timeout.
+// on a pooled worker goroutine with its context bounded by
+// [Options.Timeout], and the call is answered at the timeout even when the
+// backend ignores its context; a panic is recovered as a tool error.
+// [Options.Inline] runs it on the goroutine the SDK gives each call
+// instead, for a backend that honours its context.
 package searchfetch

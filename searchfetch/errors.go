@@ -20,6 +20,9 @@ var (
 		"the source failed to answer", "try again later")
 	errTimeout = mcpid.NewError(mcpid.CodeResourceUnavailable,
 		"the source did not answer in time", "try again later")
+	// errHung answers the calls made while MaxHungCalls hang.
+	errHung = mcpid.NewError(mcpid.CodeResourceUnavailable,
+		"the source is not answering", "try again later")
 )
 
 // badHit returns the invalid_resource_response error of a search whose

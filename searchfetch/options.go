@@ -111,23 +111,25 @@ type Options struct {
 	// Timeout bounds each backend call; 0 means DefaultTimeout and a
 	// negative value means no bound beyond the request's context. Where
 	// the request's context has a deadline that comes first, that
-	// deadline alone bounds the call. The backend runs on the SDK's
-	// goroutine of the call and must return when its context is done; a
-	// panic is recovered as a tool error.
+	// deadline alone bounds the call. The backend's context ends at the
+	// bound, and the call is answered there whatever the backend does: one
+	// that ignores its context (a plain blocking call) gets a
+	// resource_unavailable answer (retryable) at the bound, and its late
+	// answer is dropped. For that the backend runs on a pooled worker
+	// goroutine rather than the SDK's goroutine of the call; a worker whose
+	// call outlives the bound is retired and replaced, and at most about
+	// [MaxHungCalls] such calls run on before new ones are refused. A panic
+	// is recovered as a tool error. A negative Timeout runs the backend
+	// inline, as Inline does.
 	Timeout time.Duration
-	// Isolate runs each backend call on a goroutine of its own, so that
-	// even a backend that ignores its context cannot hold the call past
-	// the timeout (its goroutine runs on until it returns). Without it
-	// the backend runs inline, on the SDK's goroutine of the call.
-	//
-	// Its cost is a goroutine, a channel and a closure per call (4
-	// allocations, about 460 bytes) and a switch to the new goroutine,
-	// which may have to wake a thread. Measured on 2 cores
-	// (BenchmarkTools, BenchmarkRoundTripPaired): 4 to 14 µs a call, about
-	// 4% of a round trip over the go-sdk's in-memory transport, and 15 to
-	// 25% over mcp-go's in-process one, which otherwise runs the whole
-	// call on the client's goroutine.
-	Isolate bool
+	// Inline runs the backend on the SDK's goroutine of the call instead
+	// of a pooled worker. Its context still ends at Timeout, but a backend
+	// that ignores its context holds the call until it returns: set it only
+	// for a backend that honours its context (every request it makes takes
+	// ctx). It saves two switches between goroutines and one allocation a
+	// call: on 2 cores, 1 to 2 µs of a search or fetch round trip of 150 to
+	// 600 µs (docs/performance-adapters.md).
+	Inline bool
 	// SearchDescription and FetchDescription replace the tools' default
 	// descriptions when not empty: say what the sources hold, so that a
 	// model knows when to search them. The defaults explain the ids.
