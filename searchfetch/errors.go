@@ -41,6 +41,14 @@ func argError(message, hint string) *mcpid.Error {
 	return mcpid.NewError(CodeInvalidArguments, message, hint)
 }
 
+// fieldError returns the invalid_arguments error about the argument
+// field.
+func fieldError(field, message, hint string) *mcpid.Error {
+	e := argError(message, hint)
+	e.Field = field
+	return e
+}
+
 // quote returns s quoted for an error message, or a placeholder when it is
 // too long to repeat.
 func quote(s string) string {

@@ -68,6 +68,17 @@ func (s Structured) String() string {
 // for the counts of a search that shows no hit in every channel.
 const MinBudget = 128
 
+// DefaultFetchBudget is the fetch budget when [Options.FetchBudget] is
+// zero: 64 KiB, within what hosts show a model of one tool result (Claude
+// Code about 25,000 tokens; Codex CLI 10 KiB, so a server for it sets a
+// lower budget).
+const DefaultFetchBudget = 64 << 10
+
+// MinFetchBudget is the smallest fetch budget the tools use: room for a
+// document's id, title, url and the marks of a cut text besides some of
+// the text.
+const MinFetchBudget = 1 << 10
+
 // DefaultTimeout is how long a backend call may take when
 // [Options.Timeout] is zero.
 const DefaultTimeout = 30 * time.Second
@@ -130,6 +141,23 @@ type Options struct {
 	// call: on 2 cores, 1 to 2 µs of a search or fetch round trip of 150 to
 	// 600 µs (docs/performance-adapters.md).
 	Inline bool
+	// FetchBudget bounds the bytes of a fetch result's JSON, the text and
+	// structuredContent each, escapes included; 0 means DefaultFetchBudget
+	// and a value below MinFetchBudget (negative included) means
+	// MinFetchBudget. A document whose JSON would not fit has its text cut
+	// at a UTF-8 boundary where the result fits, and says so. In ModeDefault
+	// the result gets the members "truncated": true, "total_length" (the
+	// bytes of the whole text) and "next_offset" (the byte of the text
+	// where the next part starts), and the fetch tool takes an optional
+	// integer argument offset that reads on from such a byte. In
+	// ModeChatGPT, whose fetch takes only an id, the document's metadata
+	// gets "truncated": "true" and "total_length", and its text ends with
+	// a note that it was cut. A document whose other fields (title, url,
+	// metadata, the id) leave no room for text within the budget is an
+	// invalid_resource_response error. Text that is not valid UTF-8 is
+	// read with each invalid byte as U+FFFD, as encoding/json writes it, and
+	// offsets count in that text.
+	FetchBudget int
 	// SearchDescription and FetchDescription replace the tools' default
 	// descriptions when not empty: say what the sources hold, so that a
 	// model knows when to search them. The defaults explain the ids.

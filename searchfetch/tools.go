@@ -109,6 +109,10 @@ func New(b Backend, opts *Options) *Tools {
 		o.Preview.Budget = mcpid.DefaultBudget
 	}
 	o.Preview.Budget = max(o.Preview.Budget, MinBudget)
+	if o.FetchBudget == 0 {
+		o.FetchBudget = DefaultFetchBudget
+	}
+	o.FetchBudget = max(o.FetchBudget, MinFetchBudget)
 	switch {
 	case o.Preview.MaxHits == 0:
 		t.window = mcpid.DefaultMaxHits

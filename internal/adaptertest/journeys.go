@@ -83,6 +83,7 @@ func Run(t *testing.T, connect Connect) {
 	t.Run("ChatGPT", func(t *testing.T) { chatGPT(t, connect) })
 	t.Run("IgnoredContext", func(t *testing.T) { ignoredContext(t, connect) })
 	t.Run("Panicked", func(t *testing.T) { panicked(t, connect) })
+	t.Run("ReadOn", func(t *testing.T) { readOn(t, connect) })
 }
 
 // allHits shows every record in the preview.
