@@ -99,3 +99,56 @@ func closed() chan struct{} {
 	close(c)
 	return c
 }
+
+// BenchmarkBound measures what bounds a backend call that may ignore its
+// context, beside running it inline: a pooled worker (the default) and a
+// goroutine, channel and select of its own per call (as a tool written by
+// hand would, and as Options.Isolate did before the pool). Each call gets
+// a context with the timeout's deadline, as callBackend gives it.
+func BenchmarkBound(b *testing.B) {
+	req, err := mcpid.ResolveFetch("c1/orders:o1", "")
+	require.NoError(b, err)
+	backend := blocked{release: closed()}
+	pooled := New(backend, nil)
+	inline := New(backend, &Options{Inline: true})
+	own := func(ctx context.Context) error {
+		ctx, cancel := context.WithTimeout(ctx, DefaultTimeout)
+		defer cancel()
+		done := make(chan outcome[Document], 1)
+		go func() { done <- inline1(ctx, backend, req) }()
+		select {
+		case o := <-done:
+			return o.err
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	for _, c := range []struct {
+		name string
+		call func(context.Context) error
+	}{
+		{"inline", func(ctx context.Context) error {
+			_, err := callBackend(ctx, inline, FetchName, Backend.Fetch, req)
+			return err
+		}},
+		{"pooled", func(ctx context.Context) error {
+			_, err := callBackend(ctx, pooled, FetchName, Backend.Fetch, req)
+			return err
+		}},
+		{"goroutine", own},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := c.call(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// inline1 is inline for a fetch.
+func inline1(ctx context.Context, b Backend, req mcpid.FetchRequest) outcome[Document] {
+	return inline(ctx, b, Backend.Fetch, req)
+}
