@@ -55,7 +55,10 @@
 // connection_id that conflicts with the id's own are answered without any
 // backend call. The document the backend returns goes back with its id set
 // to the id as the model gave it, as the text of one content item (its JSON)
-// and as structuredContent.
+// and as structuredContent. That JSON fits [Options.FetchBudget] (64 KiB by
+// default), escapes included: a longer text is cut at a UTF-8 boundary, and
+// the result says so; in ModeDefault it gives next_offset, which the model
+// passes back as fetch's offset argument to read on.
 //
 // # Modes
 //
@@ -90,6 +93,9 @@
 //     not take (in both modes: a misspelled connection_id must not be dropped
 //     silently), name one twice, or exceed [MaxArgumentsSize] bytes:
 //     [CodeInvalidArguments];
+//   - an offset argument that is not a JSON integer, is negative, lies
+//     past the end of the text or inside a character:
+//     [CodeInvalidArguments] with Field [FieldOffset];
 //   - the errors of [mcpid.ResolveFetch]: invalid_id, invalid_connection_id,
 //     conflicting_connection_id;
 //   - an [*mcpid.Error] the backend returns, such as
@@ -99,7 +105,9 @@
 //     answer within [Options.Timeout]: a generic resource_unavailable envelope
 //     that never holds the backend's own message (log it with
 //     [Options.Logger]);
-//   - a search hit that no id can fetch (above): invalid_resource_response.
+//   - a search hit that no id can fetch (above), or a document whose
+//     fields besides its text leave no room for text within the fetch
+//     budget: invalid_resource_response.
 //
 // # Choices where the contract is silent
 //

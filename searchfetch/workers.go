@@ -6,7 +6,8 @@ import (
 )
 
 // MaxHungCalls is how many backend calls of one [Tools] may outlive their
-// timeout and still run, their answers awaited by no one, before the tools
+// timeout (or their request's cancellation) and still run, their answers
+// awaited by no one, before the tools
 // stop calling the backend: a call made while that many hang is answered
 // resource_unavailable at once (retryable: "the source is not answering"),
 // without reaching the backend, until a hung call returns. Calls already
