@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/mcpid/mcpid/internal/adaptertest"
 	"github.com/mcpid/mcpid/searchfetch"
@@ -107,5 +109,36 @@ func BenchmarkSearchHits(b *testing.B) {
 				})
 			}
 		}
+	}
+}
+
+// BenchmarkFetchCut measures a fetch whose text fits the budget beside one
+// of a 5 MiB text, cut at the default budget, from its start and from the
+// middle, and the same in ChatGPT mode: the cut costs a pass over the part
+// shown, besides the check that the whole text is valid UTF-8.
+func BenchmarkFetchCut(b *testing.B) {
+	big := strings.Repeat("plain text, \"quoted\" <b>bold</b> & 日本語 🙂\n", (5<<20)/50)
+	mid := len(big) / 2
+	for mid%50 != 0 || !utf8.RuneStart(big[mid]) {
+		mid++
+	}
+	for _, c := range []struct {
+		name, text, args string
+		mode             searchfetch.Mode
+	}{
+		{"fits", "3 items, shipped to Berlin.", `{"id":"c1/orders:o1"}`, searchfetch.ModeDefault},
+		{"5MiB/start", big, `{"id":"c1/orders:o1"}`, searchfetch.ModeDefault},
+		{"5MiB/middle", big, fmt.Sprintf(`{"id":"c1/orders:o1","offset":%d}`, mid), searchfetch.ModeDefault},
+		{"5MiB/chatgpt", big, `{"id":"c1/orders:o1"}`, searchfetch.ModeChatGPT},
+	} {
+		tools := searchfetch.New(&recorder{doc: searchfetch.Document{Title: "T", Text: c.text}}, &searchfetch.Options{Mode: c.mode, Inline: true})
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if res := tools.Fetch(context.Background(), []byte(c.args)); res.IsError {
+					b.Fatal(res.Text)
+				}
+			}
+		})
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"maps"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/mcpid/mcpid"
@@ -26,8 +25,9 @@ const (
 	metaTotalLength = "total_length"
 )
 
-// maxRuneJSON is the most bytes one rune of valid UTF-8 takes in a JSON
-// string as encoding/json writes it: \u003c for '<', \u2028.
+// maxRuneJSON is the most bytes one rune takes in a JSON string as
+// encoding/json writes it: \u003c for '<', \u2028, \ufffd for a byte
+// that is not valid UTF-8.
 const maxRuneJSON = 6
 
 // errNoRoom is the error of a document whose fields other than its text
@@ -41,11 +41,17 @@ var errNoRoom = mcpid.NewError(mcpid.CodeInvalidResourceResponse,
 // here) and cut where the JSON fits the fetch budget; see
 // [Options.FetchBudget].
 //
-// It costs O(len(doc.Text)) to check that the text is valid UTF-8 (a
-// byte scan, which encoding/json would make too) and O(FetchBudget) for
-// the rest: the cut is found in one pass over no more of the text than
-// the budget can hold, and the JSON is encoded at most three times, each
-// of no more than the budget (the first two without the text).
+// It costs O(FetchBudget), whatever the length of the text: the cut is
+// found in one pass over no more of the text than the budget can hold, and
+// the JSON is encoded at most three times, each of no more than the budget
+// (the first two without the text). Reading a text of n bytes to its end
+// so costs O(n) in all.
+//
+// Offsets count bytes of the text as the backend gave it, and a cut falls
+// only before a byte that starts a rune (or an invalid byte that is no
+// continuation byte), so that each invalid byte of a text that is not
+// valid UTF-8 reads as one U+FFFD in whichever part it falls, as
+// encoding/json writes it.
 func (t *Tools) encodeDocument(doc Document, offset string) ([]byte, error) {
 	budget := t.opts.FetchBudget
 	if offset == "" && len(doc.Text) <= budget {
@@ -55,7 +61,7 @@ func (t *Tools) encodeDocument(doc Document, offset string) ([]byte, error) {
 			return b, err
 		}
 	}
-	text := validUTF8(doc.Text)
+	text := doc.Text
 	start, err := textOffset(text, offset)
 	if err != nil {
 		return nil, err
@@ -150,9 +156,10 @@ func shrink(text string, end, budget int, encode func(int) ([]byte, error)) ([]b
 	return encode(end)
 }
 
-// fitJSON returns how many bytes of s, cut at a rune boundary, fit in cut
-// bytes once written in a JSON string, and whole: that all of s fits in
-// room bytes (room ≥ cut). It reads s once, no further than room allows.
+// fitJSON returns how many bytes of s, cut before a byte that starts a
+// rune, fit in cut bytes once written in a JSON string, and whole: that all
+// of s fits in room bytes (room ≥ cut). It reads s once, no further than
+// room allows.
 func fitJSON(s string, room, cut int) (end int, whole bool) {
 	n := 0
 	for i := 0; i < len(s); {
@@ -162,16 +169,18 @@ func fitJSON(s string, room, cut int) (end int, whole bool) {
 		} else {
 			var r rune
 			r, size = utf8.DecodeRuneInString(s[i:])
-			w = size
-			if r == '\u2028' || r == '\u2029' {
-				w = maxRuneJSON
+			switch {
+			case r == utf8.RuneError && size == 1, r == '\u2028', r == '\u2029':
+				w = maxRuneJSON // \ufffd for an invalid byte
+			default:
+				w = size
 			}
 		}
 		if n+w > room {
 			return end, false
 		}
 		n, i = n+w, i+size
-		if n <= cut {
+		if n <= cut && (i == len(s) || utf8.RuneStart(s[i])) {
 			end = i
 		}
 	}
@@ -204,30 +213,10 @@ func runeStart(s string, i int) int {
 	return i
 }
 
-// validUTF8 returns s with each byte that is not part of valid UTF-8
-// replaced by U+FFFD, as encoding/json writes it; valid s, the usual
-// case, is returned as is.
-func validUTF8(s string) string {
-	if utf8.ValidString(s) {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s) + len(s)/2)
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b.WriteString("\uFFFD")
-		} else {
-			b.WriteString(s[i : i+size])
-		}
-		i += size
-	}
-	return b.String()
-}
-
 // textOffset returns the byte of text that the offset argument, digits or
-// "" for none, names. It must be at most len(text) and start a rune; any
-// other is an invalid_arguments error whose Field is offset.
+// "" for none, names. It must be at most len(text) and start a rune (be no
+// UTF-8 continuation byte); any other is an invalid_arguments error whose
+// Field is offset.
 func textOffset(text, offset string) (int, error) {
 	if offset == "" {
 		return 0, nil

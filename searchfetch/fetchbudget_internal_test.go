@@ -18,7 +18,7 @@ func TestFitJSONCountsAsEncodingJSON(t *testing.T) {
 		cases = append(cases, string(rune(c)), "ab"+string(rune(c))+"cd")
 	}
 	cases = append(cases, "é", "中", "🙂", "\u2028", "\u2029", "\u2027", "\u202a", "\ufeff", "\u007f",
-		`a"b\c<d>e&f`+"\n\r\t\b\f\x00\x1f")
+		`a"b\c<d>e&f`+"\n\r\t\b\f\x00\x1f", "\xff", "a\xe4\xb8b", "\x80\x80", "中\xe4")
 	for _, s := range cases {
 		b, err := json.Marshal(s)
 		require.NoError(t, err)

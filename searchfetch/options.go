@@ -154,9 +154,10 @@ type Options struct {
 	// gets "truncated": "true" and "total_length", and its text ends with
 	// a note that it was cut. A document whose other fields (title, url,
 	// metadata, the id) leave no room for text within the budget is an
-	// invalid_resource_response error. Text that is not valid UTF-8 is
-	// read with each invalid byte as U+FFFD, as encoding/json writes it, and
-	// offsets count in that text.
+	// invalid_resource_response error. Offsets count bytes of the text as
+	// the backend gave it; in a text that is not valid UTF-8 each invalid
+	// byte reads as U+FFFD, as encoding/json writes it. A cut costs
+	// O(FetchBudget), whatever the text's length.
 	FetchBudget int
 	// SearchDescription and FetchDescription replace the tools' default
 	// descriptions when not empty: say what the sources hold, so that a
