@@ -138,8 +138,10 @@ type Options struct {
 	// that ignores its context holds the call until it returns: set it only
 	// for a backend that honours its context (every request it makes takes
 	// ctx). It saves two switches between goroutines and one allocation a
-	// call: on 2 cores, 1 to 2 µs of a search or fetch round trip of 150 to
-	// 600 µs (docs/performance-adapters.md).
+	// call: about 2 µs on 2 cores without an SDK (BenchmarkBound), and 9 to
+	// 21% of a search or fetch round trip over an SDK's in-process
+	// transport on a loaded 2-core machine, where a switch wakes the other
+	// core's thread (docs/performance-adapters.md).
 	Inline bool
 	// FetchBudget bounds the bytes of a fetch result's JSON, the text and
 	// structuredContent each, escapes included; 0 means DefaultFetchBudget
