@@ -176,15 +176,16 @@ func invisible(r rune) bool {
 //     bare "é", and the Kelvin sign U+212A and the Ångström sign U+212B
 //     show escaped beside K and Å.
 //   - In a word (a maximal run of letters and combining marks) that mixes
-//     letters of two scripts that have letters looking like Latin ones,
-//     Latin among them (Latin, Cyrillic, Greek, Armenian, Cherokee and the
-//     other scripts of package lookalike), every letter of those scripts
-//     but Latin: "p\u0430ypal". Other mixes, such as Latin with Han, kana
-//     or Hangul, are shown; combining marks have no script.
-//   - In a word of another such script made only of letters that look like
-//     Latin ones (a whole-script confusable in the sense of UTS #39), those
-//     letters: a lone Cyrillic "\u0430". A word with a letter of that
-//     script that has no Latin look-alike, such as Cyrillic "ёж", is shown.
+//     letters of two of the scripts with Latin look-alikes (Latin itself,
+//     Cyrillic, Greek, Armenian, Cherokee and the other scripts of package
+//     lookalike), every letter of those scripts but Latin: "p\u0430ypal".
+//     Other mixes, such as Latin with Han, kana or Hangul, are shown;
+//     combining marks have no script.
+//   - In a word whose letters of such a script other than Latin all look
+//     like Latin ones (a whole-script confusable in the sense of UTS #39),
+//     those letters: a lone Cyrillic "\u0430", or "\u0430" beside Han. A
+//     word with a letter of that script that has no Latin look-alike, such
+//     as Cyrillic "жара", is shown.
 //
 // Which letters look like Latin ones comes from package lookalike, a table
 // generated from Unicode's confusables data. Look-alikes within one script
@@ -279,11 +280,12 @@ func (v *idView) judgeWord(i int) {
 	lookalikes, others := false, false
 	for end < len(v.s) {
 		r, size := utf8.DecodeRuneInString(v.s[end:])
-		if !inWord(r) {
+		letter := unicode.IsLetter(r)
+		if !letter && !unicode.Is(unicode.M, r) {
 			break
 		}
 		end += size
-		if !unicode.IsLetter(r) {
+		if !letter {
 			continue
 		}
 		sc := lookalike.Script(r)

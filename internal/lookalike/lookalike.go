@@ -44,19 +44,19 @@ func Script(r rune) int {
 		return 0
 	}
 	rs := scriptRanges()
-	i, ok := slices.BinarySearchFunc(rs, r, func(sr scriptRange, r rune) int {
-		switch {
+	lo, hi := 0, len(rs)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		switch sr := &rs[m]; {
 		case sr.hi < r:
-			return -1
+			lo = m + 1
 		case sr.lo > r:
-			return 1
+			hi = m
+		default:
+			return int(sr.script)
 		}
-		return 0
-	})
-	if !ok {
-		return 0
 	}
-	return int(rs[i].script)
+	return 0
 }
 
 // scriptRange is a run of code points of one script: script is the
