@@ -456,6 +456,9 @@ func TestAppendPreviewNoAllocs(t *testing.T) {
 			} {
 				opts.Format = format
 				t.Run(fmt.Sprintf("%s/%+v", name, opts), func(t *testing.T) {
+					if raceEnabled && name == "lookalike ids" {
+						t.Skip("ids not in NFC are checked with a pooled norm.Iter, which the race detector drops; make check runs this test without it")
+					}
 					budget := max(opts.Budget, 1800)
 					buf := make([]byte, 3, 3+budget)
 					assert.Equal(t, 0.0, testing.AllocsPerRun(20, func() {
