@@ -47,6 +47,23 @@ func scriptName(r rune) string {
 	return ""
 }
 
+// lookalikeScript returns the name of r's script when it is one of
+// lookalikeScripts, or "".
+func lookalikeScript(r rune) string {
+	if r < 0x80 {
+		if unicode.IsLetter(r) {
+			return "Latin"
+		}
+		return ""
+	}
+	for name := range lookalikeScripts() {
+		if unicode.Is(unicode.Scripts[name], r) {
+			return name
+		}
+	}
+	return ""
+}
+
 // hiddenRunes returns, for each rune of the valid UTF-8 id, whether the
 // preview must escape it as \uXXXX.
 func hiddenRunes(id string) []bool {
@@ -82,8 +99,8 @@ func hideWord(word []rune, hidden []bool) {
 	scripts := map[string]bool{}
 	lookalikes, others := false, false
 	for _, r := range word {
-		name := scriptName(r)
-		if !unicode.IsLetter(r) || !lookalikeScripts()[name] {
+		name := lookalikeScript(r)
+		if !unicode.IsLetter(r) || name == "" {
 			continue
 		}
 		scripts[name] = true
@@ -98,10 +115,10 @@ func hideWord(word []rune, hidden []bool) {
 			continue
 		}
 		_, look := lookalike.Latin(r)
-		name := scriptName(r)
+		name := lookalikeScript(r)
 		switch {
 		case len(scripts) > 1:
-			hidden[i] = hidden[i] || name != "Latin" && lookalikeScripts()[name]
+			hidden[i] = hidden[i] || name != "Latin" && name != ""
 		case lookalikes && !others:
 			hidden[i] = hidden[i] || look
 		}
