@@ -28,6 +28,17 @@ func benchHits(n int) []Hit {
 	return hits
 }
 
+// unicodeIDHits are benchHits with ids that are not ASCII: Latin with
+// accents, Cyrillic, Han, and one Cyrillic look-alike that is quoted.
+func unicodeIDHits(n int) []Hit {
+	hits := benchHits(n)
+	names := []string{"Müller-Köln-%d", "жара-%d", "日本語-%d", "p\u0430ypal-%d"}
+	for i := range hits {
+		hits[i].ID = fmt.Sprintf("cin_4f2a/orders:"+names[i%len(names)], i)
+	}
+	return hits
+}
+
 // naiveAppendPreview is the baseline twin of AppendPreview: the same
 // fields of every hit, quoted by strconv.AppendQuote, with no budget, no
 // id checks and no cuts.
@@ -95,6 +106,9 @@ func BenchmarkPreview(b *testing.B) {
 		// of 1,000 costs what a page of 10,000 does.
 		{"1000hits-nomax", benchHits(1000), PreviewOptions{MaxHits: 1 << 20}},
 		{"10000hits-nomax", benchHits(10000), PreviewOptions{MaxHits: 1 << 20}},
+		// Ids in other scripts and with accents: the look-alike rule reads
+		// each (NFC, words, scripts); all-ASCII ids never reach it.
+		{"10hits-unicode-ids", unicodeIDHits(10), PreviewOptions{}},
 		// Fields of 64 KiB with caps at math.MaxInt and a 32 KiB budget.
 		{"10hits-huge", hugeHits(10, 64<<10, "lorem ipsum "), huge},
 		{"1000hits-huge", hugeHits(1000, 64<<10, "lorem ipsum "), huge},

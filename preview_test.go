@@ -49,6 +49,14 @@ var previewHits = map[string][]Hit{
 		{ID: "", Title: "empty id"},
 		{ID: "docs:日本語", Title: "printable non-ASCII stays bare"},
 	},
+	"lookalike-ids": {
+		{ID: "s:e\u0301", Title: "NFD"},
+		{ID: "temp:\u212a", Title: "Kelvin sign"},
+		{ID: "site:p\u0430ypal", ConnectionID: "\u0430", Title: "Cyrillic a in a Latin word"},
+		{ID: "ru:\u0441\u043e\u0440", Title: "Cyrillic word of look-alikes"},
+		{ID: "ru:\u0436\u0430\u0440\u0430", Title: "stays bare"},
+		{ID: "jp:abc\u65e5\u672c", Title: "stays bare"},
+	},
 	"invalid-utf8": {
 		{ID: "docs:ok1", Title: "first"},
 		{ID: "docs:\xff", Title: "not valid UTF-8: left out"},
@@ -435,7 +443,7 @@ func TestAppendPreviewNoAllocs(t *testing.T) {
 	for i := range hits {
 		hits[i].URL = fmt.Sprintf("https://drive.example.com/d/%d", i)
 	}
-	inputs := map[string][]Hit{"budget": hits, "quoted ids": previewHits["quoted-ids"], "urls": jsonFormHits["urls"], "huge fields": hugeHits(50, 20000, "é\"")}
+	inputs := map[string][]Hit{"budget": hits, "quoted ids": previewHits["quoted-ids"], "lookalike ids": previewHits["lookalike-ids"], "urls": jsonFormHits["urls"], "huge fields": hugeHits(50, 20000, "é\"")}
 	for _, format := range []Format{FormatText, FormatJSON} {
 		for name, hits := range inputs {
 			for _, opts := range []PreviewOptions{
@@ -448,6 +456,9 @@ func TestAppendPreviewNoAllocs(t *testing.T) {
 			} {
 				opts.Format = format
 				t.Run(fmt.Sprintf("%s/%+v", name, opts), func(t *testing.T) {
+					if raceEnabled && name == "lookalike ids" {
+						t.Skip("ids not in NFC are checked with a pooled norm.Iter, which the race detector drops; make check runs this test without it")
+					}
 					budget := max(opts.Budget, 1800)
 					buf := make([]byte, 3, 3+budget)
 					assert.Equal(t, 0.0, testing.AllocsPerRun(20, func() {

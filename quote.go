@@ -1,10 +1,14 @@
 package mcpid
 
 import (
+	"math/bits"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/mcpid/mcpid/internal/lookalike"
 )
 
 // ellipsis marks a value that was cut.
@@ -36,8 +40,15 @@ func escapeTable(short bool) (t [256]uint8) {
 // included, as appendEscaped writes it, the bytes of s it read, and
 // whether those bytes are valid UTF-8. It stops once n exceeds limit, so
 // that it reads at most about limit bytes of s.
+//
+// With esc &idEscapes, s is an id, quoted by the rule of [idView]; it is
+// read whole then, unless it is longer than limit.
 func quotedLen(s string, limit int, esc *[256]uint8) (n, read int, valid bool) {
 	n, valid = 2, true
+	var id *idView
+	if esc == &idEscapes {
+		id = &idView{s: s, skip: len(s) > limit}
+	}
 	i := 0
 	for i < len(s) && n <= limit {
 		c := s[i]
@@ -48,20 +59,23 @@ func quotedLen(s string, limit int, esc *[256]uint8) (n, read int, valid bool) {
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		valid = valid && (r != utf8.RuneError || size > 1)
-		n += runeLen(r, size, esc == &idEscapes)
+		n += runeLen(r, i, size, id)
 		i += size
+	}
+	if id != nil && id.checked {
+		i = max(i, id.read)
 	}
 	return n, i, valid
 }
 
 // runeLen returns the bytes that the non-ASCII rune r, read from size
-// bytes, takes inside a JSON string literal: as it is when printable, and
-// in an id (strict) only when also visible.
-func runeLen(r rune, size int, strict bool) int {
+// bytes at i, takes inside a JSON string literal: as it is when
+// printable, and in an id (id not nil) only when id shows it.
+func runeLen(r rune, i, size int, id *idView) int {
 	switch {
 	case r == utf8.RuneError && size == 1:
 		return 3 // U+FFFD
-	case unicode.IsPrint(r) && !(strict && invisible(r)):
+	case unicode.IsPrint(r) && (id == nil || id.shows(i, r, size)):
 		return size
 	case r > 0xffff:
 		return 12
@@ -71,10 +85,15 @@ func runeLen(r rune, size int, strict bool) int {
 
 // appendEscaped appends as much of s as fits in room bytes, escaped for a
 // JSON string literal, and returns the number of bytes of s it consumed,
-// always at the start of a rune. Printable runes are copied, invalid bytes
-// become U+FFFD, and every other rune is escaped. It reads at most one
-// rune past what it consumes.
+// always at the start of a rune. Printable runes are copied (in an id,
+// those that [idView] shows), invalid bytes become U+FFFD, and every other
+// rune is escaped. It reads at most one rune past what it consumes, or
+// the whole of an id that is not ASCII.
 func appendEscaped(dst []byte, s string, room int, esc *[256]uint8) ([]byte, int) {
+	var id *idView
+	if esc == &idEscapes {
+		id = &idView{s: s}
+	}
 	i := 0
 	for i < len(s) {
 		c := s[i]
@@ -114,7 +133,7 @@ func appendEscaped(dst []byte, s string, room int, esc *[256]uint8) ([]byte, int
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		w = runeLen(r, size, esc == &idEscapes)
+		w = runeLen(r, i, size, id)
 		if w > room {
 			break
 		}
@@ -145,15 +164,162 @@ func invisible(r rune) bool {
 	return r == 0x2800 || unicode.In(r, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector)
 }
 
+// idView decides, rune by rune in order, which printable runes of an id
+// are shown as they are; [appendQuotedID] escapes the others as \uXXXX
+// and an id holding one is quoted, so that two different shown ids never
+// look the same to a person by these classes:
+//
+//   - Invisible runes (see [invisible]).
+//   - In an id that is not in NFC, every combining mark and every rune
+//     that NFC changes or composes with what precedes it: so "e\u0301"
+//     (NFD, as macOS writes file names) shows its U+0301 escaped beside the
+//     bare "é", and the Kelvin sign U+212A and the Ångström sign U+212B
+//     show escaped beside K and Å.
+//   - In a word (a maximal run of letters and combining marks) that mixes
+//     letters of two of the scripts with Latin look-alikes (Latin itself,
+//     Cyrillic, Greek, Armenian, Cherokee and the other scripts of package
+//     lookalike), every letter of those scripts but Latin: "p\u0430ypal".
+//     Other mixes, such as Latin with Han, kana or Hangul, are shown;
+//     combining marks have no script.
+//   - In a word whose letters of such a script other than Latin all look
+//     like Latin ones (a whole-script confusable in the sense of UTS #39),
+//     those letters: a lone Cyrillic "\u0430", or "\u0430" beside Han. A
+//     word with a letter of that script that has no Latin look-alike, such
+//     as Cyrillic "жара", is shown.
+//
+// Which letters look like Latin ones comes from package lookalike, a table
+// generated from Unicode's confusables data. Look-alikes within one script
+// (l, I and 1; rn and m) are not covered. An all-ASCII id never reaches
+// idView: ASCII is in NFC and Latin.
+type idView struct {
+	s       string
+	skip    bool // only length matters: NFC and words are not looked at
+	checked bool // nfc is known
+	nfc     bool // s is in NFC
+	read    int  // the bytes of s read
+	// The word that ends at wordEnd shows its letters of a script with
+	// Latin look-alikes but Latin (hideForeign), or its look-alike letters
+	// (hideLookalikes), or all of them.
+	wordEnd                     int
+	hideForeign, hideLookalikes bool
+}
+
+// shows reports whether the printable rune r at s[i:i+size] is shown as it
+// is. Calls come in the order of the runes; ASCII runes may be skipped.
+func (v *idView) shows(i int, r rune, size int) bool {
+	if invisible(r) {
+		return false
+	}
+	if v.skip {
+		return true
+	}
+	if !v.checked {
+		v.checked, v.nfc, v.read = true, isNFC(v.s), len(v.s)
+	}
+	if !v.nfc && (unicode.Is(unicode.M, r) || !norm.NFC.PropertiesString(v.s[i:]).BoundaryBefore() ||
+		norm.NFC.QuickSpanString(v.s[i:i+size]) < size) {
+		return false
+	}
+	if !unicode.IsLetter(r) {
+		return true
+	}
+	if i >= v.wordEnd {
+		v.judgeWord(i)
+	}
+	switch {
+	case v.hideForeign:
+		return lookalike.Script(r) <= 1
+	case v.hideLookalikes:
+		_, ok := lookalike.Latin(r)
+		return !ok
+	}
+	return true
+}
+
+// isNFC reports whether s is in NFC, as norm.NFC.IsNormalString does,
+// without allocating once warm: the rare id that the quick check cannot
+// decide is normalized segment by segment by a pooled norm.Iter.
+func isNFC(s string) bool {
+	if norm.NFC.QuickSpanString(s) == len(s) {
+		return true
+	}
+	it := nfcIters.Get().(*norm.Iter)
+	defer nfcIters.Put(it)
+	it.InitString(norm.NFC, s)
+	for i := 0; !it.Done(); {
+		seg := it.Next()
+		if len(seg) > len(s)-i || string(seg) != s[i:i+len(seg)] {
+			return false
+		}
+		i += len(seg)
+	}
+	return true
+}
+
+// nfcIters holds the iterators of isNFC.
+var nfcIters = sync.Pool{New: func() any { return new(norm.Iter) }}
+
+// inWord reports whether r belongs to a word: a letter or a combining
+// mark.
+func inWord(r rune) bool { return unicode.IsLetter(r) || unicode.Is(unicode.M, r) }
+
+// judgeWord finds the word around s[i] and decides which of its letters
+// are shown. The runes of the word before i are ASCII letters or marks
+// that shows passed over; the word starts after the last one judged.
+func (v *idView) judgeWord(i int) {
+	start := i
+	for start > v.wordEnd {
+		r, size := utf8.DecodeLastRuneInString(v.s[:start])
+		if !inWord(r) {
+			break
+		}
+		start -= size
+	}
+	end := i
+	var scripts uint64 // the set of scripts with Latin look-alikes
+	lookalikes, others := false, false
+	for end < len(v.s) {
+		r, size := utf8.DecodeRuneInString(v.s[end:])
+		letter := unicode.IsLetter(r)
+		if !letter && !unicode.Is(unicode.M, r) {
+			break
+		}
+		end += size
+		if !letter {
+			continue
+		}
+		sc := lookalike.Script(r)
+		if sc == 0 {
+			continue
+		}
+		scripts |= 1 << sc
+		if sc > 1 {
+			_, ok := lookalike.Latin(r)
+			lookalikes = lookalikes || ok
+			others = others || !ok
+		}
+	}
+	for start < i {
+		r, size := utf8.DecodeRuneInString(v.s[start:])
+		if sc := lookalike.Script(r); sc > 0 && unicode.IsLetter(r) {
+			scripts |= 1 << sc
+		}
+		start += size
+	}
+	v.wordEnd = end
+	v.hideForeign = bits.OnesCount64(scripts) > 1
+	v.hideLookalikes = lookalikes && !others
+}
+
 // appendU appends the escape \uXXXX of r <= 0xffff.
 func appendU(dst []byte, r rune) []byte {
 	const hex = "0123456789abcdef"
 	return append(dst, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
 }
 
-// appendQuotedID appends id as a JSON string literal in which every
-// non-printable rune is escaped as \uXXXX, so that it decodes to id
-// exactly. id must be valid UTF-8.
+// appendQuotedID appends id as a JSON string literal in which every rune
+// that [idView] does not show is escaped as \uXXXX, so that it decodes to
+// id exactly. id must be valid UTF-8.
 func appendQuotedID(dst []byte, id string) []byte {
 	dst = append(dst, '"')
 	dst, _ = appendEscaped(dst, id, len(id)*12, &idEscapes)

@@ -3,6 +3,7 @@ package mcpid
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,6 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/mcpid/mcpid/internal/previewcheck"
 )
 
 func TestPreviewCut(t *testing.T) {
@@ -183,5 +186,128 @@ func TestInvisibleRunesInIDs(t *testing.T) {
 			assert.Contains(t, js, `"id":"docs:a`+tc.want+`b"`)
 			assert.Equal(t, []string{id, "docs:ab"}, ExtractIDs(js))
 		})
+	}
+}
+
+// lookalikeIDs are ids of every class of look-alike that the preview
+// tells apart, each with how the text form shows it (the JSON form shows
+// the same literal, or the bare id quoted).
+var lookalikeIDs = []struct {
+	name, id, shown string
+}{
+	{"NFC accent stays bare", "s:\u00e9", "s:\u00e9"},
+	{"NFD accent", "s:e\u0301", `"s:e\u0301"`},
+	{"Latin K", "temp:K", "temp:K"},
+	{"Kelvin sign", "temp:\u212a", `"temp:\u212a"`},
+	{"Latin A with ring", "unit:\u00c5", "unit:\u00c5"},
+	{"Angstrom sign", "unit:\u212b", `"unit:\u212b"`},
+	{"conjoining jamo", "ko:\u1112\u1161\u11ab", "\"ko:\u1112\\u1161\\u11ab\""},
+	{"Latin a", "doc:a", "doc:a"},
+	{"lone Cyrillic a", "doc:\u0430", `"doc:\u0430"`},
+	{"one Cyrillic letter in a Latin word", "site:p\u0430ypal", `"site:p\u0430ypal"`},
+	{"Latin word", "site:paypal", "site:paypal"},
+	{"Cyrillic word of look-alikes", "ru:\u0441\u043e\u0440", `"ru:\u0441\u043e\u0440"`},
+	{"Latin twin of it", "ru:cop", "ru:cop"},
+	{"Cyrillic word with a letter without look-alike", "ru:\u0436\u0430\u0440\u0430", "ru:\u0436\u0430\u0440\u0430"},
+	{"Cyrillic letter built on a look-alike", "ru:\u0451", `"ru:\u0451"`},
+	{"Cyrillic look-alike and a mark, not NFC", "ru:\u0430\u0308", `"ru:\u0430\u0308"`},
+	{"words judged one by one", "ru:\u0441\u043e\u0440-\u0436\u0430\u0440\u0430", "\"ru:\\u0441\\u043e\\u0440-\u0436\u0430\u0440\u0430\""},
+	{"Greek letter in a Latin word", "gr:\u03b1bc", `"gr:\u03b1bc"`},
+	{"Greek and Cyrillic in one word", "x:\u03bb\u0436", `"x:\u03bb\u0436"`},
+	{"Greek word of look-alikes", "gr:\u03bf\u03c1", `"gr:\u03bf\u03c1"`},
+	{"Greek word with a letter without look-alike", "gr:\u03bb\u03cc\u03b3\u03bf\u03c2", "gr:\u03bb\u03cc\u03b3\u03bf\u03c2"},
+	{"Armenian look-alikes in a Latin word", "g\u0585\u0585gle", `"g\u0585\u0585gle"`},
+	{"Han", "jp:\u65e5\u672c", "jp:\u65e5\u672c"},
+	{"Hangul", "ko:\ud55c\uad6d\uc5b4", "ko:\ud55c\uad6d\uc5b4"},
+	{"Latin with Han in one word", "jp:abc\u65e5\u672c", "jp:abc\u65e5\u672c"},
+	{"Cyrillic look-alike with Han in one word", "x:\u0430\u65e5", "\"x:\\u0430\u65e5\""},
+	{"space and a look-alike", "doc:\u0430 b", `"doc:\u0430 b"`},
+}
+
+// TestLookalikeIDs: each id is shown, in both formats, as the row says,
+// exactly as the checker's reference writes it, and read back whole.
+func TestLookalikeIDs(t *testing.T) {
+	for _, tt := range lookalikeIDs {
+		t.Run(tt.name, func(t *testing.T) {
+			hits := []Hit{{ID: tt.id, Title: "t"}}
+			text := RenderPreview(hits, PreviewOptions{})
+			checkPreview(t, text, hits, PreviewOptions{})
+			assert.Contains(t, text, "\n1. id="+tt.shown+" title=\"t\"\n")
+			assert.Equal(t, previewcheck.ShownID(tt.id), tt.shown, "the checker's reference")
+			assert.Equal(t, []string{tt.id}, ExtractIDs(text))
+
+			lit := tt.shown
+			if !strings.HasPrefix(lit, `"`) {
+				lit = `"` + lit + `"`
+			}
+			js := RenderPreview(hits, PreviewOptions{Format: FormatJSON})
+			checkPreview(t, js, hits, PreviewOptions{Format: FormatJSON})
+			assert.Equal(t, `{"results":[{"id":`+lit+`,"title":"t","url":""}]}`, js)
+			assert.Equal(t, []string{tt.id}, ExtractIDs(js))
+		})
+	}
+}
+
+// TestLookalikePairs: two ids a person could not tell apart bare are
+// shown apart in one preview, in both formats; the checker's Look, which
+// folds the classes the rule covers, tells that the pair is a real one.
+func TestLookalikePairs(t *testing.T) {
+	pairs := []struct {
+		name string
+		a, b string
+	}{
+		{"NFC and NFD", "s:\u00e9", "s:e\u0301"},
+		{"file names", "caf\u00e9.pdf", "cafe\u0301.pdf"},
+		{"K and the Kelvin sign", "temp:K", "temp:\u212a"},
+		{"A with ring and the Angstrom sign", "unit:\u00c5", "unit:\u212b"},
+		{"Latin and Cyrillic a", "doc:a", "doc:\u0430"},
+		{"paypal", "site:paypal", "site:p\u0430ypal"},
+		{"a Cyrillic word of look-alikes", "ru:cop", "ru:\u0441\u043e\u0440"},
+		{"Greek and Latin", "gr:abc", "gr:\u03b1bc"},
+		{"Greek omicron and Cyrillic o", "x:\u03bf", "x:\u043e"},
+		{"Armenian", "google", "g\u0585\u0585gle"},
+		{"Cyrillic with Han", "x:a\u65e5", "x:\u0430\u65e5"},
+		{"Cyrillic io and Latin e with diaeresis", "x:\u00eb", "x:\u0451"},
+		{"Hangul syllable and its jamo", "ko:\ud55c", "ko:\u1112\u1161\u11ab"},
+	}
+	for _, p := range pairs {
+		t.Run(p.name, func(t *testing.T) {
+			require.Equal(t, previewcheck.Look(p.a), previewcheck.Look(p.b), "the two look the same bare")
+			hits := []Hit{{ID: p.a}, {ID: p.b}}
+			for _, format := range []Format{FormatText, FormatJSON} {
+				opts := PreviewOptions{Format: format}
+				out := RenderPreview(hits, opts)
+				checkPreview(t, out, hits, opts)
+				assert.Equal(t, []string{p.a, p.b}, ExtractIDs(out))
+			}
+		})
+	}
+}
+
+// TestLookalikeIDsRoundTrip is the property over many ids made of runes
+// from every class: each is shown as the checker's reference says, no two
+// shown ids look alike, and ExtractIDs gives back every id byte for byte.
+func TestLookalikeIDsRoundTrip(t *testing.T) {
+	alphabet := []rune("aecopxyKA é-:. \"\\\u0301\u0308\u0316\u212a\u212b\u0430\u0435\u043e\u0441\u0436\u0451\u03b1\u03bf\u03bb\u0585\u0561\u65e5\ud55c\u1112\u1161\u11ab\u200d\u2800\U0001d41a\u13aa")
+	rng := rand.New(rand.NewPCG(30, 3))
+	for round := range 300 {
+		hits := make([]Hit, 8)
+		for i := range hits {
+			rs := make([]rune, 1+rng.IntN(8))
+			for j := range rs {
+				rs[j] = alphabet[rng.IntN(len(alphabet))]
+			}
+			hits[i] = Hit{ID: fmt.Sprintf("d%d:%s", i, string(rs))}
+		}
+		for _, format := range []Format{FormatText, FormatJSON} {
+			opts := PreviewOptions{Budget: 1 << 14, MaxHits: 8, Format: format}
+			out := RenderPreview(hits, opts)
+			checkPreview(t, out, hits, opts)
+			ids := make([]string, len(hits))
+			for i, h := range hits {
+				ids[i] = h.ID
+			}
+			require.Equal(t, ids, ExtractIDs(out), "round %d", round)
+		}
 	}
 }

@@ -2,9 +2,11 @@ package fuzz
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/mcpid/mcpid"
 	"github.com/mcpid/mcpid/internal/previewcheck"
@@ -39,6 +41,12 @@ var previewSeeds = []struct {
 	// The reported overflow: Budget 1000, MaxSnippet math.MaxInt.
 	{"cin_a/docs:d1", "cin_a", strings.Repeat("lorem ipsum ", 400), 1, 1000 << 8, 0, 0, false, 0, 0, 1, 0},
 	{"cin_a/docs:d1", "cin_a", strings.Repeat("lorem ipsum ", 400), 1, 1000 << 8, 0, 0, false, 0, 0, 1, 1},
+	// Look-alike ids (DESIGN §4): NFC beside NFD, compatibility signs,
+	// Cyrillic and Greek among Latin, whole-script look-alikes, and ids
+	// that stay bare.
+	{"s:\u00e9\x1es:e\u0301\x1etemp:K\x1etemp:\u212a\x1eunit:\u00c5\x1eunit:\u212b", "c", "t", 12, 0, 0, 0, false, 0, 0, 0, 0},
+	{"doc:a\x1edoc:\u0430\x1esite:p\u0430ypal\x1eru:\u0441\u043e\u0440\x1eru:\u0436\u0430\u0440\u0430\x1egr:\u03b1bc", "", "t", 12, 4000 << 8, 20 << 8, 0, false, 0, 0, 0, 1},
+	{"jp:\u65e5\u672c\x1eko:\ud55c\uad6d\uc5b4\x1ejp:abc\u65e5\x1ex:\u0430\u65e5\x1eg\u0585\u0585gle\x1ex:\u03bb\u0436", "\u0430", "t", 12, 0, 0, 0, false, 0, 0, 0, 0},
 	// Every int at an edge.
 	{"c2/s:r\x1ec1/s:r", "c1", "t\x1ehttps://a.example/", 30, 1, 1, 1, true, 2, 3, 4, 1},
 	{"c2/s:r", "c1", "t", 30, 5, 6, 7, false, 8, 9, 10, 0},
@@ -188,4 +196,42 @@ func checkPreview(t *testing.T, out string, hits []mcpid.Hit, opts mcpid.Preview
 		JSON: opts.Format == mcpid.FormatJSON,
 	}
 	previewcheck.Check(t, out, previewcheck.Hits(hits), o, checkFuncs)
+}
+
+// lookalikeSeeds are pairs of ids a person cannot tell apart bare.
+var lookalikeSeeds = [][2]string{
+	{"s:\u00e9", "s:e\u0301"},
+	{"temp:K", "temp:\u212a"},
+	{"unit:\u00c5", "unit:\u212b"},
+	{"doc:a", "doc:\u0430"},
+	{"site:paypal", "site:p\u0430ypal"},
+	{"ru:cop", "ru:\u0441\u043e\u0440"},
+	{"gr:abc", "gr:\u03b1bc"},
+	{"x:a\u65e5", "x:\u0430\u65e5"},
+	{"ko:\ud55c", "ko:\u1112\u1161\u11ab"},
+	{"x:\u00eb", "x:\u0451"},
+	{"jp:\u65e5\u672c", "ru:\u0436\u0430\u0440\u0430"},
+}
+
+// FuzzPreviewIDs: any two ids are shown as the checker's reference writes
+// them in both formats, never alike when they differ, and ExtractIDs
+// gives both back byte for byte.
+func FuzzPreviewIDs(f *testing.F) {
+	for _, s := range lookalikeSeeds {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		if !utf8.ValidString(a) || !utf8.ValidString(b) || len(a)+len(b) > 1000 {
+			t.Skip("ids not valid UTF-8 are left out; FuzzPreview covers them")
+		}
+		hits := []mcpid.Hit{{ID: a}, {ID: b}}
+		for _, format := range []mcpid.Format{mcpid.FormatText, mcpid.FormatJSON} {
+			opts := mcpid.PreviewOptions{Budget: 1 << 16, Format: format}
+			out := mcpid.RenderPreview(hits, opts)
+			checkPreview(t, out, hits, opts)
+			if got := mcpid.ExtractIDs(out); !slices.Equal(got, []string{a, b}) {
+				t.Fatalf("ExtractIDs = %q, want %q", got, []string{a, b})
+			}
+		}
+	})
 }

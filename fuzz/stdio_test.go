@@ -11,8 +11,9 @@ import (
 	"github.com/mcpid/mcpid/internal/stdioguard"
 )
 
-// FuzzStdioGuard checks that every line is either passed on unchanged, as
-// a JSON-RPC 2.0 object, or answered with exactly one JSON-RPC error line
+// FuzzStdioGuard checks that every line is either passed on as the JSON
+// value it holds, without the white space around it, as a JSON-RPC 2.0
+// object, or answered with exactly one JSON-RPC error line
 // of code -32700 or -32600, never both, and neither only for a response.
 func FuzzStdioGuard(f *testing.F) {
 	adaptertest.SeedHostileLines(f)
@@ -24,7 +25,7 @@ func FuzzStdioGuard(f *testing.F) {
 			return
 		}
 		var out bytes.Buffer
-		g := stdioguard.New(strings.NewReader(line+"\n"), &out)
+		g := stdioguard.New(strings.NewReader(line+"\n"), &out, nil)
 		passed, err := io.ReadAll(g)
 		if err != nil {
 			t.Fatal(err)
@@ -33,7 +34,7 @@ func FuzzStdioGuard(f *testing.F) {
 		case len(passed) > 0 && out.Len() > 0:
 			t.Fatalf("%q was both passed and answered", line)
 		case len(passed) > 0:
-			if string(passed) != strings.TrimSuffix(line, "\r")+"\n" {
+			if string(passed) != strings.Trim(line, " \t\r")+"\n" {
 				t.Fatalf("%q passed as %q", line, passed)
 			}
 			var m struct {

@@ -17,7 +17,8 @@ import (
 
 // handTools registers search and fetch written by hand with the go-sdk's
 // raw AddTool, doing what the adapter does without its argument checks,
-// timeout and panic recovery: the baseline of BenchmarkRoundTrip.
+// its backend call bounded by adaptertest.Bounded as the adapter bounds it
+// by default: the baseline of BenchmarkRoundTrip.
 func handTools(s *mcp.Server, b searchfetch.Backend) {
 	fail := func(err error) *mcp.CallToolResult {
 		env, _ := json.Marshal(err)
@@ -63,8 +64,8 @@ var roundTrips = adaptertest.RoundTrips[*mcp.Server]{
 	Trip:    roundTrip,
 	Adapter: func(s *mcp.Server, be searchfetch.Backend) { _ = gosdk.Register(s, be, nil) },
 	Hand:    handTools,
-	Isolated: func(s *mcp.Server, be searchfetch.Backend) {
-		_ = gosdk.Register(s, be, &searchfetch.Options{Isolate: true})
+	Inline: func(s *mcp.Server, be searchfetch.Backend) {
+		_ = gosdk.Register(s, be, &searchfetch.Options{Inline: true})
 	},
 }
 

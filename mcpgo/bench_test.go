@@ -15,8 +15,9 @@ import (
 )
 
 // handTools registers search and fetch written by hand on mcp-go, doing
-// what the adapter does without its argument checks, timeout and panic
-// recovery: the baseline of BenchmarkRoundTrip.
+// what the adapter does without its argument checks, its backend call
+// bounded by adaptertest.Bounded as the adapter bounds it by default: the
+// baseline of BenchmarkRoundTrip.
 func handTools(s *server.MCPServer, b searchfetch.Backend) {
 	fail := func(err error) *mcp.CallToolResult {
 		env, _ := json.Marshal(err)
@@ -60,8 +61,8 @@ var roundTrips = adaptertest.RoundTrips[*server.MCPServer]{
 	Trip:    roundTrip,
 	Adapter: func(s *server.MCPServer, be searchfetch.Backend) { _ = mcpgo.Register(s, be, nil) },
 	Hand:    handTools,
-	Isolated: func(s *server.MCPServer, be searchfetch.Backend) {
-		_ = mcpgo.Register(s, be, &searchfetch.Options{Isolate: true})
+	Inline: func(s *server.MCPServer, be searchfetch.Backend) {
+		_ = mcpgo.Register(s, be, &searchfetch.Options{Inline: true})
 	},
 }
 

@@ -15,11 +15,11 @@ import (
 // length into memory (a 100 MB line held 501 MB) and leaves some
 // malformed lines unanswered. ServeStdio reads each line itself first: a
 // line over 4 MiB, nested deeper than 128 levels, not JSON (-32700), a
-// batch, or not a JSON-RPC 2.0 message with a string or integer id (-32600)
-// is answered with a JSON-RPC error, under the request's id when it has a
-// valid one, and serving goes on; every other line reaches mcp-go
-// unchanged. Batches, which MCP dropped in 2025-06-18, are refused whole.
+// batch, or not a JSON-RPC 2.0 message with a string, number or null id
+// (-32600) is answered with a JSON-RPC error, under the id the line
+// carries when it has one, and serving goes on; every other line reaches
+// mcp-go as the JSON value checked, without the white space around it. Batches, which MCP dropped in 2025-06-18, are refused whole.
 func ServeStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.Writer) error {
-	g := stdioguard.New(in, out)
+	g := stdioguard.New(in, out, nil)
 	return server.NewStdioServer(s).Listen(ctx, g, g)
 }

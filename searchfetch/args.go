@@ -3,6 +3,7 @@ package searchfetch
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -11,21 +12,35 @@ import (
 // keeping a call from handing a backend megabytes of query.
 const MaxArgumentsSize = 64 << 10
 
-// argSpec lists the arguments a tool takes, all strings; the first required
-// of them must be present.
+// argSpec lists the arguments a tool takes, strings but for those that
+// ints marks; the first required of them must be present.
 type argSpec struct {
 	names    []string
 	required int
-	hint     string
+	// ints has bit i set when names[i] is an integer argument: a JSON
+	// number without fraction or exponent, not negative. Its value
+	// reaches the tool as its digits.
+	ints uint64
+	hint string
+	// intHint is the hint of an error about an integer argument.
+	intHint string
 }
 
 // The arguments of each tool in each mode. Their hints are templates, in
 // which {search} stands for the search tool's name ([newHints]).
 var (
 	searchArgs       = argSpec{names: []string{"query"}, required: 1, hint: `pass {"query": "…"} with what to look for as a string`}
-	fetchArgs        = argSpec{names: []string{"id", "connection_id"}, required: 1, hint: `pass {"id": "…"} with an id exactly as {search} showed it, and a string connection_id only where {search} showed one`}
+	fetchArgs        = argSpec{names: []string{"id", "connection_id", FieldOffset}, required: 1, ints: 1 << 2, hint: `pass {"id": "…"} with an id exactly as {search} showed it, and a string connection_id only where {search} showed one`}
 	fetchArgsChatGPT = argSpec{names: []string{"id"}, required: 1, hint: `pass {"id": "…"} with an id exactly as {search} showed it`}
 )
+
+// FieldOffset is the [mcpid.Error.Field] of an invalid_arguments error
+// about the fetch tool's offset argument (see [Options.FetchBudget]).
+const FieldOffset = "offset"
+
+// offsetHint is the hint of every error about the offset argument, a
+// template in which {fetch} stands for the fetch tool's name ([newHints]).
+const offsetHint = `omit offset to read from the start, or pass the next_offset of a cut {fetch} result as a JSON integer`
 
 // The messages of malformed arguments.
 const (
@@ -76,12 +91,18 @@ func readArgs(raw []byte, spec argSpec, vals []string) error {
 			}
 			seen |= 1 << i
 			p.space()
-			val, ok := p.str()
-			if !ok {
-				return argError("argument "+quote(spec.names[i])+" is not a string", spec.hint)
-			}
-			if vals[i], ok = unquote(val); !ok {
-				return argError(errNotObject, spec.hint)
+			if spec.ints&(1<<i) != 0 {
+				if err := p.integer(spec.names[i], spec.intHint, &vals[i]); err != nil {
+					return err
+				}
+			} else {
+				val, ok := p.str()
+				if !ok {
+					return argError("argument "+quote(spec.names[i])+" is not a string", spec.hint)
+				}
+				if vals[i], ok = unquote(val); !ok {
+					return argError(errNotObject, spec.hint)
+				}
 			}
 			p.space()
 			if p.consume(',') {
@@ -160,6 +181,31 @@ func (p *argScanner) str() (lit []byte, ok bool) {
 		}
 	}
 	return nil, false
+}
+
+// integer skips a JSON number and sets *val to its digits when it is a
+// whole number that is not negative. Any other value (a fraction, an
+// exponent, a negative number, a string, null) is an invalid_arguments
+// error whose Field is name.
+func (p *argScanner) integer(name, hint string, val *string) error {
+	start := p.i
+	for p.i < len(p.s) && strings.IndexByte("0123456789+-.eE", p.s[p.i]) >= 0 {
+		p.i++
+	}
+	num := p.s[start:p.i]
+	digits := bytes.TrimPrefix(num, []byte("-"))
+	whole := len(digits) > 0 && (digits[0] != '0' || len(digits) == 1)
+	for _, c := range digits {
+		whole = whole && '0' <= c && c <= '9'
+	}
+	switch {
+	case whole && len(digits) < len(num):
+		return fieldError(name, "argument "+quote(name)+" is negative", hint)
+	case !whole:
+		return fieldError(name, "argument "+quote(name)+" is not an integer", hint)
+	}
+	*val = string(digits)
+	return nil
 }
 
 // unquote returns the value of lit, a string that str found: its bytes when

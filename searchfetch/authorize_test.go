@@ -128,11 +128,11 @@ func TestAuthorizerOutcomes(t *testing.T) {
 	release := make(chan struct{})
 	t.Cleanup(func() { close(release) })
 	tests := []struct {
-		name    string
-		auth    func(context.Context, searchfetch.Access) error
-		isolate bool
-		code    mcpid.Code // "" for allowed
-		hint    string
+		name   string
+		auth   func(context.Context, searchfetch.Access) error
+		inline bool
+		code   mcpid.Code // "" for allowed
+		hint   string
 	}{
 		{"nil allows", func(context.Context, searchfetch.Access) error { return nil }, false, "", ""},
 		{"error denies", func(context.Context, searchfetch.Access) error { return errors.New("no grant") }, false, mcpid.CodeForbidden, ""},
@@ -145,14 +145,14 @@ func TestAuthorizerOutcomes(t *testing.T) {
 		{"own forbidden", func(context.Context, searchfetch.Access) error {
 			return mcpid.NewError(mcpid.CodeForbidden, "revoked", "ask an admin")
 		}, false, mcpid.CodeForbidden, "ask an admin"},
-		{"slow, honouring ctx", func(ctx context.Context, _ searchfetch.Access) error { <-ctx.Done(); return ctx.Err() }, false, mcpid.CodeResourceUnavailable, "try again later"},
-		{"slow, ignoring ctx, isolated", func(context.Context, searchfetch.Access) error { <-release; return nil }, true, mcpid.CodeResourceUnavailable, "try again later"},
+		{"slow, honouring ctx, inline", func(ctx context.Context, _ searchfetch.Access) error { <-ctx.Done(); return ctx.Err() }, true, mcpid.CodeResourceUnavailable, "try again later"},
+		{"slow, ignoring ctx", func(context.Context, searchfetch.Access) error { <-release; return nil }, false, mcpid.CodeResourceUnavailable, "try again later"},
 	}
 	for _, tt := range tests {
 		for _, mode := range modes {
 			t.Run(tt.name+"/"+mode.String(), func(t *testing.T) {
 				b := &recorder{doc: searchfetch.Document{Title: "T"}, result: searchfetch.SearchResult{Hits: []mcpid.Hit{{ID: "orders:o1", ConnectionID: "c1"}}}}
-				tools := searchfetch.New(b, &searchfetch.Options{Mode: mode, Authorize: tt.auth, Timeout: 20 * time.Millisecond, Isolate: tt.isolate})
+				tools := searchfetch.New(b, &searchfetch.Options{Mode: mode, Authorize: tt.auth, Timeout: 20 * time.Millisecond, Inline: tt.inline})
 				res := tools.Fetch(context.Background(), raw(`{"id":"c1/orders:o1"}`))
 				search := tools.Search(context.Background(), raw(`{"query":"q"}`))
 				if tt.code == "" {

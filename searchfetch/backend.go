@@ -8,7 +8,9 @@ import (
 
 // Backend is what a server implements. It searches its sources and reads
 // one record. Both methods get the tool call's context, bounded by
-// [Options.Timeout]; both may be called concurrently.
+// [Options.Timeout]; both may be called concurrently. A call that outlives
+// the timeout is answered without it, and what it returns later is
+// dropped.
 //
 // A handle is a name, not a capability: the caller's right to read the
 // connection a request names is checked on every call. With
@@ -65,7 +67,8 @@ type Document struct {
 	ID string `json:"id"`
 	// Title is the record's title.
 	Title string `json:"title"`
-	// Text is the record's content.
+	// Text is the record's content, whole: the fetch tool cuts what does
+	// not fit [Options.FetchBudget] and lets the model read on.
 	Text string `json:"text"`
 	// URL is where a person can open the record, or "". It is passed on
 	// as the backend gives it.

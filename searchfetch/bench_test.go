@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/mcpid/mcpid/internal/adaptertest"
 	"github.com/mcpid/mcpid/searchfetch"
@@ -15,13 +17,14 @@ import (
 // tools written by hand in the same run: the hand-written ones decode their
 // arguments with encoding/json, call adaptertest.HandSearch or HandFetch,
 // and make the text, as the adapters' round-trip baselines do, so the
-// difference is what the adapters add to a round trip. The isolated calls
-// are those of Options.Isolate, whose cost is theirs less the tool's; the
-// authorized ones those of an Options.Authorize that allows everything.
+// difference is what the adapters add to a round trip. The inline calls
+// are those of Options.Inline: the tool's cost less theirs is that of
+// running the backend on a pooled worker, the default. The authorized
+// ones are those of an Options.Authorize that allows everything.
 func BenchmarkTools(b *testing.B) {
 	backend := &adaptertest.Backend{}
 	tools := searchfetch.New(backend, nil)
-	isolated := searchfetch.New(backend, &searchfetch.Options{Isolate: true})
+	inline := searchfetch.New(backend, &searchfetch.Options{Inline: true})
 	authorized := searchfetch.New(backend, &searchfetch.Options{Authorize: func(context.Context, searchfetch.Access) error { return nil }})
 	search, fetch := []byte(`{"query":"refund"}`), []byte(`{"id":"c1/orders:o1"}`)
 	calls := []struct {
@@ -30,7 +33,7 @@ func BenchmarkTools(b *testing.B) {
 		call func(context.Context, []byte) error
 	}{
 		{"search/tool", search, toolCall(tools.Search)},
-		{"search/isolated", search, toolCall(isolated.Search)},
+		{"search/inline", search, toolCall(inline.Search)},
 		{"search/authorized", search, toolCall(authorized.Search)},
 		{"search/hand", search, func(ctx context.Context, args []byte) error {
 			var in struct {
@@ -43,7 +46,7 @@ func BenchmarkTools(b *testing.B) {
 			return err
 		}},
 		{"fetch/tool", fetch, toolCall(tools.Fetch)},
-		{"fetch/isolated", fetch, toolCall(isolated.Fetch)},
+		{"fetch/inline", fetch, toolCall(inline.Fetch)},
 		{"fetch/authorized", fetch, toolCall(authorized.Fetch)},
 		{"fetch/hand", fetch, func(ctx context.Context, args []byte) error {
 			var in struct {
@@ -110,5 +113,36 @@ func BenchmarkSearchHits(b *testing.B) {
 				})
 			}
 		}
+	}
+}
+
+// BenchmarkFetchCut measures a fetch whose text fits the budget beside one
+// of a 5 MiB text, cut at the default budget, from its start and from the
+// middle, and the same in ChatGPT mode: the cut costs a pass over the part
+// shown, besides the check that the whole text is valid UTF-8.
+func BenchmarkFetchCut(b *testing.B) {
+	big := strings.Repeat("plain text, \"quoted\" <b>bold</b> & 日本語 🙂\n", (5<<20)/50)
+	mid := len(big) / 2
+	for mid%50 != 0 || !utf8.RuneStart(big[mid]) {
+		mid++
+	}
+	for _, c := range []struct {
+		name, text, args string
+		mode             searchfetch.Mode
+	}{
+		{"fits", "3 items, shipped to Berlin.", `{"id":"c1/orders:o1"}`, searchfetch.ModeDefault},
+		{"5MiB/start", big, `{"id":"c1/orders:o1"}`, searchfetch.ModeDefault},
+		{"5MiB/middle", big, fmt.Sprintf(`{"id":"c1/orders:o1","offset":%d}`, mid), searchfetch.ModeDefault},
+		{"5MiB/chatgpt", big, `{"id":"c1/orders:o1"}`, searchfetch.ModeChatGPT},
+	} {
+		tools := searchfetch.New(&recorder{doc: searchfetch.Document{Title: "T", Text: c.text}}, &searchfetch.Options{Mode: c.mode, Inline: true})
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if res := tools.Fetch(context.Background(), []byte(c.args)); res.IsError {
+					b.Fatal(res.Text)
+				}
+			}
+		})
 	}
 }

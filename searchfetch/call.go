@@ -16,12 +16,14 @@ type outcome[T any] struct {
 }
 
 // callBackend runs f, a method of the backend, on arg, with ctx bounded by
-// the timeout, and recovers a panic as an error. By default f runs inline,
-// on the caller's goroutine (the SDK's, one per call): a backend that
-// ignores ctx holds the call until it returns. With Options.Isolate, f runs
-// on a goroutine of its own and the call ends at the deadline whatever f
-// does; the goroutine ends when f does. Errors that the model sees only as
-// a generic envelope are logged here, with their own message.
+// the timeout, and recovers a panic as an error. By default f runs on one
+// of the pooled workers (see [pool]) and the call ends at the deadline
+// whatever f does: a backend that ignores ctx is answered at the timeout,
+// its late answer dropped. With Options.Inline, or a negative Timeout, f
+// runs inline, on the caller's goroutine (the SDK's, one per call): a
+// backend that ignores ctx then holds the call until it returns. Errors
+// that the model sees only as a generic envelope are logged here, with
+// their own message.
 //
 // f is a method expression (Backend.Search, Backend.Fetch) rather than a
 // closure over arg, so that the inline path allocates nothing of its own.
@@ -31,10 +33,10 @@ func callBackend[A, T any](ctx context.Context, t *Tools, tool string, f func(Ba
 		defer cancel()
 	}
 	var o outcome[T]
-	if t.opts.Isolate {
-		o = isolated(ctx, t.backend, f, arg)
-	} else {
+	if t.opts.Inline || t.opts.Timeout < 0 {
 		o = inline(ctx, t.backend, f, arg)
+	} else {
+		o = pooled(ctx, t, f, arg)
 	}
 	if o.err == nil {
 		return o.val, nil
@@ -42,7 +44,7 @@ func callBackend[A, T any](ctx context.Context, t *Tools, tool string, f func(Ba
 	if me := (*mcpid.Error)(nil); errors.As(o.err, &me) && me == nil {
 		o.err = errNilError // its Error method would panic
 	}
-	if env := envelope(o.err); env == errUnavailable || env == errTimeout {
+	if env := envelope(o.err); env == errUnavailable || env == errTimeout || env == errHung {
 		t.opts.Logger.ErrorContext(ctx, "searchfetch: backend failed", "tool", tool, "error", o.err)
 	}
 	var zero T
@@ -76,17 +78,32 @@ func inline[A, T any](ctx context.Context, b Backend, f func(Backend, context.Co
 	return outcome[T]{v, err}
 }
 
-// isolated runs f on a goroutine of its own, recovering a panic as an
-// error, and returns when f does or ctx is done, whichever comes first.
-func isolated[A, T any](ctx context.Context, b Backend, f func(Backend, context.Context, A) (T, error), arg A) outcome[T] {
-	done := make(chan outcome[T], 1) // buffered: a late answer never blocks
-	go func() { done <- inline(ctx, b, f, arg) }()
-	select {
-	case o := <-done:
-		return o
-	case <-ctx.Done():
-		return outcome[T]{err: ctx.Err()}
+// task is one backend call that a worker runs: inline's arguments, and
+// its outcome once run.
+type task[A, T any] struct {
+	ctx context.Context
+	b   Backend
+	f   func(Backend, context.Context, A) (T, error)
+	arg A
+	out outcome[T]
+}
+
+func (c *task[A, T]) run() { c.out = inline(c.ctx, c.b, c.f, c.arg) }
+
+// pooled runs f on a worker of the pool and returns its outcome, or
+// ctx's error as soon as ctx is done, whichever comes first. The task is
+// the call's one allocation; a late outcome stays in it and is dropped
+// with it. While t has MaxHungCalls calls that outlived their deadline
+// and still run, it answers errHung without calling f.
+func pooled[A, T any](ctx context.Context, t *Tools, f func(Backend, context.Context, A) (T, error), arg A) outcome[T] {
+	if t.hung.Load() >= t.maxHung {
+		return outcome[T]{err: errHung}
 	}
+	c := &task[A, T]{ctx: ctx, b: t.backend, f: f, arg: arg}
+	if err := t.pool.run(ctx, &t.hung, c); err != nil {
+		return outcome[T]{err: err}
+	}
+	return c.out
 }
 
 // panicked returns the error of a backend that panicked with p.

@@ -33,10 +33,11 @@ func (f failing) Fetch(ctx context.Context, _ mcpid.FetchRequest) (searchfetch.D
 const secret = "dial tcp 10.0.0.7:5432: password authentication failed for user admin"
 
 // TestBackendFailures: what the model sees when the backend fails, for both
-// tools; the backend's own words stay in Result.Err and the log.
+// tools, on a pooled worker (the default) and inline; the backend's own
+// words stay in Result.Err and the log.
 func TestBackendFailures(t *testing.T) {
 	block := make(chan struct{})
-	t.Cleanup(func() { close(block) }) // ends the goroutines of the hanging backend
+	t.Cleanup(func() { close(block) }) // ends the workers of the hanging backend
 	var typedNil *mcpid.Error
 	tests := []struct {
 		name   string
@@ -44,9 +45,9 @@ func TestBackendFailures(t *testing.T) {
 		code   mcpid.Code
 		logged bool
 		hangs  bool // answers only when the timeout has passed, or never
-		// isolate runs the backend on its own goroutine: only that bounds
-		// a backend that ignores its context.
-		isolate bool
+		// inline runs the backend on the caller's goroutine, where only
+		// a backend that honours its context is bounded.
+		inline bool
 	}{
 		{"ambiguous", func(context.Context) error { return mcpid.AmbiguousConnection([]string{"c1", "c2"}) }, mcpid.CodeAmbiguousConnection, false, false, false},
 		{"wrapped not_found", func(context.Context) error {
@@ -55,16 +56,17 @@ func TestBackendFailures(t *testing.T) {
 		{"internal", func(context.Context) error { return errors.New(secret) }, mcpid.CodeResourceUnavailable, true, false, false},
 		{"typed nil", func(context.Context) error { return typedNil }, mcpid.CodeResourceUnavailable, true, false, false},
 		{"panic", func(context.Context) error { panic(secret) }, mcpid.CodeResourceUnavailable, true, false, false},
-		{"hang ignoring ctx", func(context.Context) error { <-block; return nil }, mcpid.CodeResourceUnavailable, true, true, true},
-		{"panic, isolated", func(context.Context) error { panic(secret) }, mcpid.CodeResourceUnavailable, true, false, true},
-		{"own deadline, isolated", func(ctx context.Context) error {
-			<-ctx.Done()
-			return fmt.Errorf("%s: %w", secret, ctx.Err())
-		}, mcpid.CodeResourceUnavailable, true, true, true},
+		{"hang ignoring ctx", func(context.Context) error { <-block; return nil }, mcpid.CodeResourceUnavailable, true, true, false},
 		{"own deadline", func(ctx context.Context) error {
 			<-ctx.Done()
 			return fmt.Errorf("%s: %w", secret, ctx.Err())
 		}, mcpid.CodeResourceUnavailable, true, true, false},
+		{"internal, inline", func(context.Context) error { return errors.New(secret) }, mcpid.CodeResourceUnavailable, true, false, true},
+		{"panic, inline", func(context.Context) error { panic(secret) }, mcpid.CodeResourceUnavailable, true, false, true},
+		{"own deadline, inline", func(ctx context.Context) error {
+			<-ctx.Done()
+			return fmt.Errorf("%s: %w", secret, ctx.Err())
+		}, mcpid.CodeResourceUnavailable, true, true, true},
 	}
 	for _, tt := range tests {
 		for _, tool := range []string{searchfetch.SearchName, searchfetch.FetchName} {
@@ -79,7 +81,7 @@ func TestBackendFailures(t *testing.T) {
 				}
 				tools := searchfetch.New(failing{tt.do}, &searchfetch.Options{
 					Timeout: timeout,
-					Isolate: tt.isolate,
+					Inline:  tt.inline,
 					Logger:  slog.New(slog.NewTextHandler(&log, nil)),
 				})
 				call, args := tools.Search, raw(`{"query":"q"}`)
@@ -98,6 +100,79 @@ func TestBackendFailures(t *testing.T) {
 			})
 		}
 	}
+}
+
+// stuck is a Backend that ignores its context: each call sends its context
+// on entered, then waits for release and answers with a document, or hits
+// of it.
+type stuck struct {
+	entered chan context.Context
+	release chan struct{}
+}
+
+func newStuck() stuck {
+	return stuck{entered: make(chan context.Context, 1), release: make(chan struct{})}
+}
+
+func (s stuck) Search(ctx context.Context, _ string) (searchfetch.SearchResult, error) {
+	s.entered <- ctx
+	<-s.release
+	return searchfetch.SearchResult{Hits: []mcpid.Hit{{ID: "orders:o1", ConnectionID: "c1", Title: "late"}}}, nil
+}
+
+func (s stuck) Fetch(ctx context.Context, _ mcpid.FetchRequest) (searchfetch.Document, error) {
+	s.entered <- ctx
+	<-s.release
+	return searchfetch.Document{Title: "late"}, nil
+}
+
+// TestTimeoutIgnored: a backend that ignores its context is answered at the
+// timeout, while it is still blocked, and its late answer is dropped; with
+// Inline, or a negative Timeout, it holds the call until it returns, and its
+// answer, late as it is, is the call's.
+func TestTimeoutIgnored(t *testing.T) {
+	for _, tool := range []string{searchfetch.SearchName, searchfetch.FetchName} {
+		t.Run("pooled/"+tool, func(t *testing.T) {
+			b := newStuck()
+			defer close(b.release)
+			tools := searchfetch.New(b, &searchfetch.Options{Timeout: time.Millisecond})
+			res := toolOf(tools, tool)(context.Background())
+			ctx := <-b.entered // the backend is in, and stays until release
+			requireError(t, res, mcpid.CodeResourceUnavailable)
+			assert.Contains(t, res.Text, `"retryable":true`)
+			assert.ErrorIs(t, res.Err, context.DeadlineExceeded)
+			assert.ErrorIs(t, ctx.Err(), context.DeadlineExceeded, "the backend's context ended at the timeout")
+		})
+		for _, opts := range []searchfetch.Options{{Timeout: time.Millisecond, Inline: true}, {Timeout: -1}} {
+			t.Run(fmt.Sprintf("inline %v/%s", opts.Timeout, tool), func(t *testing.T) {
+				b := newStuck()
+				tools := searchfetch.New(b, &opts)
+				done := make(chan searchfetch.Result, 1)
+				go func() { done <- toolOf(tools, tool)(context.Background()) }()
+				ctx := <-b.entered
+				if opts.Timeout > 0 {
+					<-ctx.Done() // the timeout has passed: the call is still held
+				}
+				select {
+				case res := <-done:
+					t.Fatalf("the call returned while the backend ran inline: %s", res.Text)
+				default:
+				}
+				close(b.release)
+				res := <-done
+				require.False(t, res.IsError, res.Text)
+				assert.Contains(t, res.Text, "late")
+			})
+		}
+	}
+}
+
+// toolOf returns a call of the tool named tool with valid arguments.
+func toolOf(tools *searchfetch.Tools, tool string) func(context.Context) searchfetch.Result {
+	if tool == searchfetch.FetchName {
+		return func(ctx context.Context) searchfetch.Result { return tools.Fetch(ctx, raw(`{"id":"c1/orders:o1"}`)) }
+	}
+	return func(ctx context.Context) searchfetch.Result { return tools.Search(ctx, raw(`{"query":"q"}`)) }
 }
 
 // TestTimeoutMessage: a backend that does not answer in time gets its own
@@ -182,7 +257,8 @@ func TestErrorResult(t *testing.T) {
 // TestBoundAllocs: a request whose own deadline comes first gets no
 // context or timer of the tools' own: a fetch allocates no more than with
 // no timeout at all, while the tools' own bound costs its context and
-// timer.
+// timer. Running the backend on a pooled worker, the default, costs one
+// allocation, the task the worker runs.
 func TestBoundAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector makes sync.Pool, and so encoding/json, allocate at random")
@@ -201,6 +277,7 @@ func TestBoundAllocs(t *testing.T) {
 	soon, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	unbounded := allocs(&searchfetch.Options{Timeout: -1}, context.Background())
-	assert.Equal(t, unbounded, allocs(&searchfetch.Options{Timeout: time.Hour}, soon), "the request's deadline first")
-	assert.Greater(t, allocs(&searchfetch.Options{Timeout: time.Hour}, context.Background()), unbounded, "the tools' own bound")
+	assert.Equal(t, unbounded, allocs(&searchfetch.Options{Timeout: time.Hour, Inline: true}, soon), "the request's deadline first")
+	assert.Equal(t, unbounded+1, allocs(&searchfetch.Options{Timeout: time.Hour}, soon), "a pooled worker")
+	assert.Greater(t, allocs(&searchfetch.Options{Timeout: time.Hour, Inline: true}, context.Background()), unbounded, "the tools' own bound")
 }

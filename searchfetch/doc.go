@@ -60,7 +60,10 @@
 // connection_id that conflicts with the id's own are answered without any
 // backend call. The document the backend returns goes back with its id set
 // to the id as the model gave it, as the text of one content item (its JSON)
-// and as structuredContent.
+// and as structuredContent. That JSON fits [Options.FetchBudget] (64 KiB by
+// default), escapes included: a longer text is cut at a UTF-8 boundary, and
+// the result says so; in ModeDefault it gives next_offset, which the model
+// passes back as fetch's offset argument to read on.
 //
 // # Authorization
 //
@@ -108,6 +111,9 @@
 //     not take (in both modes: a misspelled connection_id must not be dropped
 //     silently), name one twice, or exceed [MaxArgumentsSize] bytes:
 //     [CodeInvalidArguments];
+//   - an offset argument that is not a JSON integer, is negative, lies
+//     past the end of the text or inside a character:
+//     [CodeInvalidArguments] with Field [FieldOffset];
 //   - the errors of [mcpid.ResolveFetch]: invalid_id, invalid_connection_id,
 //     conflicting_connection_id;
 //   - an [*mcpid.Error] the backend returns, such as
@@ -117,8 +123,9 @@
 //     answer within [Options.Timeout]: a generic resource_unavailable envelope
 //     that never holds the backend's own message (log it with
 //     [Options.Logger]);
-//   - a search whose hits no id can fetch, not one of them (above):
-//     invalid_resource_response;
+//   - a search whose hits no id can fetch, not one of them (above), or a
+//     document whose fields besides its text leave no room for text within
+//     the fetch budget: invalid_resource_response;
 //   - a fetch the authorizer denies: forbidden; an authorizer that does not
 //     answer within [Options.Timeout]: resource_unavailable; its own
 //     *mcpid.Error, as it is.
@@ -128,19 +135,20 @@
 // query is required in both modes; what an empty query means is the
 // backend's choice. Unknown arguments are rejected in both modes, and keys
 // match exactly (encoding/json would match "ID" to id). The backend runs
-// inline, on the goroutine the SDK gives each call, with its context
-// bounded by [Options.Timeout], and a panic is recovered as a tool error; a
-// backend that may ignore its context is run with [Options.Isolate] on a
-// goroutine of its own, so that it cannot hold the call past the timeout.
+// on a pooled worker goroutine with its context bounded by
+// [Options.Timeout], and the call is answered at the timeout even when the
+// backend ignores its context; a panic is recovered as a tool error.
+// [Options.Inline] runs it on the goroutine the SDK gives each call
+// instead, for a backend that honours its context. The authorizer runs as
+// the backend does, with a bound of its own: a fetch may spend Timeout in
+// the authorizer and Timeout in the backend.
 //
 // In a search, an authorizer's answer that decides nothing (a timeout, an
 // *mcpid.Error whose code is not forbidden) is the search's answer: a hit
-// is left out only for a denial. Authorization takes its own bound: a
-// fetch may spend Timeout in the authorizer and Timeout in the backend.
-// The fetch arguments a shown id must fit are counted as the most verbose
-// client writes them: a space after ':' and ',', every non-ASCII rune as
-// \uXXXX, and '<', '>' and '&' as \u003c, \u003e and \u0026, as Go's
-// encoding/json writes them. In ModeChatGPT a hint a backend wrote is
-// replaced only when it names connection_id (or "connection id"), which
-// fetch does not take there.
+// is left out only for a denial. The fetch arguments a shown id must fit
+// are counted as the most verbose client writes them: a space after ':'
+// and ',', every non-ASCII rune as \uXXXX, and '<', '>' and '&' as
+// \u003c, \u003e and \u0026, as Go's encoding/json writes them. In
+// ModeChatGPT a hint a backend wrote is replaced only when it names
+// connection_id (or "connection id"), which fetch does not take there.
 package searchfetch

@@ -20,6 +20,9 @@ var (
 		"the source failed to answer", "try again later")
 	errTimeout = mcpid.NewError(mcpid.CodeResourceUnavailable,
 		"the source did not answer in time", "try again later")
+	// errHung answers the calls made while MaxHungCalls hang.
+	errHung = mcpid.NewError(mcpid.CodeResourceUnavailable,
+		"the source is not answering", "try again later")
 )
 
 // badHit returns the invalid_resource_response error of a search whose
@@ -37,6 +40,14 @@ const maxQuoted = 64
 // argError returns the invalid_arguments error for a tool call.
 func argError(message, hint string) *mcpid.Error {
 	return mcpid.NewError(CodeInvalidArguments, message, hint)
+}
+
+// fieldError returns the invalid_arguments error about the argument
+// field.
+func fieldError(field, message, hint string) *mcpid.Error {
+	e := argError(message, hint)
+	e.Field = field
+	return e
 }
 
 // quote returns s quoted for an error message, or a placeholder when it is

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/mcpid/mcpid"
 	"github.com/mcpid/mcpid/searchfetch"
@@ -115,4 +116,38 @@ func ExampleOptions_authorize() {
 	// ana read
 	// bob []
 	// bob forbidden
+}
+
+// manual is a Backend over one long manual.
+type manual struct{ library }
+
+func (manual) Fetch(context.Context, mcpid.FetchRequest) (searchfetch.Document, error) {
+	return searchfetch.Document{Title: "Manual", Text: strings.Repeat("All work and no play. ", 100)}, nil
+}
+
+// A text longer than the fetch budget comes back cut, with where to read
+// on; the model passes next_offset back as offset until a part is not cut.
+func ExampleOptions_fetchBudget() {
+	tools := searchfetch.New(manual{}, &searchfetch.Options{FetchBudget: searchfetch.MinFetchBudget})
+	var part struct {
+		Text       string `json:"text"`
+		Truncated  bool   `json:"truncated"`
+		Total      int    `json:"total_length"`
+		NextOffset int    `json:"next_offset"`
+	}
+	for offset := 0; ; offset = part.NextOffset {
+		args := fmt.Sprintf(`{"id":"lib/books:b2","offset":%d}`, offset)
+		res := tools.Fetch(context.Background(), json.RawMessage(args))
+		part.Truncated = false
+		_ = json.Unmarshal(res.StructuredContent, &part)
+		if !part.Truncated {
+			fmt.Printf("text[%d:] in %d bytes of JSON\n", offset, len(res.Text))
+			break
+		}
+		fmt.Printf("text[%d:%d] of %d in %d bytes of JSON\n", offset, part.NextOffset, part.Total, len(res.Text))
+	}
+	// Output:
+	// text[0:911] of 2200 in 1023 bytes of JSON
+	// text[911:1822] of 2200 in 1024 bytes of JSON
+	// text[1822:] in 435 bytes of JSON
 }

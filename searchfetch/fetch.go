@@ -9,19 +9,34 @@ import (
 )
 
 // Fetch runs the fetch tool and returns its answer. args are the raw JSON
-// arguments of the call ({"id": "…"}, with an optional "connection_id" in
-// ModeDefault). With a Sealer it opens the id first; it resolves the
-// arguments with [mcpid.ResolveFetch], asks [Options.Authorize] whether the
-// caller may read the connection they name, and calls [Backend.Fetch] only
-// when they resolve and the caller may. In both modes Text is the JSON of the [Document], whose id
-// is set to the id as given, and StructuredContent is the same JSON (nil
-// with StructuredNone). In ModeChatGPT the document's url follows the rule
-// of the search results ([mcpid.FormatJSON]): an absolute http or https
-// URL, or "".
+// arguments of the call ({"id": "…"}, with an optional "connection_id" and
+// an optional integer "offset" in ModeDefault). With a Sealer it opens the
+// id first; it resolves the arguments with [mcpid.ResolveFetch], asks
+// [Options.Authorize] whether the caller may read the connection they
+// name, and calls [Backend.Fetch] only when they resolve and the caller
+// may. In both modes Text is the JSON of the [Document], whose id is set to
+// the id as given, and StructuredContent is the same JSON (nil with
+// StructuredNone). In ModeChatGPT the document's url follows the rule of
+// the search results ([mcpid.FormatJSON]): an absolute http or https URL,
+// or "".
+//
+// The JSON fits [Options.FetchBudget]: a longer text is cut, and the
+// result says where and how to read on. In ModeDefault it is
+//
+//	{"id":…,"title":…,"text":…,"url":…,"metadata":{…},
+//	  "truncated":true,"total_length":…,"next_offset":…}
+//
+// where text is the part from offset (0 without one) to next_offset, in
+// bytes of the whole text, whose length is total_length; the members of
+// the cut are there only when the text was cut. An offset past the end or
+// inside a character is an invalid_arguments error whose Field is
+// [FieldOffset]. In ModeChatGPT the text is cut from its start, with a
+// note at its end, and metadata holds "truncated":"true" and
+// "total_length".
 //
 // A failure is a tool error; see the package documentation.
 func (t *Tools) Fetch(ctx context.Context, args json.RawMessage) Result {
-	var vals [2]string
+	var vals [3]string // id, connection_id, offset
 	if err := readArgs(args, t.hints.fetchArgs, vals[:]); err != nil {
 		return t.errorResult(err)
 	}
@@ -45,9 +60,9 @@ func (t *Tools) Fetch(ctx context.Context, args json.RawMessage) Result {
 	if t.opts.Mode == ModeChatGPT && !weburl.Valid(doc.URL) {
 		doc.URL = ""
 	}
-	b, err := json.Marshal(doc)
+	b, err := t.encodeDocument(doc, vals[2])
 	if err != nil {
-		return t.errorResult(err) // strings and a map of strings always encode
+		return t.errorResult(err)
 	}
 	if t.opts.Structured == StructuredNone {
 		return okResult(string(b), nil)

@@ -51,6 +51,7 @@ type hints struct {
 	fetchArgs  argSpec
 	badHit     string
 	chatGPT    string
+	offset     string // of the errors about the offset argument
 }
 
 // newHints returns the hints of the tools named search and fetch in mode.
@@ -62,12 +63,14 @@ func newHints(mode Mode, search, fetch string) hints {
 		fetchArgs:  fetchArgs,
 		badHit:     names.Replace(badHitHint),
 		chatGPT:    names.Replace(chatGPTHint),
+		offset:     names.Replace(offsetHint),
 	}
 	if mode == ModeChatGPT {
 		h.fetchArgs = fetchArgsChatGPT
 	}
 	h.searchArgs.hint = names.Replace(h.searchArgs.hint)
 	h.fetchArgs.hint = names.Replace(h.fetchArgs.hint)
+	h.fetchArgs.intHint = h.offset
 	for _, c := range codeHints {
 		hint := c.hint
 		if mode == ModeChatGPT && c.chatGPT != "" {

@@ -69,6 +69,17 @@ func (s Structured) String() string {
 // for the counts of a search that shows no hit in every channel.
 const MinBudget = 128
 
+// DefaultFetchBudget is the fetch budget when [Options.FetchBudget] is
+// zero: 64 KiB, within what hosts show a model of one tool result (Claude
+// Code about 25,000 tokens; Codex CLI 10 KiB, so a server for it sets a
+// lower budget).
+const DefaultFetchBudget = 64 << 10
+
+// MinFetchBudget is the smallest fetch budget the tools use: room for a
+// document's id, title, url and the marks of a cut text besides some of
+// the text.
+const MinFetchBudget = 1 << 10
+
 // DefaultTimeout is how long a backend call may take when
 // [Options.Timeout] is zero.
 const DefaultTimeout = 30 * time.Second
@@ -138,23 +149,45 @@ type Options struct {
 	// Timeout bounds each backend call; 0 means DefaultTimeout and a
 	// negative value means no bound beyond the request's context. Where
 	// the request's context has a deadline that comes first, that
-	// deadline alone bounds the call. The backend runs on the SDK's
-	// goroutine of the call and must return when its context is done; a
-	// panic is recovered as a tool error.
+	// deadline alone bounds the call. The backend's context ends at the
+	// bound, and the call is answered there whatever the backend does: one
+	// that ignores its context (a plain blocking call) gets a
+	// resource_unavailable answer (retryable) at the bound, and its late
+	// answer is dropped. For that the backend runs on a pooled worker
+	// goroutine rather than the SDK's goroutine of the call; a worker whose
+	// call outlives the bound is retired and replaced, and at most about
+	// [MaxHungCalls] such calls run on before new ones are refused. A panic
+	// is recovered as a tool error. A negative Timeout runs the backend
+	// inline, as Inline does.
 	Timeout time.Duration
-	// Isolate runs each backend call on a goroutine of its own, so that
-	// even a backend that ignores its context cannot hold the call past
-	// the timeout (its goroutine runs on until it returns). Without it
-	// the backend runs inline, on the SDK's goroutine of the call.
-	//
-	// Its cost is a goroutine, a channel and a closure per call (4
-	// allocations, about 460 bytes) and a switch to the new goroutine,
-	// which may have to wake a thread. Measured on 2 cores
-	// (BenchmarkTools, BenchmarkRoundTripPaired): 4 to 14 µs a call, about
-	// 4% of a round trip over the go-sdk's in-memory transport, and 15 to
-	// 25% over mcp-go's in-process one, which otherwise runs the whole
-	// call on the client's goroutine.
-	Isolate bool
+	// Inline runs the backend on the SDK's goroutine of the call instead
+	// of a pooled worker. Its context still ends at Timeout, but a backend
+	// that ignores its context holds the call until it returns: set it only
+	// for a backend that honours its context (every request it makes takes
+	// ctx). It saves two switches between goroutines and one allocation a
+	// call: about 2 µs on 2 cores without an SDK (BenchmarkBound), and 9 to
+	// 21% of a search or fetch round trip over an SDK's in-process
+	// transport on a loaded 2-core machine, where a switch wakes the other
+	// core's thread (docs/performance-adapters.md).
+	Inline bool
+	// FetchBudget bounds the bytes of a fetch result's JSON, the text and
+	// structuredContent each, escapes included; 0 means DefaultFetchBudget
+	// and a value below MinFetchBudget (negative included) means
+	// MinFetchBudget. A document whose JSON would not fit has its text cut
+	// at a UTF-8 boundary where the result fits, and says so. In ModeDefault
+	// the result gets the members "truncated": true, "total_length" (the
+	// bytes of the whole text) and "next_offset" (the byte of the text
+	// where the next part starts), and the fetch tool takes an optional
+	// integer argument offset that reads on from such a byte. In
+	// ModeChatGPT, whose fetch takes only an id, the document's metadata
+	// gets "truncated": "true" and "total_length", and its text ends with
+	// a note that it was cut. A document whose other fields (title, url,
+	// metadata, the id) leave no room for text within the budget is an
+	// invalid_resource_response error. Offsets count bytes of the text as
+	// the backend gave it; in a text that is not valid UTF-8 each invalid
+	// byte reads as U+FFFD, as encoding/json writes it. A cut costs
+	// O(FetchBudget), whatever the text's length.
+	FetchBudget int
 	// SearchDescription and FetchDescription replace the tools' default
 	// descriptions when not empty: say what the sources hold, so that a
 	// model knows when to search them. The defaults explain the ids.

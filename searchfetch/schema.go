@@ -13,7 +13,7 @@ import (
 // arguments the tool does not take, as readArgs does.
 const (
 	searchSchema = `{"type":"object","properties":{"query":{"type":"string","description":"What to look for across every connected source."}},"required":["query"],"additionalProperties":false}`
-	fetchSchema  = `{"type":"object","properties":{"id":{"type":"string","description":"An id exactly as {search} showed it."},"connection_id":{"type":"string","description":"Only where {search} showed a connection_id next to the id, or an ambiguous_connection error asks for one."}},"required":["id"],"additionalProperties":false}`
+	fetchSchema  = `{"type":"object","properties":{"id":{"type":"string","description":"An id exactly as {search} showed it."},"connection_id":{"type":"string","description":"Only where {search} showed a connection_id next to the id, or an ambiguous_connection error asks for one."},"offset":{"type":"integer","minimum":0,"description":"Only to read on in a text that came back cut (truncated): the next_offset that result gave."}},"required":["id"],"additionalProperties":false}`
 
 	searchSchemaChatGPT = `{"type":"object","properties":{"query":{"type":"string"}},"required":["query"],"additionalProperties":false}`
 	fetchSchemaChatGPT  = `{"type":"object","properties":{"id":{"type":"string"}},"required":["id"],"additionalProperties":false}`
@@ -36,8 +36,14 @@ const (
 	searchOutputSchemaChatGPT = `{"type":"object","properties":{"results":{"type":"array","items":{"type":"object","properties":{` +
 		`"id":{"type":"string"},"title":{"type":"string"},"url":{"type":"string"},"text":{"type":"string"}},` +
 		`"required":["id","title","url"],"additionalProperties":false}}},"required":["results"],"additionalProperties":false}`
-	// documentSchema is that of a Document.
+	// documentSchema is that of a Document in ModeDefault, with the
+	// members of a cut text.
 	documentSchema = `{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"},"text":{"type":"string"},"url":{"type":"string"},` +
+		`"metadata":{"type":"object","additionalProperties":{"type":"string"}},` +
+		`"truncated":{"type":"boolean"},"total_length":{"type":"integer","minimum":0},"next_offset":{"type":"integer","minimum":0}},` +
+		`"required":["id","title","text","url"],"additionalProperties":false}`
+	// documentSchemaChatGPT is that of a Document, OpenAI's shape.
+	documentSchemaChatGPT = `{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"},"text":{"type":"string"},"url":{"type":"string"},` +
 		`"metadata":{"type":"object","additionalProperties":{"type":"string"}}},"required":["id","title","text","url"],"additionalProperties":false}`
 )
 
@@ -48,7 +54,8 @@ const (
 		"fetch a result with {fetch}, passing that id exactly as shown."
 	fetchDescription = "Fetch one {search} result by its id, exactly as {search} showed it. " +
 		"Pass connection_id only where {search} showed one next to the id, or when an " +
-		"ambiguous_connection error lists the connections to choose from."
+		"ambiguous_connection error lists the connections to choose from. A long text comes " +
+		"back cut, with truncated and next_offset: pass that as offset to read on."
 	searchDescriptionChatGPT = "Search every connected source. Returns JSON: " +
 		`{"results":[{"id","title","url"}]}; fetch a result with {fetch} by its id.`
 	fetchDescriptionChatGPT = "Fetch one {search} result by its id, exactly as {search} returned it. " +
@@ -63,7 +70,7 @@ func (t *Tools) tools() (search, fetch Tool) {
 	desc := [2]string{searchDescription, fetchDescription}
 	if t.opts.Mode == ModeChatGPT {
 		in = [2]string{searchSchemaChatGPT, fetchSchemaChatGPT}
-		out[0] = searchOutputSchemaChatGPT
+		out = [2]string{searchOutputSchemaChatGPT, documentSchemaChatGPT}
 		desc = [2]string{searchDescriptionChatGPT, fetchDescriptionChatGPT}
 	}
 	names := strings.NewReplacer("{search}", t.opts.SearchName, "{fetch}", t.opts.FetchName)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 
 	"github.com/mcpid/mcpid"
 	"github.com/mcpid/mcpid/toolname"
@@ -54,6 +55,13 @@ type Tools struct {
 	// window is the most hits a search looks at for the preview: no
 	// more than MaxHits, nor than the budget has room for.
 	window int
+	// hung counts the backend calls that outlived their deadline and
+	// still run (see MaxHungCalls).
+	hung atomic.Int64
+	// maxHung is MaxHungCalls, and pool the process's workers, but in
+	// tests.
+	maxHung int64
+	pool    *pool
 }
 
 // Validate checks that o can configure the tools. It returns an error when
@@ -91,7 +99,7 @@ func New(b Backend, opts *Options) *Tools {
 	if opts != nil && opts.Sealer != nil && opts.Sealer.Seal("") == "" {
 		panic("searchfetch: New with a Sealer that has no key; use mcpid.NewSealer")
 	}
-	t := &Tools{backend: b}
+	t := &Tools{backend: b, maxHung: MaxHungCalls, pool: &workers}
 	if opts != nil {
 		t.opts = *opts
 	}
@@ -109,6 +117,10 @@ func New(b Backend, opts *Options) *Tools {
 		o.Preview.Budget = mcpid.DefaultBudget
 	}
 	o.Preview.Budget = max(o.Preview.Budget, MinBudget)
+	if o.FetchBudget == 0 {
+		o.FetchBudget = DefaultFetchBudget
+	}
+	o.FetchBudget = max(o.FetchBudget, MinFetchBudget)
 	switch {
 	case o.Preview.MaxHits == 0:
 		t.window = mcpid.DefaultMaxHits

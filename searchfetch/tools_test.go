@@ -26,7 +26,7 @@ func TestToolDefinitions(t *testing.T) {
 		{
 			searchfetch.ModeDefault,
 			`{"type":"object","properties":{"query":{"type":"string","description":"What to look for across every connected source."}},"required":["query"],"additionalProperties":false}`,
-			`{"type":"object","properties":{"id":{"type":"string","description":"An id exactly as search showed it."},"connection_id":{"type":"string","description":"Only where search showed a connection_id next to the id, or an ambiguous_connection error asks for one."}},"required":["id"],"additionalProperties":false}`,
+			`{"type":"object","properties":{"id":{"type":"string","description":"An id exactly as search showed it."},"connection_id":{"type":"string","description":"Only where search showed a connection_id next to the id, or an ambiguous_connection error asks for one."},"offset":{"type":"integer","minimum":0,"description":"Only to read on in a text that came back cut (truncated): the next_offset that result gave."}},"required":["id"],"additionalProperties":false}`,
 		},
 		{
 			searchfetch.ModeChatGPT,
@@ -211,6 +211,17 @@ func TestRenamedHints(t *testing.T) {
 				{"no hit fetchable", &recorder{result: searchfetch.SearchResult{Hits: []mcpid.Hit{{ID: "https://x.example/1"}}}}, func(tl *searchfetch.Tools) searchfetch.Result {
 					return tl.Search(context.Background(), raw(`{"query":"q"}`))
 				}, mcpid.CodeInvalidResourceResponse, "find again, or report the source as faulty"},
+			}
+			if mode == searchfetch.ModeDefault {
+				tests = append(tests, struct {
+					name string
+					b    searchfetch.Backend
+					call func(*searchfetch.Tools) searchfetch.Result
+					code mcpid.Code
+					hint string
+				}{"negative offset", &recorder{}, func(tl *searchfetch.Tools) searchfetch.Result {
+					return tl.Fetch(context.Background(), raw(`{"id":"c1/s:r","offset":-1}`))
+				}, searchfetch.CodeInvalidArguments, "omit offset to read from the start, or pass the next_offset of a cut get result as a JSON integer"})
 			}
 			for _, tt := range tests {
 				e := requireError(t, tt.call(searchfetch.New(tt.b, opts)), tt.code)

@@ -100,10 +100,9 @@ func (t *commandTransport) Connect(ctx context.Context) (mcp.Connection, error) 
 	t.mu.Lock()
 	t.cmd = cmd
 	t.mu.Unlock()
-	g := stdioguard.NewQuiet(stdout, func(reason string) {
+	conn, err := guardedTransport(stdout, stdin, func(reason string) {
 		t.logger.Warn("gateway: dropped a line from a downstream", "server", t.server, "reason", reason)
-	})
-	conn, err := (&mcp.IOTransport{Reader: g, Writer: stdin, MaxLineLength: -1}).Connect(ctx)
+	}).Connect(ctx)
 	pc := &processConn{Connection: conn, cmd: cmd, procs: &t.procs, w: newAsyncWriter(conn)}
 	if err != nil {
 		_ = killProcessGroup(cmd.Process)
@@ -237,3 +236,20 @@ func (w *asyncWriter) write(ctx context.Context, msg jsonrpc.Message) error {
 }
 
 func (w *asyncWriter) close() { w.once.Do(func() { close(w.closed) }) }
+
+// guardedTransport is the client's transport over a downstream's stdout
+// and stdin: a quiet guard drops each line the go-sdk would fail on (a
+// stray log line, a message with white space after it) instead of ending
+// the session, and hands the SDK each other line's JSON value alone.
+func guardedTransport(stdout io.Reader, stdin io.WriteCloser, dropped func(reason string)) *mcp.IOTransport {
+	g := stdioguard.NewQuiet(stdout, decodeMessage, dropped)
+	return &mcp.IOTransport{Reader: g, Writer: stdin, MaxLineLength: -1}
+}
+
+// decodeMessage is the go-sdk's own verdict on a line a downstream
+// prints: the guard passes exactly the messages the client's transport
+// decodes.
+func decodeMessage(msg []byte) error {
+	_, err := jsonrpc.DecodeMessage(msg)
+	return err
+}

@@ -27,11 +27,11 @@ var BenchCalls = []BenchCall{
 // RoundTrips are one SDK's round-trip benchmarks, on its server type S.
 // Trip returns a call made through the SDK's own client and in-process
 // transport to a new server of S whose tools register adds over Backend.
-// Adapter registers the adapter's tools, Hand the same tools written by
-// hand, and Isolated the adapter's with Options.Isolate.
+// Adapter registers the adapter's tools with the default options, Hand the
+// same tools written by hand, and Inline the adapter's with Options.Inline.
 type RoundTrips[S any] struct {
-	Trip                    func(tb testing.TB, register func(S, searchfetch.Backend), call BenchCall) func() error
-	Adapter, Hand, Isolated func(S, searchfetch.Backend)
+	Trip                  func(tb testing.TB, register func(S, searchfetch.Backend), call BenchCall) func() error
+	Adapter, Hand, Inline func(S, searchfetch.Backend)
 }
 
 // Bench makes each of BenchCalls through the adapter and by hand, as
@@ -58,8 +58,10 @@ func (r RoundTrips[S]) Bench(b *testing.B) {
 // BenchPaired makes the calls of Bench through the adapter and by hand
 // alternately in one loop (ComparePair): its adapter/hand ratio is the
 // adapter's cost, free of the drift between two benchmarks run one after
-// the other. Its isolate sub-benchmarks compare the adapter with
-// Options.Isolate to the adapter without: the cost of Isolate.
+// the other. Its pooled sub-benchmarks compare the adapter with the default
+// options to the adapter with Options.Inline: the cost of running the
+// backend on a pooled worker, which bounds a backend that ignores its
+// context.
 func (r RoundTrips[S]) BenchPaired(b *testing.B) {
 	for _, call := range BenchCalls {
 		b.Run(call.Tool, func(b *testing.B) {
@@ -67,10 +69,10 @@ func (r RoundTrips[S]) BenchPaired(b *testing.B) {
 				Side{Name: "adapter", Call: r.Trip(b, r.Adapter, call)},
 				Side{Name: "hand", Call: r.Trip(b, r.Hand, call)})
 		})
-		b.Run(call.Tool+"/isolate", func(b *testing.B) {
+		b.Run(call.Tool+"/pooled", func(b *testing.B) {
 			ComparePair(b,
-				Side{Name: "isolated", Call: r.Trip(b, r.Isolated, call)},
-				Side{Name: "inline", Call: r.Trip(b, r.Adapter, call)})
+				Side{Name: "pooled", Call: r.Trip(b, r.Adapter, call)},
+				Side{Name: "inline", Call: r.Trip(b, r.Inline, call)})
 		})
 	}
 }

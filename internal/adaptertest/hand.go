@@ -3,6 +3,7 @@ package adaptertest
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/mcpid/mcpid"
 	"github.com/mcpid/mcpid/searchfetch"
@@ -23,12 +24,12 @@ type handResult struct {
 // the baseline the adapters' round-trip benchmarks measure against: it
 // calls the backend, makes the ids of the hits the preview can show
 // self-contained, renders the preview, and puts the hits it shows in the
-// structured results, as searchfetch does, without the argument checks,
-// the duplicate and fetchability checks, the timeout and the panic
-// recovery. Each adapter's benchmark wraps it, and HandFetch, in its own
-// SDK's tool handler and result.
+// structured results, as searchfetch does, without the argument checks and
+// the duplicate and fetchability checks. It bounds the backend call as
+// searchfetch does by default (see [Bounded]). Each adapter's benchmark
+// wraps it, and HandFetch, in its own SDK's tool handler and result.
 func HandSearch(ctx context.Context, b searchfetch.Backend, query string) (text string, structured json.RawMessage, err error) {
-	res, err := b.Search(ctx, query)
+	res, err := Bounded(ctx, func(ctx context.Context) (searchfetch.SearchResult, error) { return b.Search(ctx, query) })
 	if err != nil {
 		return "", nil, err
 	}
@@ -51,17 +52,48 @@ func HandSearch(ctx context.Context, b searchfetch.Backend, query string) (text 
 
 // HandFetch is the SDK-independent part of a fetch tool written by hand,
 // as HandSearch is of search: it resolves the arguments, calls the backend
-// and returns the document's JSON, which is both the text and the
-// structured content.
+// (bounded as HandSearch does) and returns the document's JSON, which is
+// both the text and the structured content.
 func HandFetch(ctx context.Context, b searchfetch.Backend, id, connectionID string) (json.RawMessage, error) {
 	req, err := mcpid.ResolveFetch(id, connectionID)
 	if err != nil {
 		return nil, err
 	}
-	doc, err := b.Fetch(ctx, req)
+	doc, err := Bounded(ctx, func(ctx context.Context) (searchfetch.Document, error) { return b.Fetch(ctx, req) })
 	if err != nil {
 		return nil, err
 	}
 	doc.ID = req.EchoID
 	return json.Marshal(doc)
+}
+
+// Bounded is how a tool written by hand bounds a backend call that may
+// ignore its context, with the guarantees of searchfetch's default: it
+// runs call on a goroutine of its own with ctx bounded by
+// searchfetch.DefaultTimeout, recovers a panic as an error, and returns
+// call's answer, or ctx's error as soon as ctx is done.
+func Bounded[T any](ctx context.Context, call func(context.Context) (T, error)) (T, error) {
+	ctx, cancel := context.WithTimeout(ctx, searchfetch.DefaultTimeout)
+	defer cancel()
+	type answer struct {
+		val T
+		err error
+	}
+	done := make(chan answer, 1) // buffered: a late answer never blocks
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- answer{err: fmt.Errorf("backend panicked: %v", p)}
+			}
+		}()
+		v, err := call(ctx)
+		done <- answer{v, err}
+	}()
+	select {
+	case a := <-done:
+		return a.val, a.err
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
+	}
 }

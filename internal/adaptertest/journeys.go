@@ -81,6 +81,9 @@ func Run(t *testing.T, connect Connect) {
 	t.Run("LegacyAmbiguousRetry", func(t *testing.T) { legacyAmbiguousRetry(t, connect) })
 	t.Run("RejectedBeforeBackend", func(t *testing.T) { rejectedBeforeBackend(t, connect) })
 	t.Run("ChatGPT", func(t *testing.T) { chatGPT(t, connect) })
+	t.Run("IgnoredContext", func(t *testing.T) { ignoredContext(t, connect) })
+	t.Run("Panicked", func(t *testing.T) { panicked(t, connect) })
+	t.Run("ReadOn", func(t *testing.T) { readOn(t, connect) })
 }
 
 // allHits shows every record in the preview.

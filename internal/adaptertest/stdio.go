@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -37,7 +38,6 @@ func HostileLines() []HostileLine {
 		{"batch", `[{"jsonrpc":"2.0","id":8,"method":"ping"}]`, -32600, "null"},
 		{"object id", `{"jsonrpc":"2.0","id":{},"method":"ping"}`, -32600, "null"},
 		{"id 1e400", `{"jsonrpc":"2.0","id":1e400,"method":"ping"}`, -32600, "null"},
-		{"fractional id", `{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, -32600, "null"},
 		{"wrong version", `{"jsonrpc":"1.0","id":10,"method":"ping"}`, -32600, "10"},
 		{"no version", `{"id":"a","method":"ping"}`, -32600, `"a"`},
 		{"null", `null`, -32600, "null"},
@@ -54,6 +54,67 @@ func SeedHostileLines(f *testing.F) {
 			f.Add(h.Line)
 		}
 	}
+	// Valid messages the SDK fails on as written: white space after the
+	// value, and the ids a float64 holds or null.
+	f.Add(`{"jsonrpc":"2.0","id":1,"method":"ping"} `)
+	f.Add("\t{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\t")
+	f.Add(`{"jsonrpc":"2.0","id":1.0,"method":"ping"}`)
+	f.Add(`{"jsonrpc":"2.0","id":99999999999999999999,"method":"ping"}`)
+	f.Add(`{"jsonrpc":"2.0","id":null,"method":"ping"}`)
+}
+
+// MutatedLines returns n lines made from real JSON-RPC messages by one to
+// three mutations each (white space, JSON and not, before, after and
+// inside; other ids, null, 1.0 and 1e400 among them; a byte deleted; a
+// key's case), deterministically: the corpus of the differentials between
+// a guard and an SDK's real transport. No line holds a newline or starts
+// a batch, which a guard refuses by rule.
+func MutatedLines(n int) []string {
+	bases := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"ping"}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"fetch","arguments":{"id":"c1/s:r"}}}`,
+		`{"jsonrpc":"2.0","id":2,"result":{}}`,
+		`{"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"no"}}`,
+	}
+	ids := []string{`1.0`, `1e3`, `-0`, `1.5`, `99999999999999999999`, `1e400`, `null`, `true`, `{}`, `[]`, `"x"`, `-7`, `0.1e1`}
+	space := []string{" ", "\t", "\r", "  \t", "\v", "\f", "\u00a0"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	pick := func(s []string) string { return s[rng.IntN(len(s))] }
+	mutate := func(s string) string {
+		switch rng.IntN(6) {
+		case 0:
+			return s + pick(space)
+		case 1:
+			return pick(space) + s
+		case 2:
+			i := strings.Index(s, `"id":`)
+			if i < 0 {
+				return s
+			}
+			rest := s[i+5:]
+			return s[:i+5] + pick(ids) + rest[strings.IndexAny(rest, ",}"):]
+		case 3:
+			i := rng.IntN(len(s))
+			return s[:i] + s[i+1:]
+		case 4:
+			i := rng.IntN(len(s) + 1)
+			return s[:i] + pick(space) + s[i:]
+		default:
+			return strings.Replace(s, `"jsonrpc"`, `"JSONRPC"`, 1)
+		}
+	}
+	lines := make([]string, 0, n)
+	for len(lines) < n {
+		line := pick(bases)
+		for range 1 + rng.IntN(3) {
+			line = mutate(line)
+		}
+		if !strings.HasPrefix(strings.TrimLeft(line, " \t\r"), "[") {
+			lines = append(lines, line)
+		}
+	}
+	return lines
 }
 
 // Serve serves an SDK's server with the tools over newline-delimited

@@ -16,6 +16,7 @@ import (
 type jsonResult struct {
 	keys                 []string
 	id, title, url, text string
+	rawID                string
 	rawTitle, rawText    string
 }
 
@@ -23,7 +24,9 @@ type jsonResult struct {
 // rendered from: the budget, one valid object whose only key is results,
 // results with the keys id, title, url and maybe text in that order, ids
 // of hits in order, URLs whole and valid, free text cut at boundaries
-// within its cap, ExtractIDs, and the first id within 200 bytes.
+// within its cap, ExtractIDs, the first id within 200 bytes, and ids
+// quoted exactly as [QuoteID] writes them, no two different ones alike by
+// [Look].
 func JSON(t testing.TB, out string, hits []Hit, opts Options, f Funcs) {
 	t.Helper()
 	budget := opts.budget()
@@ -55,7 +58,7 @@ func JSON(t testing.TB, out string, hits []Hit, opts Options, f Funcs) {
 		t.Fatalf("%d results, decoded %d", len(results), len(typed.Results))
 	}
 	maxHits := opts.maxHits()
-	var ids []string
+	var ids, shown []string
 	last := -1
 	for _, r := range results {
 		if !slices.Equal(r.keys, []string{"id", "title", "url", "text"}[:len(r.keys)]) || len(r.keys) < 3 {
@@ -67,7 +70,9 @@ func JSON(t testing.TB, out string, hits []Hit, opts Options, f Funcs) {
 		}
 		last += 1 + i
 		h := hits[last]
+		checkShownID(t, r.id, r.rawID, true, out)
 		ids = append(ids, r.id)
+		shown = append(shown, r.rawID)
 		if r.url != "" && (r.url != h.URL || !weburl.Reference(r.url)) {
 			t.Fatalf("url %q of hit URL %q", r.url, h.URL)
 		}
@@ -90,6 +95,7 @@ func JSON(t testing.TB, out string, hits []Hit, opts Options, f Funcs) {
 	if got := f.ExtractIDs(out); !slices.Equal(got, ids) {
 		t.Fatalf("ExtractIDs = %q, shown %q", got, ids)
 	}
+	checkLooks(t, ids, shown, out)
 	if len(ids) > 0 {
 		if k := strings.Index(out, `"id":`); k >= 200 {
 			t.Fatalf("first id at %d", k)
@@ -139,7 +145,7 @@ func readResults(t testing.TB, out string) []jsonResult {
 			r.keys = append(r.keys, key)
 			switch key {
 			case "id":
-				r.id = val
+				r.id, r.rawID = val, raw
 			case "title":
 				r.title, r.rawTitle = val, raw
 			case "url":

@@ -35,7 +35,8 @@ func textField(h Hit, k int) string {
 // in order with their ids complete and connection_id exactly where the id
 // does not embed the hit's connection, free text in order, within its cap
 // and cut at boundaries, the fetch instruction, the count of hits not
-// shown, ExtractIDs, and the first id within 200 bytes.
+// shown, ExtractIDs, the first id within 200 bytes, and ids shown exactly
+// as [ShownID] writes them, no two different ones alike by [Look].
 func Text(t testing.TB, out string, hits []Hit, opts Options, f Funcs) {
 	t.Helper()
 	budget := opts.budget()
@@ -111,8 +112,10 @@ func checkHitLines(t testing.TB, out string, lines []string, hits []Hit, opts Op
 	quoted := false
 	last := 0
 	i := 0
+	var shownAs []string
 	for ; i < len(lines) && previewLine.MatchString(lines[i]); i++ {
-		num, id, q := checkHitLine(t, lines[i], hits, opts, f)
+		num, id, as, q := checkHitLine(t, lines[i], hits, opts, f)
+		shownAs = append(shownAs, as)
 		if num <= last || num > min(len(hits), maxHits) {
 			t.Fatalf("hit number %d after %d, of %d hits, MaxHits %d", num, last, len(hits), maxHits)
 		}
@@ -123,6 +126,7 @@ func checkHitLines(t testing.TB, out string, lines []string, hits []Hit, opts Op
 	if got := f.ExtractIDs(out); !slices.Equal(got, shown) {
 		t.Fatalf("ExtractIDs = %q, shown %q", got, shown)
 	}
+	checkLooks(t, shown, shownAs, out)
 	if len(shown) == 0 {
 		return nil, lines[i:]
 	}
@@ -182,9 +186,9 @@ func checkFooter(t testing.TB, out string, rest []string, passed, shown, total i
 	}
 }
 
-// checkHitLine checks one hit line and returns its number, its id and
-// whether the id was quoted.
-func checkHitLine(t testing.TB, line string, hits []Hit, opts Options, f Funcs) (int, string, bool) {
+// checkHitLine checks one hit line and returns its number, its id, the id
+// as shown and whether the id was quoted.
+func checkHitLine(t testing.TB, line string, hits []Hit, opts Options, f Funcs) (int, string, string, bool) {
 	t.Helper()
 	m := previewLine.FindStringSubmatch(line)
 	num, err := strconv.Atoi(m[1])
@@ -196,23 +200,20 @@ func checkHitLine(t testing.TB, line string, hits []Hit, opts Options, f Funcs) 
 
 	idText := rest
 	id, q, rest := readValue(t, rest, line)
-	checkIDEscapes(t, idText[:len(idText)-len(rest)], line)
-	if id != h.ID || !utf8.ValidString(h.ID) {
+	shownID := idText[:len(idText)-len(rest)]
+	if id != h.ID {
 		t.Fatalf("line %q shows id %q of hit %q", line, id, h.ID)
 	}
-	if q == bareOK(id) {
-		t.Fatalf("id %q quoted: %v", id, q)
-	}
+	checkShownID(t, id, shownID, false, line)
 	// connection_id is shown unless the id embeds this same connection.
 	wantConn := h.ConnectionID != "" && f.Embedded(h.ID) != h.ConnectionID
 	if conn, ok := strings.CutPrefix(rest, " connection_id="); ok {
 		var c string
-		var cq bool
-		c, cq, rest = readValue(t, conn, line)
-		checkIDEscapes(t, conn[:len(conn)-len(rest)], line)
-		if !wantConn || c != h.ConnectionID || cq == bareOK(c) {
+		c, _, rest = readValue(t, conn, line)
+		if !wantConn || c != h.ConnectionID {
 			t.Fatalf("line %q shows connection_id %q of hit %+q", line, c, h)
 		}
+		checkShownID(t, c, conn[:len(conn)-len(rest)], false, line)
 	} else if wantConn {
 		t.Fatalf("line %q lacks connection_id %q", line, h.ConnectionID)
 	}
@@ -240,7 +241,7 @@ func checkHitLine(t testing.TB, line string, hits []Hit, opts Options, f Funcs) 
 		}
 		checkCut(t, v, text, line)
 	}
-	return num, id, q
+	return num, id, shownID, q
 }
 
 // readValue reads a bare or quoted value at the start of s and returns it,
@@ -265,48 +266,4 @@ func readValue(t testing.TB, s, line string) (string, bool, string) {
 		t.Fatalf("unterminated literal in %q", line)
 	}
 	return decodeLiteral(t, s[:end+1], line), true, s[end+1:]
-}
-
-// checkIDEscapes checks that a quoted id or connection id escapes only
-// '"' and '\', and every other rune as \uXXXX, and holds raw no rune that
-// an id may not show raw.
-func checkIDEscapes(t testing.TB, lit, line string) {
-	t.Helper()
-	for _, r := range lit {
-		if r >= 0x80 && !shownRaw(r) {
-			t.Fatalf("id literal %s holds %U raw in %q", lit, r, line)
-		}
-	}
-	for i := 0; i < len(lit); i++ {
-		if lit[i] != '\\' {
-			continue
-		}
-		i++
-		if c := lit[i]; c != '"' && c != '\\' && c != 'u' {
-			t.Fatalf("id literal %s escapes %q in %q", lit, c, line)
-		}
-	}
-}
-
-// bareOK reports whether id may be shown bare.
-func bareOK(id string) bool {
-	if id == "" {
-		return false
-	}
-	for _, r := range id {
-		if !shownRaw(r) || r == ' ' || r == '"' || r == '\\' {
-			return false
-		}
-	}
-	return true
-}
-
-// shownRaw reports whether an id may show the rune r as it is: printable
-// and visible, that is not a default-ignorable code point, a variation
-// selector or the blank braille pattern.
-func shownRaw(r rune) bool {
-	if r == 0x2800 || unicode.Is(unicode.Variation_Selector, r) || unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r) {
-		return false
-	}
-	return unicode.IsPrint(r)
 }

@@ -1,11 +1,19 @@
 // Package stdioguard stands between a stdio MCP server and its client: it
-// reads newline-delimited JSON-RPC itself, passes each line that is an
-// acceptable JSON-RPC message to the SDK unchanged, and answers every other
-// line with a JSON-RPC error, so that no line costs more than its own
+// reads newline-delimited JSON-RPC itself, passes each line that the SDK
+// behind it accepts, as the canonical form of the value it checked (the
+// JSON value alone, without the white space around it), and answers every
+// other line with a JSON-RPC error, so that no line costs more than its own
 // request. The go-sdk ends the whole session on a line it cannot decode (a
 // control byte, a non-JSON line, a batch, an object id, the id 1e400, JSON
-// nested 998 deep, a line over 16 MiB); mcp-go reads lines of any length.
-// The adapters gosdk and mcpgo wrap their SDK's stdio serving with it.
+// nested 998 deep, a line over 16 MiB, even a valid message followed by a
+// space); mcp-go reads lines of any length. The adapters gosdk and mcpgo
+// wrap their SDK's stdio serving with it.
+//
+// The guard never guesses what an SDK accepts: an adapter hands it the
+// SDK's own decoder (Accept), and the guard passes exactly the values that
+// decoder takes, re-framed so that the SDK's framing cannot disagree. Its
+// own rules, beyond the SDK's, are the size and depth caps and the refusal
+// of batches, which MCP dropped in 2025-06-18.
 package stdioguard
 
 import (
@@ -46,14 +54,26 @@ type Guard struct {
 	mu  sync.Mutex
 	out io.Writer // nil: refused lines are dropped, not answered
 
+	accept  Accept
 	dropped func(reason string)
 }
 
+// Accept is an SDK's own verdict on one message: it returns nil when the
+// SDK decodes msg, a single JSON object without surrounding white space,
+// as a message it goes on after, and an error when the SDK would fail on
+// it. A nil Accept stands for the JSON-RPC 2.0 rules as mcp-go applies
+// them (see [CheckMessage]).
+type Accept func(msg []byte) error
+
 // New returns a Guard over r and w, for a server: it answers each refused
 // line on w, but a refused response, which JSON-RPC never answers (and
-// which answered could bounce between two guards forever).
-func New(r io.Reader, w io.Writer) *Guard {
-	g := &Guard{in: bufio.NewReaderSize(r, 64<<10), out: w}
+// which answered could bounce between two guards forever). accept is the
+// SDK's decoder.
+func New(r io.Reader, w io.Writer, accept Accept) *Guard {
+	if accept == nil {
+		accept = CheckMessage
+	}
+	g := &Guard{in: bufio.NewReaderSize(r, 64<<10), out: w, accept: accept}
 	if c, ok := r.(io.Closer); ok {
 		g.closer = c
 	}
@@ -64,8 +84,8 @@ func New(r io.Reader, w io.Writer) *Guard {
 // prints: it answers nothing, and drops each refused line (a stray log
 // line on the server's stdout, say), calling dropped, when not nil, with
 // the reason.
-func NewQuiet(r io.Reader, dropped func(reason string)) *Guard {
-	g := New(r, nil)
+func NewQuiet(r io.Reader, accept Accept, dropped func(reason string)) *Guard {
+	g := New(r, nil, accept)
 	g.dropped = dropped
 	return g
 }
@@ -82,7 +102,8 @@ func (g *Guard) Read(p []byte) (int, error) {
 		case err != nil && len(line) == 0:
 			return 0, err
 		}
-		if len(bytes.TrimSpace(line)) == 0 {
+		line = trimSpace(line)
+		if len(line) == 0 {
 			continue
 		}
 		if id, code, msg := g.check(line); code != 0 {
@@ -93,6 +114,8 @@ func (g *Guard) Read(p []byte) (int, error) {
 			}
 			continue
 		}
+		// The value alone, and the line's end right after it: the SDK
+		// reads no white space it could call trailing data.
 		g.pending = append(line, '\n')
 	}
 	n := copy(p, g.pending)
@@ -145,13 +168,14 @@ func (g *Guard) readLine() ([]byte, error) {
 	}
 }
 
-// check returns the code and message of the error that answers line, with
-// the id to answer it under (nil for null), or code 0 when the line is an
-// acceptable message: one JSON object, nested no deeper than MaxDepth,
-// that checkMessage accepts. The checks that only word a refusal run only
-// on the way out.
+// check returns the code and message of the error that answers line, a
+// non-empty line without surrounding JSON white space, with the id to
+// answer it under (nil for null), or code 0 when the line is an acceptable
+// message: one JSON object, nested no deeper than MaxDepth, that the
+// SDK's decoder accepts. The checks that only word a refusal run only on
+// the way out.
 func (g *Guard) check(line []byte) (id json.RawMessage, code int, msg string) {
-	first := bytes.TrimSpace(line)[0]
+	first := line[0]
 	var err error
 	switch {
 	case depth(line) > MaxDepth:
@@ -160,8 +184,11 @@ func (g *Guard) check(line []byte) (id json.RawMessage, code int, msg string) {
 		msg = "batches are not supported: send one message a line"
 	case first != '{':
 		msg = "a message must be a JSON object"
+	case !json.Valid(line):
+		// The SDK frames a line with encoding/json before it decodes it.
+		return nil, CodeParseError, "the message is not valid JSON"
 	default:
-		err = checkMessage(line)
+		err = g.accept(line)
 	}
 	if msg == "" && err == nil {
 		return nil, 0, ""
@@ -175,18 +202,16 @@ func (g *Guard) check(line []byte) (id json.RawMessage, code int, msg string) {
 	return idOf(line), CodeInvalidRequest, msg
 }
 
-// checkMessage returns an error unless line is a JSON-RPC 2.0 message as
-// the SDKs decode one: a JSON object with "jsonrpc":"2.0", an id (if any)
-// that is a string or an integer of at most 64 bits, a method (if any)
-// that is a string, an error (if any) that is an object whose code (if
-// any) is such an integer and whose message (if any) is a string, and an
-// id when it has no method (a response). Keys match exactly, as the SDKs
-// match them (encoding/json would take "JSONRPC" for "jsonrpc"). It walks
-// the top-level object once and allocates nothing for a valid message.
-func checkMessage(line []byte) error {
-	if !json.Valid(line) {
-		return errors.New("not JSON")
-	}
+// CheckMessage returns an error unless line is a JSON-RPC 2.0 message as
+// mcp-go decodes one: a JSON object with "jsonrpc":"2.0", an id (if any)
+// that is a string, a number or null, a method (if any) that is a string,
+// an error (if any) that is an object whose code (if any) is an integer
+// of at most 64 bits and whose message (if any) is a string, and an id
+// when it has no method (a response). Keys match exactly (encoding/json
+// would take "JSONRPC" for "jsonrpc"). It walks the top-level object once
+// and allocates nothing for a valid message. line must be valid JSON, as
+// the guard checks before it asks.
+func CheckMessage(line []byte) error {
 	var version, id, method, rpcErr []byte
 	found := members(line, func(key, value []byte) {
 		switch string(key) {
@@ -205,8 +230,8 @@ func checkMessage(line []byte) error {
 		return errors.New("not a JSON object")
 	case !isString(version, "2.0"):
 		return errors.New(`no "jsonrpc":"2.0"`)
-	case id != nil && !validID(id):
-		return errors.New("an id that is neither a string nor an integer")
+	case id != nil && !validID(id) && string(id) != "null":
+		return errors.New("an id that is neither a string, a number nor null")
 	case method != nil && method[0] != '"':
 		return errors.New("a method that is not a string")
 	case method == nil && id == nil:
@@ -244,10 +269,22 @@ func members(v []byte, f func(key, value []byte)) bool {
 	return true
 }
 
+// trimSpace returns v without the JSON white space at its ends.
+func trimSpace(v []byte) []byte {
+	end := len(v)
+	for end > 0 && isSpace(v[end-1]) {
+		end--
+	}
+	return v[skipSpace(v[:end], 0):end]
+}
+
+// isSpace reports whether c is JSON white space.
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
 // skipSpace returns the index of the first byte at or after i that is not
 // JSON white space.
 func skipSpace(v []byte, i int) int {
-	for i < len(v) && (v[i] == ' ' || v[i] == '\t' || v[i] == '\n' || v[i] == '\r') {
+	for i < len(v) && isSpace(v[i]) {
 		i++
 	}
 	return i
@@ -298,10 +335,18 @@ func isString(v []byte, want string) bool {
 	return json.Unmarshal(v, &s) == nil && s == want
 }
 
-// validID reports whether the raw JSON value id is a string or an integer
-// that fits 64 bits, the ids JSON-RPC peers use.
+// validID reports whether the raw JSON value id is a string or a number
+// that a float64 holds (1.0 and 1e3 are numbers; 1e400 is not), the ids a
+// refusal can be answered under.
 func validID(id []byte) bool {
-	return len(id) > 0 && id[0] == '"' || isInt64(id)
+	if len(id) > 0 && id[0] == '"' {
+		return true
+	}
+	if len(id) == 0 || (id[0] != '-' && (id[0] < '0' || id[0] > '9')) {
+		return false
+	}
+	_, err := strconv.ParseFloat(string(id), 64)
+	return err == nil
 }
 
 // isInt64 reports whether the raw JSON value v is an integer that fits 64

@@ -1,0 +1,237 @@
+// Command gen writes the table of package lookalike: the letters of other
+// scripts that look like an ASCII letter, by the data of Unicode's
+// security mechanisms (UTS #39). It reads confusables.txt, whose path is
+// its argument, and the scripts of the standard library's unicode
+// package:
+//
+//	go run ./gen -o table.go /path/to/confusables.txt
+//
+// A letter r looks like the ASCII letter c when the skeleton of r's base
+// (the first rune of its canonical decomposition) is the skeleton of c,
+// the skeleton being UTS #39's: the NFD of the string, each rune replaced
+// by its prototype in confusables.txt, and NFD again. So Cyrillic а, Greek
+// ο and Armenian օ are in the table, and so are the precomposed letters
+// built on them, such as Cyrillic ё. Only letters of a script other than
+// Latin, Common and Inherited are kept: look-alikes within Latin (l and
+// I) and styled letters (mathematical alphanumerics) are not the table's
+// concern.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"flag"
+	"fmt"
+	"go/format"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+func main() {
+	out := flag.String("o", "table.go", "the file to write")
+	flag.Usage = func() {
+		fmt.Fprintln(os.Stderr, "usage: gen [-o table.go] path/to/confusables.txt")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if flag.NArg() != 1 || flag.Arg(0) == "" {
+		flag.Usage()
+		os.Exit(2)
+	}
+	if err := run(flag.Arg(0), *out); err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(1)
+	}
+}
+
+func run(in, out string) error {
+	data, err := os.ReadFile(in)
+	if err != nil {
+		return err
+	}
+	protos, version, err := parse(bytes.NewReader(data))
+	if err != nil {
+		return fmt.Errorf("%s: %w", in, err)
+	}
+	entries, scripts := lookalikes(protos)
+	src, err := render(entries, scripts, version, sha256.Sum256(data))
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(out, src, 0o644)
+}
+
+// parse reads confusables.txt: each line "source ; prototype ; type # …"
+// maps one code point to a string of them. It returns the mappings and the
+// version the header states.
+func parse(r io.Reader) (map[rune][]rune, string, error) {
+	protos := make(map[rune][]rune)
+	version := ""
+	sc := bufio.NewScanner(r)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimPrefix(sc.Text(), "\ufeff")
+		if v, ok := strings.CutPrefix(line, "# Version:"); ok {
+			version = strings.TrimSpace(v)
+		}
+		line, _, _ = strings.Cut(line, "#")
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		fields := strings.Split(line, ";")
+		if len(fields) < 3 {
+			return nil, "", fmt.Errorf("line %d: want three fields: %q", n, line)
+		}
+		src, err := codePoints(fields[0])
+		if err != nil || len(src) != 1 {
+			return nil, "", fmt.Errorf("line %d: bad source %q", n, fields[0])
+		}
+		proto, err := codePoints(fields[1])
+		if err != nil || len(proto) == 0 {
+			return nil, "", fmt.Errorf("line %d: bad prototype %q", n, fields[1])
+		}
+		protos[src[0]] = proto
+	}
+	if err := sc.Err(); err != nil {
+		return nil, "", err
+	}
+	if version == "" || len(protos) == 0 {
+		return nil, "", errors.New("not confusables.txt: no version or no mappings")
+	}
+	return protos, version, nil
+}
+
+// codePoints parses hexadecimal code points separated by spaces.
+func codePoints(s string) ([]rune, error) {
+	var rs []rune
+	for _, f := range strings.Fields(s) {
+		v, err := strconv.ParseUint(f, 16, 32)
+		if err != nil || v > unicode.MaxRune {
+			return nil, fmt.Errorf("bad code point %q", f)
+		}
+		rs = append(rs, rune(v))
+	}
+	return rs, nil
+}
+
+// skeleton returns the UTS #39 skeleton of s.
+func skeleton(protos map[rune][]rune, s string) string {
+	var b strings.Builder
+	for _, r := range norm.NFD.String(s) {
+		if p, ok := protos[r]; ok {
+			b.WriteString(string(p))
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return norm.NFD.String(b.String())
+}
+
+// entry is one look-alike letter.
+type entry struct {
+	r      rune
+	latin  byte // the ASCII letter it looks like
+	script string
+}
+
+// lookalikes returns the letters of scripts other than Latin, Common and
+// Inherited whose base has the skeleton of an ASCII letter, in order, and
+// the names of their scripts, in order.
+func lookalikes(protos map[rune][]rune) ([]entry, []string) {
+	ascii := make(map[string]byte)
+	for _, c := range "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" {
+		sk := skeleton(protos, string(c))
+		// Where two letters share a skeleton (I and l), keep the one
+		// that is it.
+		if prev, ok := ascii[sk]; !ok || sk == string(c) && string(prev) != sk {
+			ascii[sk] = byte(c)
+		}
+	}
+	names := make([]string, 0, len(unicode.Scripts))
+	for name := range unicode.Scripts {
+		if name != "Latin" && name != "Common" && name != "Inherited" {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	var entries []entry
+	used := make(map[string]bool)
+	for r := rune(0x80); r <= unicode.MaxRune; r++ {
+		if !unicode.IsLetter(r) {
+			continue
+		}
+		i := slices.IndexFunc(names, func(n string) bool { return unicode.Is(unicode.Scripts[n], r) })
+		if i < 0 {
+			continue
+		}
+		base := []rune(norm.NFD.String(string(r)))[0]
+		c, ok := ascii[skeleton(protos, string(base))]
+		if !ok {
+			continue
+		}
+		entries = append(entries, entry{r, c, names[i]})
+		used[names[i]] = true
+	}
+	var scripts []string
+	for _, n := range names {
+		if used[n] {
+			scripts = append(scripts, n)
+		}
+	}
+	return entries, scripts
+}
+
+// render returns the Go source of the table.
+func render(entries []entry, scripts []string, version string, sum [32]byte) ([]byte, error) {
+	if len(scripts) > 62 {
+		return nil, fmt.Errorf("%d scripts do not fit a uint64 set with Latin", len(scripts))
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "// Code generated by \"go run ./gen\" from confusables.txt; DO NOT EDIT.\n\n")
+	fmt.Fprintf(&b, "// Made from Unicode Security Mechanisms for UTS #39, confusables.txt\n")
+	fmt.Fprintf(&b, "// version %s, sha256:\n// %x,\n", version, sum)
+	fmt.Fprintf(&b, "// with the scripts and letters of Go's unicode package, Unicode %s.\n", unicode.Version)
+	fmt.Fprintf(&b, "// Regenerate with go generate and CONFUSABLES set to the path of\n")
+	fmt.Fprintf(&b, "// confusables.txt; the data file is not kept in the tree.\n\n")
+	fmt.Fprintf(&b, "package lookalike\n\nimport \"unicode\"\n\n")
+	fmt.Fprintf(&b, "// ConfusablesVersion is the version of confusables.txt the table was\n// made from.\n")
+	fmt.Fprintf(&b, "const ConfusablesVersion = %q\n\n", version)
+	fmt.Fprintf(&b, "// scripts are Latin and, in order, the scripts with letters in letters.\n")
+	fmt.Fprintf(&b, "var scripts = [...]*unicode.RangeTable{\n\tunicode.Latin,\n")
+	for _, s := range scripts {
+		fmt.Fprintf(&b, "\tunicode.%s,\n", s)
+	}
+	fmt.Fprintf(&b, "}\n\n")
+	fmt.Fprintf(&b, "// letters holds the %d look-alike letters, in order.\n", len(entries))
+	fmt.Fprintf(&b, "var letters = [...]rune{")
+	for i, e := range entries {
+		if i%8 == 0 {
+			b.WriteString("\n\t")
+		} else {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "0x%04x,", e.r)
+	}
+	fmt.Fprintf(&b, "\n}\n\n")
+	fmt.Fprintf(&b, "// latin holds the ASCII letter that each of letters looks like.\n")
+	fmt.Fprintf(&b, "const latin = ")
+	for i := 0; i < len(entries); i += 64 {
+		if i > 0 {
+			b.WriteString(" +\n\t")
+		}
+		var s []byte
+		for _, e := range entries[i:min(i+64, len(entries))] {
+			s = append(s, e.latin)
+		}
+		fmt.Fprintf(&b, "%q", s)
+	}
+	b.WriteString("\n")
+	return format.Source(b.Bytes())
+}

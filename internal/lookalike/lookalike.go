@@ -1,0 +1,93 @@
+// Package lookalike tells which letters of scripts other than Latin look
+// like ASCII letters, and which of those scripts a letter is of. The
+// preview's quoting of ids reads it, and so does its checker in
+// internal/previewcheck, so that both judge by one table.
+//
+// The table is generated from Unicode's confusables data (UTS #39) by the
+// program in gen, which documents what it keeps; the data file itself is
+// not kept in the tree. Scripts come from the standard library's unicode
+// tables.
+package lookalike
+
+//go:generate go run ./gen -o table.go $CONFUSABLES
+
+import (
+	"slices"
+	"sync"
+)
+
+// Latin returns the ASCII letter that the letter r of a script other
+// than Latin looks like, as Cyrillic 'а' looks like 'a', and whether it
+// looks like one. Letters built on such a letter and combining marks, as
+// Cyrillic 'ё', look like the ASCII letter too.
+func Latin(r rune) (byte, bool) {
+	i, ok := slices.BinarySearch(letters[:], r)
+	if !ok {
+		return 0, false
+	}
+	return latin[i], true
+}
+
+// Scripts is the number of scripts that [Script] tells apart: Latin and
+// every script with letters that look like Latin ones.
+const Scripts = len(scripts)
+
+// Script returns 1 for a rune of the Latin script, 2 up to [Scripts] for
+// one of a script that has letters looking like Latin ones (Cyrillic,
+// Greek, Armenian, Cherokee and more), and 0 for any other rune, such as
+// one of Han, Hangul or Common. It does not allocate.
+func Script(r rune) int {
+	if r < 0x80 {
+		if 'a' <= r|0x20 && r|0x20 <= 'z' {
+			return 1
+		}
+		return 0
+	}
+	rs := scriptRanges()
+	lo, hi := 0, len(rs)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		switch sr := &rs[m]; {
+		case sr.hi < r:
+			lo = m + 1
+		case sr.lo > r:
+			hi = m
+		default:
+			return int(sr.script)
+		}
+	}
+	return 0
+}
+
+// scriptRange is a run of code points of one script: script is the
+// index of its table in scripts, plus 1.
+type scriptRange struct {
+	lo, hi rune
+	script uint8
+}
+
+// scriptRanges returns the runs of code points of the scripts, in order,
+// made once from the unicode tables, so that Script searches one list
+// rather than every table.
+var scriptRanges = sync.OnceValue(func() []scriptRange {
+	var rs []scriptRange
+	add := func(lo, hi, stride uint32, script int) {
+		if stride == 1 {
+			rs = append(rs, scriptRange{rune(lo), rune(hi), uint8(script)})
+			return
+		}
+		for c := lo; c <= hi; c += stride {
+			rs = append(rs, scriptRange{rune(c), rune(c), uint8(script)})
+		}
+	}
+	for i, t := range scripts {
+		for _, r := range t.R16 {
+			add(uint32(r.Lo), uint32(r.Hi), uint32(r.Stride), i+1)
+		}
+		for _, r := range t.R32 {
+			add(r.Lo, r.Hi, r.Stride, i+1)
+		}
+	}
+	slices.SortFunc(rs, func(a, b scriptRange) int { return int(a.lo - b.lo) })
+	return rs
+})
