@@ -59,6 +59,15 @@ func TestChatGPTNeverAsksForConnectionID(t *testing.T) {
 					"fetch scoped": chatGPT.Fetch(context.Background(), raw(`{"id":"c1/orders:o9"}`)),
 					"fetch opaque": chatGPT.Fetch(context.Background(), raw(`{"id":"c1/:https://x.example/9"}`)),
 				}
+				// The same errors from an authorizer.
+				authorizing := searchfetch.New(&recorder{result: searchfetch.SearchResult{Hits: []mcpid.Hit{{ID: "orders:o9", ConnectionID: "c1"}}}},
+					&searchfetch.Options{Mode: searchfetch.ModeChatGPT, Authorize: func(context.Context, searchfetch.Access) error { return err }})
+				answers["authorizer, fetch"] = authorizing.Fetch(context.Background(), raw(`{"id":"c1/orders:o9"}`))
+				if res := authorizing.Search(context.Background(), raw(`{"query":"q"}`)); res.IsError {
+					answers["authorizer, search"] = res
+				} else {
+					assert.Equal(t, mcpid.CodeForbidden, code, "only a denial leaves the hits out: %s", res.Text)
+				}
 				for name, res := range answers {
 					e := requireError(t, res, code)
 					var env map[string]any

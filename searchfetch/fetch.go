@@ -50,7 +50,7 @@ func (t *Tools) Fetch(ctx context.Context, args json.RawMessage) Result {
 	}
 	access := Access{Tool: t.opts.FetchName, ConnectionID: req.ConnectionID, ID: vals[0], Handle: req.Handle}
 	if err := t.authorize(ctx, access); err != nil {
-		return t.errorResult(err)
+		return t.relay(err, err, nil, false)
 	}
 	doc, err := callBackend(ctx, t, t.opts.FetchName, Backend.Fetch, req)
 	if err != nil {

@@ -30,8 +30,16 @@ import (
 //   - an error of any other code lists no connection, and a hint that
 //     names connection_id is replaced by the mode's hint for its code.
 func (t *Tools) relayedError(ctx context.Context, err error, a Access, req *mcpid.FetchRequest, sealed bool) Result {
-	r := t.errorResult(t.chatGPTError(t.readableOnly(ctx, err, a), req, sealed))
-	r.Err = err
+	return t.relay(t.readableOnly(ctx, err, a), err, req, sealed)
+}
+
+// relay returns the tool error for shown, an error that someone else wrote
+// (a backend, an authorizer), with Result.Err set to cause: in ModeChatGPT
+// as relayedError describes it (req nil for an error of no fetch's
+// backend), and with the tools' hints where shown has mcpid's.
+func (t *Tools) relay(shown, cause error, req *mcpid.FetchRequest, sealed bool) Result {
+	r := t.errorResult(t.chatGPTError(shown, req, sealed))
+	r.Err = cause
 	return r
 }
 

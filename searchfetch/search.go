@@ -76,7 +76,7 @@ func (t *Tools) Search(ctx context.Context, args json.RawMessage) Result {
 	}
 	sel, err := t.selectHits(ctx, res.Hits, limit)
 	if err != nil {
-		return t.errorResult(err)
+		return t.relay(err, err, nil, false) // the authorizer's, or none shown
 	}
 	hits := sel.hits
 	opts := t.opts.Preview
