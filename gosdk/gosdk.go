@@ -68,12 +68,18 @@ func tool(t searchfetch.Tool) *mcp.Tool {
 	return mt
 }
 
-// handler returns the raw go-sdk handler of a searchfetch tool.
+// handler returns the raw go-sdk handler of a searchfetch tool. The
+// caller that the SDK verified (the TokenInfo of its bearer-token
+// middleware, or of [HTTPOptions.Verify]) goes into the call's context as
+// a [searchfetch.Caller].
 func handler(call func(context.Context, json.RawMessage) searchfetch.Result) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var args json.RawMessage
 		if req != nil && req.Params != nil {
 			args = req.Params.Arguments
+		}
+		if req != nil && req.Extra != nil && req.Extra.TokenInfo != nil {
+			ctx = searchfetch.WithCaller(ctx, callerOf(req.Extra.TokenInfo))
 		}
 		return result(call(ctx, args)), nil
 	}
