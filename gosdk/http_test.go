@@ -4,14 +4,18 @@ import (
 	"context"
 	"crypto/rand"
 	"net/http"
+	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpid/mcpid/gosdk"
 	"github.com/mcpid/mcpid/internal/adaptertest"
 	"github.com/mcpid/mcpid/searchfetch"
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -57,4 +61,56 @@ var httpHarness = adaptertest.HTTPHarness{
 
 func TestHTTP(t *testing.T) {
 	adaptertest.RunHTTP(t, httpHarness)
+}
+
+// TestHTTPTokenInfoIsTheCaller: behind the go-sdk's own bearer-token
+// middleware, without Verify, the TokenInfo it verified is the caller the
+// tools see, in every call.
+func TestHTTPTokenInfoIsTheCaller(t *testing.T) {
+	want := searchfetch.Caller{
+		UserID:     "ada",
+		Scopes:     []string{"read:c1"},
+		Expiration: time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC),
+		Extra:      map[string]any{"tenant": "t1"},
+	}
+	b := &recordingBackend{}
+	server := mcp.NewServer(&mcp.Implementation{Name: "test-server", Version: "v0.0.1"}, nil)
+	require.NoError(t, gosdk.Register(server, b, nil))
+	verify := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		if token != "good" {
+			return nil, auth.ErrInvalidToken
+		}
+		return &auth.TokenInfo{UserID: want.UserID, Scopes: want.Scopes, Expiration: want.Expiration, Extra: want.Extra}, nil
+	}
+	hs := httptest.NewServer(auth.RequireBearerToken(verify, nil)(gosdk.NewHTTPHandler(server, nil)))
+	t.Cleanup(hs.Close) // after the client's, which ends its event stream
+	c := httpHarness.Connect(t, hs.URL, &http.Client{Transport: withToken{"good"}})
+	for range 2 {
+		a := c.Call(t, "search", map[string]any{"query": "go"})
+		require.False(t, a.IsError, "%v", a.Texts)
+	}
+	if diff := cmp.Diff([]searchfetch.Caller{want, want}, b.callers()); diff != "" {
+		t.Errorf("callers (-want +got):\n%s", diff)
+	}
+}
+
+// recordingBackend records the caller each search's context carries.
+type recordingBackend struct {
+	adaptertest.Backend
+	mu   sync.Mutex
+	seen []searchfetch.Caller
+}
+
+func (b *recordingBackend) Search(ctx context.Context, q string) (searchfetch.SearchResult, error) {
+	c, _ := searchfetch.CallerFrom(ctx)
+	b.mu.Lock()
+	b.seen = append(b.seen, c)
+	b.mu.Unlock()
+	return b.Backend.Search(ctx, q)
+}
+
+func (b *recordingBackend) callers() []searchfetch.Caller {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.seen
 }
