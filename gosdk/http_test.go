@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -113,4 +114,25 @@ func (b *recordingBackend) callers() []searchfetch.Caller {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.seen
+}
+
+// TestHTTPAuthorizationBehindBearerMiddleware: behind the go-sdk's own
+// bearer-token middleware, the caller its TokenInfo names is the one
+// Options.Authorize checks: each user is shown, and fetches, only what it
+// may read, and a denied fetch never reaches the backend.
+func TestHTTPAuthorizationBehindBearerMiddleware(t *testing.T) {
+	verify := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		user, ok := strings.CutPrefix(token, "token-")
+		if !ok || adaptertest.Grants[user] == nil {
+			return nil, auth.ErrInvalidToken
+		}
+		return &auth.TokenInfo{UserID: user, Expiration: time.Now().Add(time.Hour)}, nil
+	}
+	adaptertest.RunAuthorization(t, func(t testing.TB, b searchfetch.Backend, opts *searchfetch.Options, caller searchfetch.Caller) adaptertest.Client {
+		server := mcp.NewServer(&mcp.Implementation{Name: "test-server", Version: "v0.0.1"}, nil)
+		require.NoError(t, gosdk.Register(server, b, opts))
+		hs := httptest.NewServer(auth.RequireBearerToken(verify, nil)(gosdk.NewHTTPHandler(server, nil)))
+		t.Cleanup(hs.Close)
+		return httpHarness.Connect(t, hs.URL, &http.Client{Transport: withToken{"token-" + caller.UserID}})
+	})
 }

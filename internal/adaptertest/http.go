@@ -75,7 +75,7 @@ func post(t testing.TB, url, body string, hdr map[string]string, chunked bool) (
 
 // serve serves the handler of h.Serve on a loopback port for the test and
 // returns its URL and session count.
-func (h HTTPHarness) serve(t *testing.T, b searchfetch.Backend, tools *searchfetch.Options, opts HTTPOptions) (string, func() int) {
+func (h HTTPHarness) serve(t testing.TB, b searchfetch.Backend, tools *searchfetch.Options, opts HTTPOptions) (string, func() int) {
 	t.Helper()
 	handler, sessions := h.Serve(t, b, tools, opts)
 	hs := httptest.NewServer(handler)
@@ -91,6 +91,30 @@ func RunHTTP(t *testing.T, h HTTPHarness) {
 	t.Run("verify", func(t *testing.T) { verifyCaller(t, h) })
 	t.Run("caller reaches the tools", func(t *testing.T) { callerReachesTools(t, h) })
 	t.Run("stateless replicas", func(t *testing.T) { statelessReplicas(t, h) })
+	for _, stateless := range []bool{false, true} {
+		t.Run(fmt.Sprintf("authorization by bearer token/stateless=%v", stateless), func(t *testing.T) {
+			RunAuthorization(t, h.connectAs(stateless))
+		})
+	}
+}
+
+// connectAs returns a ConnectAs over HTTP: the server's NewHTTPHandler
+// verifies a bearer token per user ("token-" and the user's id), and the
+// SDK's client sends the caller's, so that the caller that reaches
+// Options.Authorize is the one a real token names.
+func (h HTTPHarness) connectAs(stateless bool) ConnectAs {
+	return func(t testing.TB, b searchfetch.Backend, opts *searchfetch.Options, caller searchfetch.Caller) Client {
+		t.Helper()
+		verify := func(r *http.Request) (searchfetch.Caller, error) {
+			user, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer token-")
+			if !ok || Grants[user] == nil {
+				return searchfetch.Caller{}, errBadToken
+			}
+			return searchfetch.Caller{UserID: user}, nil
+		}
+		url, _ := h.serve(t, b, opts, HTTPOptions{Stateless: stateless, Verify: verify})
+		return h.Connect(t, url, &http.Client{Transport: bearer{"token-" + caller.UserID}})
+	}
 }
 
 // sessionCapBurst: a burst of concurrent initializes, a third without a
