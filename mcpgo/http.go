@@ -52,8 +52,10 @@ type HTTPOptions struct {
 	// is answered 401 with a WWW-Authenticate header, and the caller it
 	// returns goes into the request's context, which the tool calls
 	// inherit, where [searchfetch.CallerFrom] finds it and
-	// searchfetch.Options.Authorize can check it. mcp-go has no verified
-	// token type of its own.
+	// searchfetch.Options.Authorize can check it. A session serves only
+	// the caller (by UserID) that opened it: a request of another on it
+	// is answered 403, as the go-sdk does. mcp-go has no verified token
+	// type of its own.
 	Verify func(*http.Request) (searchfetch.Caller, error)
 }
 
@@ -96,7 +98,7 @@ func NewHTTPHandler(s *server.MCPServer, opts *HTTPOptions) http.Handler {
 		h.sdk = server.NewStreamableHTTPServer(s, server.WithStateLess(true), server.WithDisableStreaming(true))
 		return h
 	}
-	h.ids = &sessionIDs{max: cfg.MaxSessions, ours: map[string]bool{}, others: map[string]bool{}}
+	h.ids = &sessionIDs{max: cfg.MaxSessions, ours: map[string]ourSession{}, others: map[string]bool{}}
 	hooks := s.GetHooks()
 	if hooks == nil {
 		hooks = &server.Hooks{}
@@ -129,6 +131,11 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.serveStateless(w, r)
 		return
 	}
+	if id := r.Header.Get(server.HeaderKeySessionID); id != "" && !h.ids.owns(id, user(r)) {
+		// As the go-sdk does: a session serves the caller that opened it.
+		http.Error(w, "session user mismatch", http.StatusForbidden)
+		return
+	}
 	switch r.Method {
 	case http.MethodGet, http.MethodDelete:
 		// mcp-go opens a session for a GET that names none, or names one
@@ -141,7 +148,7 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.sdk.ServeHTTP(w, r)
 		return
 	}
-	t := new(ticket)
+	t := &ticket{user: user(r)}
 	r = r.WithContext(context.WithValue(r.Context(), ticketKey{}, t))
 	h.sdk.ServeHTTP(&ticketWriter{ResponseWriter: w, t: t, dropped: http.Header{}}, r)
 	h.ids.done(t)
@@ -177,7 +184,14 @@ func (h *httpHandler) serveStateless(w http.ResponseWriter, r *http.Request) {
 // mcp-go generated for it, and whether it was refused one.
 type ticket struct {
 	id      string // guarded by sessionIDs.mu
+	user    string // the UserID of the request's verified caller
 	refused atomic.Bool
+}
+
+// user returns the UserID of r's verified caller; "" without one.
+func user(r *http.Request) string {
+	c, _ := searchfetch.CallerFrom(r.Context())
+	return c.UserID
 }
 
 // ticketKey is the context key of a request's ticket.
@@ -193,14 +207,20 @@ type sessionIDs struct {
 	max int
 
 	mu sync.Mutex
-	// ours holds the ids this handler generated that are live: false
-	// while the request that generated it runs and its session is not
-	// registered, true once it is.
-	ours map[string]bool
+	// ours holds the ids this handler generated that are live: their
+	// session is not registered while the request that generated the id
+	// runs, and is once it has.
+	ours map[string]ourSession
 	// others holds the sessions registered with the server that this
 	// handler did not generate, such as a stdio session: they count
 	// towards the bound, but requests cannot name them.
 	others map[string]bool
+}
+
+// ourSession is a session id of the handler.
+type ourSession struct {
+	registered bool
+	user       string // the UserID of the caller that opened it
 }
 
 // ResolveSessionIdManager returns the id manager of r: one that takes its
@@ -222,6 +242,15 @@ func (s *sessionIDs) live(id string) bool {
 	return ok
 }
 
+// owns reports whether the session id, if it is one of this handler's,
+// was opened by the caller user.
+func (s *sessionIDs) owns(id, user string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	o, ok := s.ours[id]
+	return !ok || o.user == user
+}
+
 // generate returns a new id for t's request, or "" and marks t refused
 // when the bound is reached.
 func (s *sessionIDs) generate(t *ticket) string {
@@ -234,7 +263,7 @@ func (s *sessionIDs) generate(t *ticket) string {
 		return ""
 	}
 	t.id = idPrefix + rand.Text()
-	s.ours[t.id] = false
+	s.ours[t.id] = ourSession{user: t.user}
 	return t.id
 }
 
@@ -246,7 +275,7 @@ const idPrefix = "mcp-session-"
 func (s *sessionIDs) done(t *ticket) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if t.id != "" && !s.ours[t.id] {
+	if t.id != "" && !s.ours[t.id].registered {
 		delete(s.ours, t.id)
 	}
 }
@@ -255,8 +284,9 @@ func (s *sessionIDs) done(t *ticket) {
 func (s *sessionIDs) registered(id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.ours[id]; ok {
-		s.ours[id] = true
+	if o, ok := s.ours[id]; ok {
+		o.registered = true
+		s.ours[id] = o
 		return
 	}
 	s.others[id] = true

@@ -90,6 +90,7 @@ func RunHTTP(t *testing.T, h HTTPHarness) {
 	t.Run("body cap", func(t *testing.T) { bodyCap(t, h) })
 	t.Run("verify", func(t *testing.T) { verifyCaller(t, h) })
 	t.Run("caller reaches the tools", func(t *testing.T) { callerReachesTools(t, h) })
+	t.Run("a session serves its caller", func(t *testing.T) { sessionOwner(t, h) })
 	t.Run("stateless replicas", func(t *testing.T) { statelessReplicas(t, h) })
 	for _, stateless := range []bool{false, true} {
 		t.Run(fmt.Sprintf("authorization by bearer token/stateless=%v", stateless), func(t *testing.T) {
@@ -263,6 +264,8 @@ func verifyTokens(r *http.Request) (searchfetch.Caller, error) {
 		return c, nil
 	case "Bearer panic":
 		panic("verifier bug")
+	case "Bearer other":
+		return searchfetch.Caller{UserID: "eve"}, nil
 	}
 	return searchfetch.Caller{}, errBadToken
 }
@@ -298,6 +301,22 @@ func verifyCaller(t *testing.T, h HTTPHarness) {
 			}
 		})
 	}
+}
+
+// sessionOwner: a session serves the caller that opened it; another
+// verified caller that names it is answered 403.
+func sessionOwner(t *testing.T, h HTTPHarness) {
+	url, _ := h.serve(t, &Backend{}, nil, HTTPOptions{Verify: verifyTokens})
+	resp, _ := post(t, url, initialize, map[string]string{"Authorization": "Bearer good"}, false)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	id := resp.Header.Get("Mcp-Session-Id")
+	require.NotEmpty(t, id)
+	const ping = `{"jsonrpc":"2.0","id":2,"method":"ping"}`
+	resp, body := post(t, url, ping, map[string]string{"Authorization": "Bearer other", "Mcp-Session-Id": id}, false)
+	assert.Equal(t, http.StatusForbidden, resp.StatusCode, body)
+	resp, body = post(t, url, ping, map[string]string{"Authorization": "Bearer good", "Mcp-Session-Id": id}, false)
+	assert.Equal(t, http.StatusOK, resp.StatusCode, body)
+	assert.Contains(t, body, `"result":{}`)
 }
 
 // callerBackend records the caller that each search's context carries.
