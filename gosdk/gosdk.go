@@ -13,7 +13,10 @@
 // [mcp.CallToolResult.SetError] for the server's middleware.
 //
 // Serve on stdio with [NewStdioTransport] rather than the SDK's own
-// transports, which end the session on the first line they cannot decode.
+// transports, which end the session on the first line they cannot decode,
+// and on streamable HTTP with [NewHTTPHandler], which bounds sessions and
+// bodies, can keep no session (for replicas), and verifies the caller
+// that the tools' authorization sees.
 package gosdk
 
 import (
