@@ -13,7 +13,10 @@
 // [mcp.CallToolResult.SetError] for the server's middleware.
 //
 // Serve on stdio with [NewStdioTransport] rather than the SDK's own
-// transports, which end the session on the first line they cannot decode.
+// transports, which end the session on the first line they cannot decode,
+// and on streamable HTTP with [NewHTTPHandler], which bounds sessions and
+// bodies, can keep no session (for replicas), and verifies the caller
+// that the tools' authorization sees.
 package gosdk
 
 import (
@@ -68,12 +71,18 @@ func tool(t searchfetch.Tool) *mcp.Tool {
 	return mt
 }
 
-// handler returns the raw go-sdk handler of a searchfetch tool.
+// handler returns the raw go-sdk handler of a searchfetch tool. The
+// caller that the SDK verified (the TokenInfo of its bearer-token
+// middleware, or of [HTTPOptions.Verify]) goes into the call's context as
+// a [searchfetch.Caller].
 func handler(call func(context.Context, json.RawMessage) searchfetch.Result) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var args json.RawMessage
 		if req != nil && req.Params != nil {
 			args = req.Params.Arguments
+		}
+		if req != nil && req.Extra != nil && req.Extra.TokenInfo != nil {
+			ctx = searchfetch.WithCaller(ctx, callerOf(req.Extra.TokenInfo))
 		}
 		return result(call(ctx, args)), nil
 	}

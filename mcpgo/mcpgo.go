@@ -12,7 +12,9 @@
 // error, which mcp-go would turn into a JSON-RPC error without the envelope.
 //
 // Serve on stdio with [ServeStdio], which bounds each line and answers
-// every malformed one.
+// every malformed one, and on streamable HTTP with [NewHTTPHandler], which
+// bounds sessions and bodies, can keep no session (for replicas), and
+// verifies the caller that the tools' authorization sees.
 package mcpgo
 
 import (

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/mcpid/mcpid/examples/internal/serve"
+	"github.com/mcpid/mcpid/gosdk"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -184,7 +185,7 @@ func TestProgressAndLogRelay(t *testing.T) {
 	srv, env := testServer(t, "busy", "progress")
 	cfg, specs := fromArgs(t, io.Discard, "-server", srv, "-env", env)
 	g, _ := startGateway(t, cfg, specs...)
-	hs := httptest.NewServer(serve.GoSDKHandler(g.srv, serve.DefaultLimits))
+	hs := httptest.NewServer(serve.Mount(gosdk.NewHTTPHandler(g.srv, serve.DefaultLimits.GoSDK())))
 	t.Cleanup(hs.Close)
 
 	for name, transport := range map[string]mcp.Transport{

@@ -9,6 +9,7 @@ import (
 	"github.com/mcpid/mcpid/examples/internal/serve"
 	"github.com/mcpid/mcpid/gosdk"
 	"github.com/mcpid/mcpid/searchfetch"
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -37,7 +38,15 @@ func (s gosdkServer) serveStream(ctx context.Context, in io.ReadCloser, out io.W
 	return err
 }
 
-// handler returns the streamable HTTP handler, at /mcp, within lim.
-func (s gosdkServer) handler(lim serve.Limits) http.Handler {
-	return serve.GoSDKHandler(s.srv, lim)
+// handler returns the streamable HTTP handler, at /mcp, as hc says. With
+// grants, the go-sdk's own bearer-token middleware verifies each request's
+// token, and gosdk hands the TokenInfo to the tools as their caller.
+func (s gosdkServer) handler(hc httpConfig) http.Handler {
+	opts := hc.lim.GoSDK()
+	opts.Stateless = hc.stateless
+	h := gosdk.NewHTTPHandler(s.srv, opts)
+	if hc.grants != nil {
+		h = auth.RequireBearerToken(hc.grants.tokenInfo, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
+	}
+	return serve.Mount(h)
 }

@@ -36,7 +36,7 @@ func newTestFixture(t *testing.T) (*fixture, *resourceClient) {
 func newTestServer(t *testing.T, sdk string, chatgpt bool) mcpServer {
 	t.Helper()
 	_, rc := newTestFixture(t)
-	return newMCPServer(sdk, rc, chatgpt, nil, nil)
+	return newMCPServer(sdk, rc, chatgpt, nil, nil, false)
 }
 
 // session is a go-sdk client session to a server under test.

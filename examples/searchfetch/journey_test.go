@@ -64,7 +64,7 @@ func TestJourney(t *testing.T) {
 	for _, sdk := range sdks {
 		t.Run(sdk, func(t *testing.T) {
 			fx, rc := newTestFixture(t)
-			j := &journey{s: connect(t, newMCPServer(sdk, rc, false, nil, nil))}
+			j := &journey{s: connect(t, newMCPServer(sdk, rc, false, nil, nil, false))}
 
 			ids := mcpid.ExtractIDs(j.call(t, "search", map[string]any{"query": "espresso"}).Text)
 			require.NotEmpty(t, ids)

@@ -11,6 +11,7 @@
 //	go run -C examples ./searchfetch -sdk mcpgo -chatgpt    # the same, on mcp-go, in ChatGPT mode
 //	go run -C examples ./searchfetch -stdio                 # MCP over stdio
 //	go run -C examples ./searchfetch -http 127.0.0.1:8080   # streamable HTTP at /mcp
+//	go run -C examples ./searchfetch -http 127.0.0.1:8080 -grants grants.json  # only for the bearer tokens it names
 //
 // With no mode flag it runs a demo: the go-sdk client calls the tools in
 // process, over the same newline-delimited JSON-RPC as -stdio, as a model
@@ -34,11 +35,20 @@
 // after -timeout, and the client keeps enough idle connections to reuse
 // them under load.
 //
-// The -http mode listens on loopback addresses only, as this example has no
-// authentication, and is bounded for a network as the gateway example is
-// (serve.DefaultLimits): sessions idle for 10 minutes are closed, request
-// bodies are capped at 1 MiB, and slow or idle connections are cut off by
-// ReadHeaderTimeout, ReadTimeout and IdleTimeout. Tool arguments of the wrong shape are answered as
+// The -http mode serves through gosdk.NewHTTPHandler or
+// mcpgo.NewHTTPHandler, listens on loopback addresses only, as this
+// example has no TLS, and is bounded for a network as the gateway example
+// is (serve.DefaultLimits): at most -max-sessions sessions, sessions idle
+// for 10 minutes are closed, request bodies are capped at 1 MiB, and slow
+// or idle connections are cut off by ReadHeaderTimeout, ReadTimeout and
+// IdleTimeout. -stateless keeps no session between requests, so that
+// replicas (with the same -seal-key-file) serve one conversation behind a
+// load balancer without affinity. -grants FILE demonstrates authorization
+// (grants.go): every request needs a bearer token that FILE names (401
+// otherwise), verified by the go-sdk's bearer-token middleware or by
+// mcpgo's Verify, and searchfetch.Options.Authorize lets each caller
+// see and fetch only the connections its token grants; any other fetch is
+// forbidden before the resource server is asked. Tool arguments of the wrong shape are answered as
 // invalid_arguments tool errors in mcpid's envelope with both SDKs; only a
 // call to a tool that does not exist, or a malformed JSON-RPC message, gets
 // the SDK's own JSON-RPC error, which no tool handler sees.
@@ -73,6 +83,9 @@ type config struct {
 	rsURL   string
 	timeout time.Duration
 	sealKey string // the -seal-key-file
+	// grants is the -grants file; stateless, -stateless: both for -http.
+	grants    string
+	stateless bool
 }
 
 // parseFlags parses args into a config. A problem is reported on stderr
@@ -87,11 +100,16 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.rsURL, "rs", "", "base `URL` of an external resource server (default: an in-process fixture on 127.0.0.1)")
 	fs.DurationVar(&c.timeout, "timeout", 10*time.Second, "bound on each request to the resource server")
 	fs.StringVar(&c.sealKey, "seal-key-file", "", "seal the ids search shows with the key in `FILE` (at least 16 bytes; a trailing newline is not part of it), so that a mangled or made-up id is unknown_id")
+	fs.StringVar(&c.grants, "grants", "", "with -http, serve only requests with a bearer token that `FILE` grants, and show and fetch only the connections it grants (a JSON object of tokens to lists of connection ids)")
+	fs.BoolVar(&c.stateless, "stateless", false, "with -http, keep no session between requests, so that replicas behind a load balancer serve one conversation")
 	if err := serve.Parse(fs, args); err != nil {
 		return c, err
 	}
 	if c.sdk != "gosdk" && c.sdk != "mcpgo" {
 		return c, serve.Usage(fs, "-sdk %q: want gosdk or mcpgo", c.sdk)
+	}
+	if c.HTTP == "" && (c.grants != "" || c.stateless) {
+		return c, serve.Usage(fs, "-grants and -stateless need -http")
 	}
 	return c, c.Mode.Check(fs)
 }
@@ -107,6 +125,12 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 	sealer, err := loadSealer(c.sealKey)
 	if err != nil {
 		return err
+	}
+	var g grants
+	if c.grants != "" {
+		if g, err = loadGrants(c.grants); err != nil {
+			return err
+		}
 	}
 	var fx *fixture
 	base := c.rsURL
@@ -127,7 +151,7 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 	if !c.Demo() {
 		logger = slog.New(slog.NewTextHandler(stderr, nil))
 	}
-	s := newMCPServer(c.sdk, rc, c.chatgpt, sealer, logger)
+	s := newMCPServer(c.sdk, rc, c.chatgpt, sealer, logger, g != nil)
 
 	switch {
 	case c.Stdio:
@@ -139,8 +163,8 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 			return err
 		}
 		fmt.Fprintf(stderr, "searchfetch: serving with %s; resource server %s\n", c.sdk, base)
-		lim := c.Limits()
-		return serve.Serve(ctx, serve.NewServer(s.handler(lim), lim), ln, "searchfetch", stderr)
+		hc := httpConfig{lim: c.Limits(), stateless: c.stateless, grants: g}
+		return serve.Serve(ctx, serve.NewServer(s.handler(hc), hc.lim), ln, "searchfetch", stderr)
 	}
 	return runDemo(ctx, s, c, fx, base, stdout)
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"sync/atomic"
 
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/mcpid/mcpid/examples/internal/serve"
@@ -16,22 +15,15 @@ import (
 // mcpgoServer serves the tools with github.com/mark3labs/mcp-go.
 type mcpgoServer struct {
 	srv *server.MCPServer
-	// live counts the sessions registered now, through the server's
-	// session hooks; mcp-go has no other way to tell.
-	live *atomic.Int64
 }
 
 // newMcpgoServer returns an mcp-go server with the tools over b.
 func newMcpgoServer(b searchfetch.Backend, opts *searchfetch.Options) mcpgoServer {
-	live := new(atomic.Int64)
-	hooks := &server.Hooks{}
-	hooks.AddOnRegisterSession(func(context.Context, server.ClientSession) { live.Add(1) })
-	hooks.AddOnUnregisterSession(func(context.Context, server.ClientSession) { live.Add(-1) })
-	srv := server.NewMCPServer(serverName, serverVersion, server.WithHooks(hooks))
+	srv := server.NewMCPServer(serverName, serverVersion)
 	if err := mcpgo.Register(srv, b, opts); err != nil {
 		panic(err) // the options are the program's own, on a new server
 	}
-	return mcpgoServer{srv: srv, live: live}
+	return mcpgoServer{srv: srv}
 }
 
 // serveStream serves one MCP session over newline-delimited JSON-RPC on in
@@ -48,17 +40,14 @@ func (s mcpgoServer) serveStream(ctx context.Context, in io.ReadCloser, out io.W
 	return err
 }
 
-// handler returns the streamable HTTP handler, at /mcp. mcp-go sweeps a
-// session's state away after lim.SessionIdle without a request (its
-// WithSessionIdleTTL, checked every half TTL and at most once a second);
-// it reads request bodies whole and unbounded, which [serve.NewServer]
-// bounds for it.
-func (s mcpgoServer) handler(lim serve.Limits) http.Handler {
-	mux := http.NewServeMux()
-	h := server.NewStreamableHTTPServer(s.srv,
-		server.WithEndpointPath("/mcp"),
-		server.WithSessionIdleTTL(lim.SessionIdle),
-	)
-	mux.Handle("/mcp", serve.CapSessions(h, lim, func() int { return int(s.live.Load()) }))
-	return mux
+// handler returns the streamable HTTP handler, at /mcp, as hc says. With
+// grants, the handler's Verify checks each request's token and puts its
+// caller into the context of the tool calls.
+func (s mcpgoServer) handler(hc httpConfig) http.Handler {
+	opts := hc.lim.MCPGo()
+	opts.Stateless = hc.stateless
+	if hc.grants != nil {
+		opts.Verify = hc.grants.verify
+	}
+	return serve.Mount(mcpgo.NewHTTPHandler(s.srv, opts))
 }

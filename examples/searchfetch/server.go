@@ -16,8 +16,16 @@ type mcpServer interface {
 	// serveStream serves one MCP session over newline-delimited JSON-RPC
 	// on in and out, as over stdio, until in ends or ctx is done.
 	serveStream(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error
-	// handler returns the streamable HTTP handler, at /mcp, within lim.
-	handler(lim serve.Limits) http.Handler
+	// handler returns the streamable HTTP handler, at /mcp, as hc says.
+	handler(hc httpConfig) http.Handler
+}
+
+// httpConfig is how the -http mode serves: within lim, without sessions
+// when stateless, and, with grants, only to the holders of their tokens.
+type httpConfig struct {
+	lim       serve.Limits
+	stateless bool
+	grants    grants // nil: no authentication
 }
 
 // The server's name and version in the MCP handshake.
@@ -29,9 +37,13 @@ const (
 // newMCPServer returns the server of the named SDK, whose tools call the
 // resource server through rc; in ChatGPT mode when chatgpt is set. logger
 // records the backend failures that reach the model only as a generic
-// envelope; nil records nothing.
-func newMCPServer(sdk string, rc *resourceClient, chatgpt bool, sealer *mcpid.Sealer, logger *slog.Logger) mcpServer {
+// envelope; nil records nothing. With authorize, the tools show and
+// fetch only what each caller's grants allow ([authorizeGrants]).
+func newMCPServer(sdk string, rc *resourceClient, chatgpt bool, sealer *mcpid.Sealer, logger *slog.Logger, authorize bool) mcpServer {
 	opts := &searchfetch.Options{Logger: logger, Sealer: sealer}
+	if authorize {
+		opts.Authorize = authorizeGrants
+	}
 	if chatgpt {
 		opts.Mode = searchfetch.ModeChatGPT
 	}

@@ -1,14 +1,15 @@
 package serve
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/mcpid/mcpid/gosdk"
+	"github.com/mcpid/mcpid/mcpgo"
 )
 
 // Limits bounds what the clients of an HTTP server can hold of it. Every
@@ -17,7 +18,7 @@ type Limits struct {
 	// SessionIdle ends an MCP session that has had no request for this
 	// long, with everything it holds: a client that opens sessions and
 	// walks away would otherwise keep each one until the process ends.
-	// The SDK's handler enforces it; see GoSDKHandler.
+	// The handler enforces it (HTTPOptions.SessionIdle).
 	SessionIdle time.Duration
 	// ReadHeaderTimeout bounds reading a request's headers, ReadTimeout
 	// the whole request, body included: a client that sends slowly, or
@@ -27,15 +28,12 @@ type Limits struct {
 	// IdleTimeout closes a keep-alive connection with no request for this
 	// long.
 	IdleTimeout time.Duration
-	// MaxBody bounds a request body in bytes.
+	// MaxBody bounds a request body in bytes (HTTPOptions.MaxBody).
 	MaxBody int64
-	// MaxSessions bounds the MCP sessions open at once: a request that
-	// would open another (one without an Mcp-Session-Id) is answered 503
-	// with a JSON-RPC error while this many are open. Idle sessions still
-	// hold memory until SessionIdle ends them, and one client can open
-	// thousands a second. 0 means no bound. Requests that open sessions
-	// at the same moment may each pass the check: the bound may be
-	// exceeded by the initializations in flight, never by more.
+	// MaxSessions bounds the MCP sessions open at once
+	// (HTTPOptions.MaxSessions): beyond it, 503. Idle sessions hold
+	// memory until SessionIdle ends them, and one client can open
+	// thousands a second.
 	MaxSessions int
 }
 
@@ -60,18 +58,15 @@ var DefaultLimits = Limits{
 // short ones, so 64 KiB is generous (net/http's default is 1 MiB).
 const maxHeaderBytes = 64 << 10
 
-// NewServer returns the http.Server that serves h within lim.
-//
-// The server reads each request body whole before h runs, at most
-// lim.MaxBody bytes and within ReadTimeout: a body over lim.MaxBody is
-// answered 413 and a slow one is cut off, before h sees any of it, with
-// every SDK alike (mcp-go reads bodies unbounded, and answers a cut one
-// as a JSON-RPC parse error). Once a body has been read to its end,
-// net/http lifts the read deadline, so ReadTimeout never ends an answer
-// that outlasts it, such as an event stream.
+// NewServer returns the http.Server that serves h within lim: the
+// timeouts that gosdk.NewHTTPHandler and mcpgo.NewHTTPHandler leave to
+// the server around them. h reads each request body whole before it
+// answers (both handlers do), so ReadTimeout bounds reading the request
+// and never an answer that outlasts it, such as an event stream: once a
+// body has been read to its end, net/http lifts the read deadline.
 func NewServer(h http.Handler, lim Limits) *http.Server {
 	return &http.Server{
-		Handler:           readBody(h, lim.MaxBody),
+		Handler:           h,
 		ReadHeaderTimeout: lim.ReadHeaderTimeout,
 		ReadTimeout:       lim.ReadTimeout,
 		IdleTimeout:       lim.IdleTimeout,
@@ -79,53 +74,23 @@ func NewServer(h http.Handler, lim Limits) *http.Server {
 	}
 }
 
-// readBody is the handler of NewServer: it reads the body of each request
-// whole, at most limit bytes, and passes the request on to h.
-func readBody(h http.Handler, limit int64) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.ContentLength > limit {
-			http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
-			return
-		}
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
-		if err != nil {
-			if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
-				http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
-				return
-			}
-			http.Error(w, "cannot read the request body", http.StatusBadRequest)
-			return
-		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		h.ServeHTTP(w, r)
-	})
+// Mount returns a handler that serves h at /mcp, the endpoint the
+// examples announce, and answers 404 elsewhere.
+func Mount(h http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	return mux
 }
 
-// CapSessions returns h with the session bound of lim: while live
-// reports lim.MaxSessions or more open sessions, a request without an
-// Mcp-Session-Id header, which would open one, is answered 503 with a
-// JSON-RPC error and a Retry-After header, and h never sees it. Requests
-// within a session pass.
-func CapSessions(h http.Handler, lim Limits, live func() int) http.Handler {
-	if lim.MaxSessions <= 0 {
-		return h
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Mcp-Session-Id") == "" && live() >= lim.MaxSessions {
-			w.Header().Set("Content-Type", "application/json")
-			w.Header().Set("Retry-After", "10")
-			w.WriteHeader(http.StatusServiceUnavailable)
-			_, _ = io.WriteString(w, tooManySessions)
-			return
-		}
-		h.ServeHTTP(w, r)
-	})
+// GoSDK returns the options of gosdk.NewHTTPHandler within lim.
+func (lim Limits) GoSDK() *gosdk.HTTPOptions {
+	return &gosdk.HTTPOptions{MaxSessions: lim.MaxSessions, SessionIdle: lim.SessionIdle, MaxBody: lim.MaxBody}
 }
 
-// tooManySessions is the body of CapSessions' 503: a JSON-RPC error with
-// no id, since the request that would have opened a session is refused
-// whole.
-const tooManySessions = `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"the server has too many open sessions; retry later"}}`
+// MCPGo returns the options of mcpgo.NewHTTPHandler within lim.
+func (lim Limits) MCPGo() *mcpgo.HTTPOptions {
+	return &mcpgo.HTTPOptions{MaxSessions: lim.MaxSessions, SessionIdle: lim.SessionIdle, MaxBody: lim.MaxBody}
+}
 
 // Serve serves hs on ln until ctx is done, then shuts it down, giving
 // open requests 5 seconds to finish. It announces the endpoint on stderr

@@ -53,8 +53,9 @@ func (m Mode) Demo() bool { return !m.Stdio && m.HTTP == "" }
 
 // CheckLoopback returns an error unless addr is host:port with a loopback
 // host: an IP literal such as 127.0.0.1 or ::1, or localhost. The
-// examples have no authentication, so they never listen where another
-// machine can reach them.
+// examples serve plain HTTP, without TLS (and, but for the searchfetch
+// example's -grants, without authentication), so they never listen where
+// another machine can reach them.
 func CheckLoopback(addr string) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -66,5 +67,5 @@ func CheckLoopback(addr string) error {
 	if ip, err := netip.ParseAddr(host); err == nil && ip.IsLoopback() {
 		return nil
 	}
-	return fmt.Errorf("not a loopback address; this example has no authentication")
+	return fmt.Errorf("not a loopback address; the examples serve plain HTTP, without TLS")
 }

@@ -9,7 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"net/http"
 	"os"
+	"time"
 
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/mcpid/mcpid/gosdk"
@@ -99,6 +101,33 @@ func onMCPGo() {
 	if err := mcpgo.Register(s, &backend{}, nil); err != nil {
 		log.Fatal(err) // e.g. s already has a tool named search or fetch
 	}
+}
+
+// The serve functions are built, never run: they serve until the
+// process ends.
+func serveStdioGoSDK(ctx context.Context, server *mcp.Server) error {
+	err := server.Run(ctx, gosdk.NewStdioTransport(os.Stdin, os.Stdout))
+	return err
+}
+
+func serveStdioMCPGo(ctx context.Context, s *server.MCPServer) error {
+	err := mcpgo.ServeStdio(ctx, s, os.Stdin, os.Stdout)
+	return err
+}
+
+func serveHTTP(server *mcp.Server, s *server.MCPServer) error {
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", gosdk.NewHTTPHandler(server, nil)) // or mcpgo.NewHTTPHandler(s, nil)
+	hs := &http.Server{
+		Addr:              "127.0.0.1:8080",
+		Handler:           mux,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		IdleTimeout:       2 * time.Minute, // no WriteTimeout: it would cut event streams
+	}
+	err := hs.ListenAndServe()
+	_ = mcpgo.NewHTTPHandler(s, nil)
+	return err
 }
 
 func gatewayNames(keys []toolname.Key, calledName string) error {

@@ -1,0 +1,228 @@
+package gosdk
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpid/mcpid/internal/httpserve"
+	"github.com/mcpid/mcpid/searchfetch"
+)
+
+// HTTPOptions bounds what the clients of a [NewHTTPHandler] can hold of
+// the server, and says who they are. The zero value of a field is its
+// default; nil options are all the defaults. mcpgo.HTTPOptions has the
+// same fields with the same meaning.
+type HTTPOptions struct {
+	// MaxSessions bounds the MCP sessions open at once: a request that
+	// would open another while this many are open is answered 503 with a
+	// JSON-RPC error and a Retry-After header, and the SDK never sees it.
+	// The bound counts the sessions the SDK opened, whatever headers the
+	// requests carried, and holds under concurrent requests: one that may
+	// open a session holds a place until it ends. Requests within an open
+	// session always pass. With Stateless, where a session lives only as
+	// long as its request, it bounds the requests served at once. 0 means
+	// 1,000; a negative value, no bound.
+	MaxSessions int
+	// SessionIdle ends a session that has had no request for this long,
+	// with everything it holds: a client that opens sessions and walks
+	// away would otherwise keep each one until the process ends. 0 means
+	// 10 minutes; a negative value, never.
+	SessionIdle time.Duration
+	// MaxBody bounds a request body in bytes: a longer one is answered
+	// 413 before the SDK sees it, whether its length is declared or it
+	// comes chunked. 0 means 1 MiB, far beyond any tool's arguments; a
+	// negative value, no bound (never on a network).
+	MaxBody int64
+	// Stateless keeps no session between requests, as protocol version
+	// 2026-07-28 has it: each request is served whole by itself, so
+	// replicas behind a load balancer without affinity serve one
+	// conversation, a search answered by one replica and the fetch of its
+	// ids by another. Sealed ids (searchfetch.Options.Sealer) then need
+	// the same key on every replica, nothing more. Server-to-client
+	// requests and the GET stream are not available.
+	Stateless bool
+	// Verify, when set, authenticates every request before the SDK sees
+	// it: an error (or a panic, or a Caller whose Expiration has passed)
+	// is answered 401 with a WWW-Authenticate header, and the caller it
+	// returns reaches the tools' context, where [searchfetch.CallerFrom]
+	// finds it and searchfetch.Options.Authorize can check it. On this
+	// SDK the caller travels as the go-sdk's [auth.TokenInfo], so the
+	// SDK also binds each session to the caller's UserID. A server that
+	// already wraps the handler in the go-sdk's [auth.RequireBearerToken]
+	// needs no Verify: the tools see its TokenInfo as their caller.
+	Verify func(*http.Request) (searchfetch.Caller, error)
+}
+
+// NewHTTPHandler returns the MCP streamable HTTP endpoint of server,
+// bounded for a network by opts (nil for the defaults; see
+// [HTTPOptions]). Mount it at the endpoint's path:
+//
+//	mux.Handle("/mcp", gosdk.NewHTTPHandler(server, nil))
+//
+// The handler bounds what a request can hold once it is read; reading it
+// is the http.Server's to bound. Serve it with at least:
+//
+//	&http.Server{
+//		Handler:           mux,
+//		ReadHeaderTimeout: 5 * time.Second,  // a client that sends its headers slowly
+//		ReadTimeout:       30 * time.Second, // the whole request, body included
+//		IdleTimeout:       2 * time.Minute,  // a kept-alive connection with no request
+//		MaxHeaderBytes:    64 << 10,
+//	}
+//
+// and no WriteTimeout: an event stream lasts as long as its session, and
+// a write deadline would cut it. The handler reads each body whole before
+// the SDK runs, so ReadTimeout never ends an answer that outlasts it.
+func NewHTTPHandler(server *mcp.Server, opts *HTTPOptions) http.Handler {
+	if opts == nil {
+		opts = &HTTPOptions{}
+	}
+	cfg := httpserve.Resolve(opts.MaxSessions, opts.SessionIdle, opts.MaxBody, opts.Stateless, opts.Verify)
+	maxBody := cfg.MaxBody
+	if maxBody == 0 {
+		maxBody = -1 // no bound: the SDK's own default would set one
+	}
+	var sdk http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
+		Stateless:           cfg.Stateless,
+		SessionTimeout:      cfg.SessionIdle,
+		MaxRequestBodyBytes: maxBody,
+	})
+	if cfg.Verify != nil {
+		sdk = withTokenInfo(sdk)
+	}
+	h := &httpHandler{cfg: cfg, server: server, sdk: sdk}
+	if cfg.Stateless {
+		h.slots = httpserve.NewSlots(cfg.MaxSessions)
+	}
+	return h
+}
+
+// httpHandler is the handler of NewHTTPHandler.
+type httpHandler struct {
+	cfg    httpserve.Config
+	server *mcp.Server
+	sdk    http.Handler
+	slots  *httpserve.Slots // with Stateless: the requests in flight
+
+	mu sync.Mutex
+	// opening counts the requests in flight that may open a session: the
+	// session they open is initialized, and so counted by sessions, before
+	// they end, so the two together never miss one.
+	opening int
+}
+
+func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	r, ok := h.cfg.Admit(w, r)
+	if !ok {
+		return
+	}
+	if h.mayOpen(r) {
+		if !h.reserve() {
+			httpserve.TooManySessions(w)
+			return
+		}
+		defer h.release()
+	}
+	h.sdk.ServeHTTP(w, r)
+}
+
+// mayOpen reports whether the SDK may open a session for r: with
+// Stateless, every POST is served by a session of its own; otherwise a
+// POST without a session id opens one (a request naming a session the
+// SDK does not hold is answered 404, and GET and DELETE never open one).
+func (h *httpHandler) mayOpen(r *http.Request) bool {
+	if r.Method != http.MethodPost {
+		return false
+	}
+	return h.cfg.Stateless || r.Header.Get("Mcp-Session-Id") == ""
+}
+
+// reserve takes a place for a request that may open a session, and
+// reports whether there was one.
+func (h *httpHandler) reserve() bool {
+	if h.cfg.MaxSessions <= 0 {
+		return true
+	}
+	if h.slots != nil {
+		return h.slots.Acquire()
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.opening+sessions(h.server) >= h.cfg.MaxSessions {
+		return false
+	}
+	h.opening++
+	return true
+}
+
+// release gives back the place of reserve.
+func (h *httpHandler) release() {
+	if h.cfg.MaxSessions <= 0 {
+		return
+	}
+	if h.slots != nil {
+		h.slots.Release()
+		return
+	}
+	h.mu.Lock()
+	h.opening--
+	h.mu.Unlock()
+}
+
+// sessions returns the number of initialized sessions server holds now.
+// A session whose initialize failed, or that was opened for a request
+// that was no initialize (such as a 2026-07-28 request to a stateful
+// server), is closed by the SDK when its request ends, but the server may
+// still list it for a moment: it holds nothing by then, and counting it
+// would refuse a client that probes before it initializes. The sessions
+// still initializing are counted by their requests (opening).
+func sessions(server *mcp.Server) int {
+	n := 0
+	for ss := range server.Sessions() {
+		if ss.InitializeParams() != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// withTokenInfo returns sdk behind the go-sdk's bearer-token middleware,
+// whose verifier hands on the caller that Verify put into the request's
+// context: the middleware is the one way to give the SDK a TokenInfo,
+// which it passes to each tool call ([mcp.RequestExtra]). A request that
+// Verify accepted without a bearer token (a scheme of the server's own)
+// is shown to the middleware with a placeholder one.
+func withTokenInfo(sdk http.Handler) http.Handler {
+	bearer := auth.RequireBearerToken(func(ctx context.Context, _ string, _ *http.Request) (*auth.TokenInfo, error) {
+		c, ok := searchfetch.CallerFrom(ctx)
+		if !ok {
+			return nil, auth.ErrInvalidToken
+		}
+		return &auth.TokenInfo{UserID: c.UserID, Scopes: c.Scopes, Expiration: c.Expiration, Extra: c.Extra}, nil
+	}, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(sdk)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !hasBearer(r.Header) {
+			r = r.Clone(r.Context())
+			r.Header.Set("Authorization", "Bearer verified")
+		}
+		bearer.ServeHTTP(w, r)
+	})
+}
+
+// hasBearer reports whether h carries a bearer token in the form the
+// go-sdk's middleware reads.
+func hasBearer(h http.Header) bool {
+	f := strings.Fields(h.Get("Authorization"))
+	return len(f) == 2 && strings.EqualFold(f[0], "bearer")
+}
+
+// callerOf returns the caller that ti describes.
+func callerOf(ti *auth.TokenInfo) searchfetch.Caller {
+	return searchfetch.Caller{UserID: ti.UserID, Scopes: ti.Scopes, Expiration: ti.Expiration, Extra: ti.Extra}
+}

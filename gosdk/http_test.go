@@ -1,0 +1,138 @@
+package gosdk_test
+
+import (
+	"context"
+	"crypto/rand"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpid/mcpid/gosdk"
+	"github.com/mcpid/mcpid/internal/adaptertest"
+	"github.com/mcpid/mcpid/searchfetch"
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// httpHarness serves the tools with NewHTTPHandler and connects the
+// go-sdk's own client over streamable HTTP.
+var httpHarness = adaptertest.HTTPHarness{
+	Serve: func(t testing.TB, b searchfetch.Backend, tools *searchfetch.Options, o adaptertest.HTTPOptions) (http.Handler, func() int) {
+		// A session id that takes a while to make widens the window
+		// between a request's admission and the SDK's counting of the
+		// session it opens, where a bound checked only against the
+		// sessions open would let a burst through.
+		server := mcp.NewServer(&mcp.Implementation{Name: "test-server", Version: "v0.0.1"}, &mcp.ServerOptions{
+			GetSessionID: func() string {
+				time.Sleep(10 * time.Millisecond)
+				return rand.Text()
+			},
+		})
+		require.NoError(t, gosdk.Register(server, b, tools))
+		h := gosdk.NewHTTPHandler(server, &gosdk.HTTPOptions{
+			MaxSessions: o.MaxSessions,
+			SessionIdle: o.SessionIdle,
+			MaxBody:     o.MaxBody,
+			Stateless:   o.Stateless,
+			Verify:      o.Verify,
+		})
+		return h, func() int {
+			n := 0
+			for range server.Sessions() {
+				n++
+			}
+			return n
+		}
+	},
+	Connect: func(t testing.TB, url string, hc *http.Client) adaptertest.Client {
+		t.Helper()
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0.0.1"}, nil).
+			Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc}, nil)
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = cs.Close() })
+		return client{session: cs}
+	},
+}
+
+func TestHTTP(t *testing.T) {
+	adaptertest.RunHTTP(t, httpHarness)
+}
+
+// TestHTTPTokenInfoIsTheCaller: behind the go-sdk's own bearer-token
+// middleware, without Verify, the TokenInfo it verified is the caller the
+// tools see, in every call.
+func TestHTTPTokenInfoIsTheCaller(t *testing.T) {
+	want := searchfetch.Caller{
+		UserID:     "ada",
+		Scopes:     []string{"read:c1"},
+		Expiration: time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC),
+		Extra:      map[string]any{"tenant": "t1"},
+	}
+	b := &recordingBackend{}
+	server := mcp.NewServer(&mcp.Implementation{Name: "test-server", Version: "v0.0.1"}, nil)
+	require.NoError(t, gosdk.Register(server, b, nil))
+	verify := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		if token != "good" {
+			return nil, auth.ErrInvalidToken
+		}
+		return &auth.TokenInfo{UserID: want.UserID, Scopes: want.Scopes, Expiration: want.Expiration, Extra: want.Extra}, nil
+	}
+	hs := httptest.NewServer(auth.RequireBearerToken(verify, nil)(gosdk.NewHTTPHandler(server, nil)))
+	t.Cleanup(hs.Close) // after the client's, which ends its event stream
+	c := httpHarness.Connect(t, hs.URL, &http.Client{Transport: withToken{"good"}})
+	for range 2 {
+		a := c.Call(t, "search", map[string]any{"query": "go"})
+		require.False(t, a.IsError, "%v", a.Texts)
+	}
+	if diff := cmp.Diff([]searchfetch.Caller{want, want}, b.callers()); diff != "" {
+		t.Errorf("callers (-want +got):\n%s", diff)
+	}
+}
+
+// recordingBackend records the caller each search's context carries.
+type recordingBackend struct {
+	adaptertest.Backend
+	mu   sync.Mutex
+	seen []searchfetch.Caller
+}
+
+func (b *recordingBackend) Search(ctx context.Context, q string) (searchfetch.SearchResult, error) {
+	c, _ := searchfetch.CallerFrom(ctx)
+	b.mu.Lock()
+	b.seen = append(b.seen, c)
+	b.mu.Unlock()
+	return b.Backend.Search(ctx, q)
+}
+
+func (b *recordingBackend) callers() []searchfetch.Caller {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.seen
+}
+
+// TestHTTPAuthorizationBehindBearerMiddleware: behind the go-sdk's own
+// bearer-token middleware, the caller its TokenInfo names is the one
+// Options.Authorize checks: each user is shown, and fetches, only what it
+// may read, and a denied fetch never reaches the backend.
+func TestHTTPAuthorizationBehindBearerMiddleware(t *testing.T) {
+	verify := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		user, ok := strings.CutPrefix(token, "token-")
+		if !ok || adaptertest.Grants[user] == nil {
+			return nil, auth.ErrInvalidToken
+		}
+		return &auth.TokenInfo{UserID: user, Expiration: time.Now().Add(time.Hour)}, nil
+	}
+	adaptertest.RunAuthorization(t, func(t testing.TB, b searchfetch.Backend, opts *searchfetch.Options, caller searchfetch.Caller) adaptertest.Client {
+		server := mcp.NewServer(&mcp.Implementation{Name: "test-server", Version: "v0.0.1"}, nil)
+		require.NoError(t, gosdk.Register(server, b, opts))
+		hs := httptest.NewServer(auth.RequireBearerToken(verify, nil)(gosdk.NewHTTPHandler(server, nil)))
+		t.Cleanup(hs.Close)
+		return httpHarness.Connect(t, hs.URL, &http.Client{Transport: withToken{"token-" + caller.UserID}})
+	})
+}

@@ -1,0 +1,368 @@
+package mcpgo
+
+import (
+	"context"
+	"crypto/rand"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpid/mcpid/internal/httpserve"
+	"github.com/mcpid/mcpid/searchfetch"
+)
+
+// HTTPOptions bounds what the clients of a [NewHTTPHandler] can hold of
+// the server, and says who they are. The zero value of a field is its
+// default; nil options are all the defaults. gosdk.HTTPOptions has the
+// same fields with the same meaning.
+type HTTPOptions struct {
+	// MaxSessions bounds the MCP sessions open at once: a request that
+	// would open another while this many are open is answered 503 with a
+	// JSON-RPC error and a Retry-After header. The bound counts the
+	// sessions mcp-go opened (registered with the server), whatever
+	// headers the requests carried: an initialize opens a session even
+	// when it carries an Mcp-Session-Id, and is counted. It holds under
+	// concurrent requests. With Stateless, where a session lives only as
+	// long as its request, it bounds the requests served at once. 0 means
+	// 1,000; a negative value, no bound.
+	MaxSessions int
+	// SessionIdle ends a session that has had no request for this long,
+	// with everything it holds (mcp-go's WithSessionIdleTTL, which checks
+	// every half of it and at most once a second). 0 means 10 minutes; a
+	// negative value, never.
+	SessionIdle time.Duration
+	// MaxBody bounds a request body in bytes: a longer one is answered
+	// 413 before mcp-go, which reads bodies whole and unbounded, sees it.
+	// 0 means 1 MiB, far beyond any tool's arguments; a negative value, no
+	// bound (never on a network).
+	MaxBody int64
+	// Stateless keeps no session between requests, as protocol version
+	// 2026-07-28 has it: each request is served whole by itself, so
+	// replicas behind a load balancer without affinity serve one
+	// conversation, a search answered by one replica and the fetch of its
+	// ids by another. Sealed ids (searchfetch.Options.Sealer) then need
+	// the same key on every replica, nothing more. GET and DELETE are
+	// answered 405.
+	Stateless bool
+	// Verify, when set, authenticates every request before mcp-go sees
+	// it: an error (or a panic, or a Caller whose Expiration has passed)
+	// is answered 401 with a WWW-Authenticate header, and the caller it
+	// returns goes into the request's context, which the tool calls
+	// inherit, where [searchfetch.CallerFrom] finds it and
+	// searchfetch.Options.Authorize can check it. A session serves only
+	// the caller (by UserID) that opened it: a request of another on it
+	// is answered 403, as the go-sdk does. mcp-go has no verified token
+	// type of its own.
+	Verify func(*http.Request) (searchfetch.Caller, error)
+}
+
+// NewHTTPHandler returns the MCP streamable HTTP endpoint of s, bounded
+// for a network by opts (nil for the defaults; see [HTTPOptions]). Mount
+// it at the endpoint's path:
+//
+//	mux.Handle("/mcp", mcpgo.NewHTTPHandler(s, nil))
+//
+// The handler bounds what a request can hold once it is read; reading it
+// is the http.Server's to bound. Serve it with at least:
+//
+//	&http.Server{
+//		Handler:           mux,
+//		ReadHeaderTimeout: 5 * time.Second,  // a client that sends its headers slowly
+//		ReadTimeout:       30 * time.Second, // the whole request, body included
+//		IdleTimeout:       2 * time.Minute,  // a kept-alive connection with no request
+//		MaxHeaderBytes:    64 << 10,
+//	}
+//
+// and no WriteTimeout: an event stream lasts as long as its session, and
+// a write deadline would cut it. The handler reads each body whole before
+// mcp-go runs, so ReadTimeout never ends an answer that outlasts it.
+//
+// To count sessions, the handler adds session hooks to s (creating its
+// [server.Hooks] if it has none): call it before s serves anything. The
+// sessions it counts are every session registered with s, on any
+// transport. Its session ids are random and known only to this handler:
+// a request naming another is answered 404. With SessionIdle, mcp-go
+// sweeps idle sessions from a goroutine that lives as long as the
+// process.
+func NewHTTPHandler(s *server.MCPServer, opts *HTTPOptions) http.Handler {
+	if opts == nil {
+		opts = &HTTPOptions{}
+	}
+	cfg := httpserve.Resolve(opts.MaxSessions, opts.SessionIdle, opts.MaxBody, opts.Stateless, opts.Verify)
+	h := &httpHandler{cfg: cfg}
+	if cfg.Stateless {
+		h.slots = httpserve.NewSlots(cfg.MaxSessions)
+		h.sdk = server.NewStreamableHTTPServer(s, server.WithStateLess(true), server.WithDisableStreaming(true))
+		return h
+	}
+	h.ids = &sessionIDs{max: cfg.MaxSessions, ours: map[string]ourSession{}, others: map[string]bool{}}
+	hooks := s.GetHooks()
+	if hooks == nil {
+		hooks = &server.Hooks{}
+		server.WithHooks(hooks)(s)
+	}
+	hooks.AddOnRegisterSession(func(_ context.Context, cs server.ClientSession) { h.ids.registered(cs.SessionID()) })
+	hooks.AddOnUnregisterSession(func(_ context.Context, cs server.ClientSession) { h.ids.unregistered(cs.SessionID()) })
+	sopts := []server.StreamableHTTPOption{server.WithSessionIdManagerResolver(h.ids)}
+	if cfg.SessionIdle > 0 {
+		sopts = append(sopts, server.WithSessionIdleTTL(cfg.SessionIdle))
+	}
+	h.sdk = server.NewStreamableHTTPServer(s, sopts...)
+	return h
+}
+
+// httpHandler is the handler of NewHTTPHandler.
+type httpHandler struct {
+	cfg   httpserve.Config
+	sdk   *server.StreamableHTTPServer
+	slots *httpserve.Slots // with Stateless: the requests in flight
+	ids   *sessionIDs      // without Stateless
+}
+
+func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	r, ok := h.cfg.Admit(w, r)
+	if !ok {
+		return
+	}
+	if h.cfg.Stateless {
+		h.serveStateless(w, r)
+		return
+	}
+	if id := r.Header.Get(server.HeaderKeySessionID); id != "" && !h.ids.owns(id, user(r)) {
+		// As the go-sdk does: a session serves the caller that opened it.
+		http.Error(w, "session user mismatch", http.StatusForbidden)
+		return
+	}
+	switch r.Method {
+	case http.MethodGet, http.MethodDelete:
+		// mcp-go opens a session for a GET that names none, or names one
+		// it does not know, and a DELETE ends whatever session it names:
+		// both must name a session of this handler.
+		if !h.ids.live(r.Header.Get(server.HeaderKeySessionID)) {
+			http.Error(w, "session not found", http.StatusNotFound)
+			return
+		}
+		h.sdk.ServeHTTP(w, r)
+		return
+	}
+	t := &ticket{user: user(r)}
+	r = r.WithContext(context.WithValue(r.Context(), ticketKey{}, t))
+	h.sdk.ServeHTTP(&ticketWriter{ResponseWriter: w, t: t, dropped: http.Header{}}, r)
+	h.ids.done(t)
+	if t.refused.Load() {
+		httpserve.TooManySessions(w)
+	}
+}
+
+// serveStateless serves r within the bound on requests in flight.
+func (h *httpHandler) serveStateless(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodDelete {
+		w.Header().Set("Allow", "POST")
+		http.Error(w, "Method Not Allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	if r.Header.Get(server.HeaderKeySessionID) != "" {
+		// Stateless, mcp-go would still serve a request on the session
+		// it names, if one is registered (a stdio session, say).
+		r = r.Clone(r.Context())
+		r.Header.Del(server.HeaderKeySessionID)
+	}
+	if r.Method == http.MethodPost {
+		if !h.slots.Acquire() {
+			httpserve.TooManySessions(w)
+			return
+		}
+		defer h.slots.Release()
+	}
+	h.sdk.ServeHTTP(w, r)
+}
+
+// A ticket is what one request did to the session count: the session id
+// mcp-go generated for it, and whether it was refused one.
+type ticket struct {
+	id      string // guarded by sessionIDs.mu
+	user    string // the UserID of the request's verified caller
+	refused atomic.Bool
+}
+
+// user returns the UserID of r's verified caller; "" without one.
+func user(r *http.Request) string {
+	c, _ := searchfetch.CallerFrom(r.Context())
+	return c.UserID
+}
+
+// ticketKey is the context key of a request's ticket.
+type ticketKey struct{}
+
+// sessionIDs generates, validates and counts the session ids of one
+// handler. mcp-go asks it for an id exactly when it opens a session for a
+// POST (an initialize, whatever headers it carries), so the bound is
+// checked there, against the sessions registered and the ids generated
+// for requests still running; the session hooks tell it when a session is
+// registered and when it ends.
+type sessionIDs struct {
+	max int
+
+	mu sync.Mutex
+	// ours holds the ids this handler generated that are live: their
+	// session is not registered while the request that generated the id
+	// runs, and is once it has.
+	ours map[string]ourSession
+	// others holds the sessions registered with the server that this
+	// handler did not generate, such as a stdio session: they count
+	// towards the bound, but requests cannot name them.
+	others map[string]bool
+}
+
+// ourSession is a session id of the handler.
+type ourSession struct {
+	registered bool
+	user       string // the UserID of the caller that opened it
+}
+
+// ResolveSessionIdManager returns the id manager of r: one that takes its
+// place in the bound for r's ticket. mcp-go's idle sweeper asks without a
+// request, only to terminate ids.
+func (s *sessionIDs) ResolveSessionIdManager(r *http.Request) server.SessionIdManager {
+	var t *ticket
+	if r != nil {
+		t, _ = r.Context().Value(ticketKey{}).(*ticket)
+	}
+	return idManager{s: s, t: t}
+}
+
+// live reports whether id names a session of this handler.
+func (s *sessionIDs) live(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.ours[id]
+	return ok
+}
+
+// owns reports whether the session id, if it is one of this handler's,
+// was opened by the caller user.
+func (s *sessionIDs) owns(id, user string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	o, ok := s.ours[id]
+	return !ok || o.user == user
+}
+
+// generate returns a new id for t's request, or "" and marks t refused
+// when the bound is reached.
+func (s *sessionIDs) generate(t *ticket) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t == nil || t.id != "" || (s.max > 0 && len(s.ours)+len(s.others) >= s.max) {
+		if t != nil {
+			t.refused.Store(true)
+		}
+		return ""
+	}
+	t.id = idPrefix + rand.Text()
+	s.ours[t.id] = ourSession{user: t.user}
+	return t.id
+}
+
+// idPrefix starts every session id, as mcp-go's own do.
+const idPrefix = "mcp-session-"
+
+// done ends t's request: an id generated for it whose session was never
+// registered is forgotten.
+func (s *sessionIDs) done(t *ticket) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t.id != "" && !s.ours[t.id].registered {
+		delete(s.ours, t.id)
+	}
+}
+
+// registered counts the session id that mcp-go registered.
+func (s *sessionIDs) registered(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if o, ok := s.ours[id]; ok {
+		o.registered = true
+		s.ours[id] = o
+		return
+	}
+	s.others[id] = true
+}
+
+// unregistered forgets the session id whose session ended.
+func (s *sessionIDs) unregistered(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.ours, id)
+	delete(s.others, id)
+}
+
+// idManager is the server.SessionIdManager of one request.
+type idManager struct {
+	s *sessionIDs
+	t *ticket
+}
+
+func (m idManager) Generate() string { return m.s.generate(m.t) }
+
+func (m idManager) Validate(id string) (isTerminated bool, err error) {
+	if !m.s.live(id) {
+		return false, errNoSession
+	}
+	return false, nil
+}
+
+// Terminate ends nothing itself: mcp-go unregisters the session next,
+// which the hooks see.
+func (m idManager) Terminate(string) (isNotAllowed bool, err error) { return false, nil }
+
+// errNoSession is the answer to a request that names no live session;
+// mcp-go answers it 404 without this text.
+var errNoSession = sessionError("session not found")
+
+type sessionError string
+
+func (e sessionError) Error() string { return string(e) }
+
+// ticketWriter is the response writer of a POST: once mcp-go was refused a
+// session for it, what mcp-go writes is dropped, and the handler answers
+// 503 instead.
+type ticketWriter struct {
+	http.ResponseWriter
+	t       *ticket
+	dropped http.Header
+}
+
+func (w *ticketWriter) Header() http.Header {
+	if w.t.refused.Load() {
+		return w.dropped
+	}
+	return w.ResponseWriter.Header()
+}
+
+func (w *ticketWriter) WriteHeader(code int) {
+	if !w.t.refused.Load() {
+		w.ResponseWriter.WriteHeader(code)
+	}
+}
+
+func (w *ticketWriter) Write(p []byte) (int, error) {
+	if w.t.refused.Load() {
+		return len(p), nil
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+// Flush flushes an event stream as it goes, as mcp-go expects of a
+// writer that can stream.
+func (w *ticketWriter) Flush() {
+	if !w.t.refused.Load() {
+		http.NewResponseController(w.ResponseWriter).Flush()
+	}
+}
+
+// Unwrap gives http.ResponseController the writer underneath.
+func (w *ticketWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
