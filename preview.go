@@ -65,8 +65,10 @@ const (
 	// left out: the JSON form has no count of hits not shown, so a server
 	// puts every hit in its structured results. Labels and connection ids
 	// are not shown: use ids that embed their connection
-	// ([SelfContainedID]). Room goes to the ids first, then the URLs,
-	// then the titles, then the texts. A budget of less than 14 bytes,
+	// ([SelfContainedID]). Room goes to the ids and the first words of
+	// each title first (as in the text form, fewer results rather than
+	// results without titles), then the titles, then the URLs, then the
+	// texts. A budget of less than 14 bytes,
 	// too small for {"results":[]}, gives "".
 	FormatJSON
 )
@@ -80,7 +82,9 @@ type PreviewOptions struct {
 	// Budget is the hard cap on the bytes of the text; 0 means 1800.
 	Budget int
 	// MaxHits is the most hits to show; 0 means 5. Only the first
-	// MaxHits hits are looked at.
+	// MaxHits hits are looked at. Raising it never leaves the hits shown
+	// without their titles: each keeps at least its title's first words
+	// (see RenderPreview), and fewer hits are shown instead.
 	MaxHits int
 	// Total is the number of hits in the whole result, when it is more
 	// than the hits passed in; a smaller value is ignored. The JSON form
@@ -207,12 +211,18 @@ const stackPreview = 2048
 //
 //  1. the header, and the count of hits not shown;
 //  2. the id lines (number, id, connection_id) of the first MaxHits hits,
-//     with the fetch instruction: a hit whose id line does not fit is left
-//     out and counted, and a later, shorter one may take its place;
-//  3. labels, then titles, then snippets, each cut to its cap.
+//     with the fetch instruction, and for each the first words of its
+//     title (24 bytes of it, or all of a shorter title): a hit whose id
+//     line and title's first words do not fit is left out and counted,
+//     and a later, shorter one may take its place;
+//  3. titles, then labels, then snippets, each cut to its cap.
 //
-// So free text shrinks before hits are left out: snippets first, then
-// titles, then labels. The kind of text that does not fit whole shares the
+// So a raised MaxHits shows fewer hits, each with something to choose it
+// by, rather than more ids with none; but the first hit is shown whenever
+// its id line fits, with as much of its title as the room leaves. Free
+// text shrinks before hits are left out: snippets first, then labels,
+// then titles, which keep their first words. The kind of text that does
+// not fit whole shares the
 // room left: each value is cut to the same length (shorter values stay
 // whole), unless that length is too short to be useful, and then the first
 // hits keep their text and later ones lose it; a shared value that would be

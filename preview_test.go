@@ -107,7 +107,7 @@ To fetch, pass an id exactly as shown; pass connection_id only where its line sh
 4 hits not shown; 1 of them in structuredContent.results.`},
 		{"free text shrinks before hits go", "multi-source", PreviewOptions{Budget: 320}, `Showing 2 of 2 hits.
 1. id=cin_4f2a/orders:o1 stream="orders" connector_key="postgres" display_name="Prod DB" title="Order o1"
-2. id=cin_9b1c/tickets:T-17 stream="tickets" connector_key="zendesk" display_name="Support"
+2. id=cin_9b1c/tickets:T-17 stream="tickets" connector_key="zendesk" title="Refund for o1"
 To fetch, pass an id exactly as shown; pass connection_id only where its line shows one.`},
 		{"quoted ids", "quoted-ids", PreviewOptions{}, `Showing 5 of 5 hits.
 1. id="docs:Q3 report.pdf" connection_id="cin drive" title="Q3"
@@ -325,10 +325,12 @@ func TestPreviewTinyBudgets(t *testing.T) {
 1. id=cin_4f2a/orders:o1
 2. id=cin_9b1c/tickets:T-17
 To fetch, pass an id exactly as shown; pass connection_id only where its line shows one.`},
-		{195, `Showing 2 of 2 hits.
-1. id=cin_4f2a/orders:o1 stream="orders"
-2. id=cin_9b1c/tickets:T-17 stream="tickets"
-To fetch, pass an id exactly as shown; pass connection_id only where its line shows one.`},
+		// Both id lines, but not both with their titles: the first hit
+		// alone, with the room its count leaves for its title.
+		{195, `Showing 1 of 2 hits.
+1. id=cin_4f2a/orders:o1
+To fetch, pass an id exactly as shown; pass connection_id only where its line shows one.
+1 hit not shown; see structuredContent.results.`},
 	}
 	for _, tt := range tests {
 		t.Run(strconv.Itoa(tt.budget), func(t *testing.T) {
@@ -542,8 +544,10 @@ func TestRenderPreviewJSONGolden(t *testing.T) {
 			`{"results":[{"id":"cin_4f2a/orders:o1","title":"Order o1","url":""}]}`},
 		{"budget cuts text first", "single-source", PreviewOptions{Budget: 170},
 			`{"results":[{"id":"cin_4f2a/orders:o1","title":"Order o1: 3 items","url":"","text":"Shipped to Berlin on 20…"},{"id":"cin_4f2a/orders:o2","title":"Order o2","url":""}]}`},
+		// Room for both ids but not for both titles: one hit, with its
+		// title.
 		{"budget for the ids alone", "single-source", PreviewOptions{Budget: 110},
-			`{"results":[{"id":"cin_4f2a/orders:o1","title":"","url":""},{"id":"cin_4f2a/orders:o2","title":"","url":""}]}`},
+			`{"results":[{"id":"cin_4f2a/orders:o1","title":"Order o1: 3 items","url":"","text":"Shipped to Berlin o…"}]}`},
 		{"no room for a hit", "single-source", PreviewOptions{Budget: 60}, `{"results":[]}`},
 		{"no room for the object", "single-source", PreviewOptions{Budget: 13}, ``},
 		{"no hits", "none", PreviewOptions{}, `{"results":[]}`},
