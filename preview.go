@@ -81,7 +81,7 @@ const (
 type PreviewOptions struct {
 	// Budget is the hard cap on the bytes of the text; 0 means 1800.
 	Budget int
-	// MaxHits is the most hits to show; 0 means 5. Only the first
+	// MaxHits is the most hits to show; 0 means 8. Only the first
 	// MaxHits hits are looked at. Raising it never leaves the hits shown
 	// without their titles: each keeps at least its title's first words
 	// (see RenderPreview), and fewer hits are shown instead.
@@ -98,7 +98,7 @@ type PreviewOptions struct {
 	MaxLabel int
 	// MaxTitle caps the title the same way; 0 means 100.
 	MaxTitle int
-	// MaxSnippet caps the snippet the same way; 0 means 200.
+	// MaxSnippet caps the snippet the same way; 0 means 120.
 	MaxSnippet int
 	// Format is the shape of the text: FormatText (the zero value) or
 	// FormatJSON; any other value means FormatText.
@@ -106,19 +106,25 @@ type PreviewOptions struct {
 }
 
 // The defaults of PreviewOptions: what a zero Budget and a zero MaxHits
-// mean.
+// mean. At the default budget, eight hits with their titles and a
+// snippet each cost a model about 60 o200k tokens per id shown, header
+// and footer included (DESIGN §10 bounds it at 75; the test
+// TestPreviewTokensPerID measures it): the fixed text is shared by more
+// ids, and room goes to ids and titles before long snippets.
 const (
 	DefaultBudget  = 1800
-	DefaultMaxHits = 5
+	DefaultMaxHits = 8
 )
 
-// The defaults of the field caps of PreviewOptions.
+// The defaults of the field caps of PreviewOptions. A snippet of 120
+// bytes is two sentences: enough to choose a hit by, while the record
+// itself is one fetch away.
 const (
 	defaultBudget     = DefaultBudget
 	defaultMaxHits    = DefaultMaxHits
 	defaultMaxLabel   = 40
 	defaultMaxTitle   = 100
-	defaultMaxSnippet = 200
+	defaultMaxSnippet = 120
 )
 
 // maxBudget is the largest budget a preview uses: no text comes near it,
@@ -230,9 +236,10 @@ const stackPreview = 2048
 // header and the count, or the header alone, or "". For example, a search
 // that returns 200 hits from two connections, each with a 500-character
 // snippet, and passes the first 100 with Total 200, gets a preview of 1800
-// bytes with the default options: 5 complete ids, each with its labels,
-// its title and a snippet cut to about 182 bytes, and the line "195 hits
-// not shown; 95 of them in structuredContent.results.".
+// bytes with the default options: 8 complete ids, each with its labels,
+// its title and a snippet cut to about 60 bytes, and the line "192 hits
+// not shown; 92 of them in structuredContent.results.": 63 o200k tokens
+// per id shown.
 //
 // The cost depends on the budget, not on len(hits) or on the length of
 // the fields: hits beyond the first MaxHits are only counted, no more

@@ -262,7 +262,7 @@ func budgetHits() []Hit {
 // The byte size and id count the documentation of RenderPreview quotes.
 const (
 	budgetFixtureBytes = 1800
-	budgetFixtureIDs   = 5
+	budgetFixtureIDs   = 8
 )
 
 func TestPreviewTokenBudget(t *testing.T) {
@@ -275,7 +275,7 @@ func TestPreviewTokenBudget(t *testing.T) {
 	assert.GreaterOrEqual(t, len(ids), 3)
 	assert.Equal(t, budgetFixtureBytes, len(out), "update the documentation of RenderPreview:\n%s", out)
 	assert.Equal(t, budgetFixtureIDs, len(ids))
-	assert.Contains(t, out, "\n195 hits not shown; 95 of them in structuredContent.results.")
+	assert.Contains(t, out, "\n192 hits not shown; 92 of them in structuredContent.results.")
 	for _, id := range ids {
 		assert.Contains(t, out, "id="+id+" ", "ids are complete")
 	}
@@ -303,7 +303,7 @@ func TestPreviewBudgets(t *testing.T) {
 			require.GreaterOrEqual(t, n, shown, "budget %d shows fewer hits than a smaller one", budget)
 			shown = n
 		}
-		assert.Equal(t, 5, shown)
+		assert.Equal(t, DefaultMaxHits, shown)
 	})
 }
 
@@ -349,8 +349,8 @@ func TestPreviewOptions(t *testing.T) {
 		a, b PreviewOptions
 	}{
 		{"zero Budget is 1800", PreviewOptions{}, PreviewOptions{Budget: 1800}},
-		{"zero MaxHits is 5", PreviewOptions{Budget: 1 << 20}, PreviewOptions{Budget: 1 << 20, MaxHits: 5}},
-		{"zero caps are 40, 100, 200", PreviewOptions{Budget: 1 << 20}, PreviewOptions{Budget: 1 << 20, MaxLabel: 40, MaxTitle: 100, MaxSnippet: 200}},
+		{"zero MaxHits is 8", PreviewOptions{Budget: 1 << 20}, PreviewOptions{Budget: 1 << 20, MaxHits: 8}},
+		{"zero caps are 40, 100, 120", PreviewOptions{Budget: 1 << 20}, PreviewOptions{Budget: 1 << 20, MaxLabel: 40, MaxTitle: 100, MaxSnippet: 120}},
 		{"Total below len(hits) is ignored", PreviewOptions{Total: 3}, PreviewOptions{Total: -1}},
 		{"Total equal to len(hits)", PreviewOptions{Total: 20}, PreviewOptions{}},
 		{"negative caps hide fields", PreviewOptions{MaxLabel: -1, MaxTitle: -2, MaxSnippet: -3}, PreviewOptions{MaxLabel: -1, MaxTitle: -1, MaxSnippet: -1}},
