@@ -43,6 +43,10 @@ import (
 // A Sealer is safe for concurrent use. Seal and Open cost about a
 // microsecond for ids of up to 200 bytes, and [Sealer.AppendSeal] into a
 // buffer with room does not allocate.
+//
+// The zero Sealer, like a nil *Sealer, has no key: it seals nothing
+// ([Sealer.Seal] returns the id unsealed) and opens nothing ([Sealer.Open]
+// answers unknown_id for every input). Use [NewSealer].
 type Sealer struct {
 	keys []sealKey
 }
@@ -91,14 +95,19 @@ func NewSealer(keys ...[]byte) (*Sealer, error) {
 	return s, nil
 }
 
-// Seal returns id with its seal: id + "~" + tag.
+// Seal returns id with its seal: id + "~" + tag. A Sealer with no key (the
+// zero Sealer) returns id unsealed.
 func (s *Sealer) Seal(id string) string {
 	return string(s.AppendSeal(make([]byte, 0, len(id)+1+SealTagLen), id))
 }
 
 // AppendSeal appends id with its seal to dst and returns the extended
-// buffer. It does not allocate when dst has room.
+// buffer. It does not allocate when dst has room. A Sealer with no key (the
+// zero Sealer) appends id unsealed.
 func (s *Sealer) AppendSeal(dst []byte, id string) []byte {
+	if s == nil || len(s.keys) == 0 {
+		return append(dst, id...)
+	}
 	var tag [SealTagLen]byte
 	s.keys[0].tag(&tag, id)
 	dst = append(dst, id...)
@@ -111,10 +120,11 @@ func (s *Sealer) AppendSeal(dst []byte, id string) []byte {
 // does not match, an id changed by as little as one character) is an
 // [*Error] with Code [CodeUnknownID], Field id and Input sealed. Open
 // splits at the last '~', so an id may itself hold '~'; it compares tags in
-// constant time.
+// constant time. A Sealer with no key (the zero Sealer) opens nothing: it
+// answers unknown_id for every input.
 func (s *Sealer) Open(sealed string) (string, error) {
 	i := strings.LastIndexByte(sealed, sealSep)
-	if i < 0 || len(sealed)-i-1 != SealTagLen {
+	if s == nil || i < 0 || len(sealed)-i-1 != SealTagLen {
 		return "", unknownID(sealed)
 	}
 	id, given := sealed[:i], sealed[i+1:]

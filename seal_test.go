@@ -234,3 +234,23 @@ func BenchmarkSeal(b *testing.B) {
 		})
 	}
 }
+
+// TestSealerZero: a Sealer with no key, the zero value or a nil pointer,
+// seals nothing and opens nothing, and never panics.
+func TestSealerZero(t *testing.T) {
+	sealed := testSealer(t, testKey).Seal("c1/orders:o1")
+	for name, s := range map[string]*Sealer{"zero": {}, "nil": nil} {
+		t.Run(name, func(t *testing.T) {
+			for _, id := range []string{"c1/orders:o1", "", "a~b", sealed} {
+				assert.Equal(t, id, s.Seal(id))
+				assert.Equal(t, "x"+id, string(s.AppendSeal([]byte("x"), id)))
+				got, err := s.Open(id)
+				require.ErrorIs(t, err, ErrUnknownID, "%q", id)
+				assert.Empty(t, got)
+				var e *Error
+				require.ErrorAs(t, err, &e)
+				assert.Equal(t, id, e.Input)
+			}
+		})
+	}
+}

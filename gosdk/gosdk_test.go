@@ -111,3 +111,22 @@ func TestStdioHostileLines(t *testing.T) {
 		return server.Run(ctx, gosdk.NewStdioTransport(in, out))
 	})
 }
+
+// connectAs is connect with caller in the context of every call the
+// server handles, put there by a receiving middleware as a server's
+// authentication would.
+func connectAs(t testing.TB, b searchfetch.Backend, opts *searchfetch.Options, caller searchfetch.Caller) adaptertest.Client {
+	t.Helper()
+	server := mcp.NewServer(&mcp.Implementation{Name: "test-server", Version: "v0.0.1"}, nil)
+	server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			return next(searchfetch.WithCaller(ctx, caller), method, req)
+		}
+	})
+	require.NoError(t, gosdk.Register(server, b, opts))
+	return client{session: connectTo(t, server)}
+}
+
+func TestAuthorization(t *testing.T) {
+	adaptertest.RunAuthorization(t, connectAs)
+}

@@ -124,3 +124,32 @@ func TestStdioHostileLines(t *testing.T) {
 		return mcpgo.ServeStdio(ctx, s, in, out)
 	})
 }
+
+// callerClient is an mcp-go client whose calls carry a caller in their
+// context, which the in-process transport hands on to the server.
+type callerClient struct {
+	mcpClient
+	caller searchfetch.Caller
+}
+
+func (m callerClient) Call(t testing.TB, name string, args any) adaptertest.Answer {
+	t.Helper()
+	req := mcp.CallToolRequest{}
+	req.Params.Name = name
+	req.Params.Arguments = args
+	res, err := m.c.CallTool(searchfetch.WithCaller(context.Background(), m.caller), req)
+	require.NoError(t, err)
+	return answer(t, res)
+}
+
+// connectAs is connect with caller in the context of every call.
+func connectAs(t testing.TB, b searchfetch.Backend, opts *searchfetch.Options, caller searchfetch.Caller) adaptertest.Client {
+	t.Helper()
+	s := server.NewMCPServer("test-server", "v0.0.1")
+	require.NoError(t, mcpgo.Register(s, b, opts))
+	return callerClient{mcpClient{c: connectTo(t, s)}, caller}
+}
+
+func TestAuthorization(t *testing.T) {
+	adaptertest.RunAuthorization(t, connectAs)
+}

@@ -19,11 +19,12 @@ type argSpec struct {
 	hint     string
 }
 
-// The arguments of each tool in each mode.
+// The arguments of each tool in each mode. Their hints are templates, in
+// which {search} stands for the search tool's name ([newHints]).
 var (
 	searchArgs       = argSpec{names: []string{"query"}, required: 1, hint: `pass {"query": "…"} with what to look for as a string`}
-	fetchArgs        = argSpec{names: []string{"id", "connection_id"}, required: 1, hint: `pass {"id": "…"} with an id exactly as search showed it, and a string connection_id only where search showed one`}
-	fetchArgsChatGPT = argSpec{names: []string{"id"}, required: 1, hint: `pass {"id": "…"} with an id exactly as search showed it`}
+	fetchArgs        = argSpec{names: []string{"id", "connection_id"}, required: 1, hint: `pass {"id": "…"} with an id exactly as {search} showed it, and a string connection_id only where {search} showed one`}
+	fetchArgsChatGPT = argSpec{names: []string{"id"}, required: 1, hint: `pass {"id": "…"} with an id exactly as {search} showed it`}
 )
 
 // The messages of malformed arguments.

@@ -15,12 +15,13 @@ func TestReadArgsAllocs(t *testing.T) {
 		{"id and connection_id", ` { "id" : "orders:o1" , "connection_id" : "c1" } `, 2},
 		{"non-ASCII", `{"id":"docs:Q3 résumé"}`, 1},
 	}
+	spec := newHints(ModeDefault, SearchName, FetchName).fetchArgs
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			raw := []byte(tt.args)
 			var vals [2]string
 			got := testing.AllocsPerRun(100, func() {
-				if err := readArgs(raw, fetchArgs, vals[:]); err != nil {
+				if err := readArgs(raw, spec, vals[:]); err != nil {
 					t.Fatal(err)
 				}
 			})

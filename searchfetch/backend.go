@@ -10,6 +10,16 @@ import (
 // one record. Both methods get the tool call's context, bounded by
 // [Options.Timeout]; both may be called concurrently.
 //
+// A handle is a name, not a capability: the caller's right to read the
+// connection a request names is checked on every call. With
+// [Options.Authorize] the tools ask it before the backend runs; a backend
+// without an authorizer checks the caller itself ([CallerFrom]), on every
+// path. With an authorizer, the backend of an unscoped fetch still checks
+// the connection it picks, and a search's counts ([SearchResult.Total],
+// HasMore) reach the model for the hits the tools do not look at: a
+// backend whose counts must not reveal other connections' records reports
+// counts for the caller.
+//
 // An error that is an [*mcpid.Error] (for example [mcpid.AmbiguousConnection]
 // when the resource server answers 409, or [mcpid.NewError] with
 // [mcpid.CodeNotFound]) reaches the model as its envelope. Any other error
@@ -24,7 +34,8 @@ type Backend interface {
 	// named none and the source must find the record itself (and may
 	// answer with [mcpid.AmbiguousConnection]); req.Handle.BaseID() is
 	// the hit's own id within it. A handle is a name, not a capability:
-	// Fetch must check that the caller may read the connection req names.
+	// without an authorizer, Fetch must check that the caller may read
+	// the connection req names (see above).
 	Fetch(ctx context.Context, req mcpid.FetchRequest) (Document, error)
 }
 
@@ -36,7 +47,10 @@ type SearchResult struct {
 	// legacy stream:record handle.
 	Hits []mcpid.Hit
 	// Total is the number of hits in the whole result when it is more
-	// than len(Hits); a smaller value is ignored.
+	// than len(Hits); a smaller value is ignored. With an authorizer, the
+	// hits a search leaves out as denied are taken off it; the hits it
+	// does not look at count as Total says, so a backend whose counts
+	// must not reveal other connections' records counts for the caller.
 	Total int
 	// HasMore reports that the result has more hits than Total (or than
 	// len(Hits)).

@@ -13,12 +13,17 @@
 // fetch it by, [mcpid.SelfContainedID] of the hit's id and connection: an id
 // that fetches that hit, and no other, by itself, in both modes. Hits that
 // come out with the same id are shown once, the first of them. A hit that
-// no id can fetch fails the search with invalid_resource_response naming
-// it, so that the server's author sees it at once: one whose connection is
-// not a connection id (see [mcpid.ResolveFetch]), whose id is empty, not
-// valid UTF-8 or holds a control character, or that has no connection and
-// an id that is not a legacy stream:record handle (a single-source server
-// gives its hits its source's name as connection). Its answer holds one text
+// no shown id can fetch is left out, counted among the hits not shown, and
+// reported to the server ([Options.OnDropped], or [Options.Logger]) with
+// its index and why: one whose connection is not a connection id (see
+// [mcpid.ResolveFetch]), as CORP\drive, whose id is empty, not valid UTF-8
+// or holds a control character, that has no connection and an id that is
+// not a legacy stream:record handle (a single-source server gives its hits
+// its source's name as connection), or whose fetch arguments would exceed
+// [MaxArgumentsSize] as a client may escape them (every non-ASCII rune as
+// \uXXXX). One odd record does not take down every search that
+// finds it: the search fails, with invalid_resource_response, only when
+// the backend returned hits and none of them can be shown. Its answer holds one text
 // content item, the preview the model reads, and structuredContent as
 // [Options.Structured] chooses.
 //
@@ -56,6 +61,19 @@
 // backend call. The document the backend returns goes back with its id set
 // to the id as the model gave it, as the text of one content item (its JSON)
 // and as structuredContent.
+//
+// # Authorization
+//
+// A handle is a name, not a capability (MCP 2026-07-28): an id names a
+// connection, and a caller who holds it may still have no right to read
+// it. [Options.Authorize] is asked on every call, with the caller the
+// transport verified in the context ([Caller], [CallerFrom]): fetch asks
+// it for the connection its request names before the backend runs, and a
+// denial is forbidden, the same answer whether or not the record exists;
+// search asks it once per distinct connection among the hits it looks at
+// and leaves out, uncounted, the hits of a connection it denies. So every
+// hit a caller is shown is one that caller can fetch. Without an
+// authorizer, the backend checks the caller itself.
 //
 // # Modes
 //
@@ -99,7 +117,11 @@
 //     answer within [Options.Timeout]: a generic resource_unavailable envelope
 //     that never holds the backend's own message (log it with
 //     [Options.Logger]);
-//   - a search hit that no id can fetch (above): invalid_resource_response.
+//   - a search whose hits no id can fetch, not one of them (above):
+//     invalid_resource_response;
+//   - a fetch the authorizer denies: forbidden; an authorizer that does not
+//     answer within [Options.Timeout]: resource_unavailable; its own
+//     *mcpid.Error, as it is.
 //
 // # Choices where the contract is silent
 //

@@ -23,9 +23,10 @@ var (
 )
 
 // badHit returns the invalid_resource_response error of a search whose
-// backend returned a hit that no id can fetch; message names the hit.
-func badHit(message string) *mcpid.Error {
-	return mcpid.NewError(mcpid.CodeInvalidResourceResponse, message, "search again, or report the source as faulty")
+// backend returned a hit that no id can fetch; message names the hit, and
+// hint is the tools' own ([hints]).
+func badHit(message, hint string) *mcpid.Error {
+	return mcpid.NewError(mcpid.CodeInvalidResourceResponse, message, hint)
 }
 
 // maxQuoted bounds the bytes of a value (an unknown argument name, a

@@ -3,7 +3,9 @@ package searchfetch_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/mcpid/mcpid"
 	"github.com/mcpid/mcpid/searchfetch"
@@ -78,4 +80,39 @@ func ExampleErrorResult() {
 	// Output:
 	// true resource_unavailable
 	// query orders: context deadline exceeded
+}
+
+// An authorizer checks the verified caller against the connection on every
+// call: a caller without a grant is shown nothing of "lib" and cannot fetch
+// from it, whether or not the record exists. The adapters put the caller
+// into the context; here WithCaller does.
+func ExampleOptions_authorize() {
+	grants := map[string][]string{"ana": {"lib"}}
+	tools := searchfetch.New(library{}, &searchfetch.Options{
+		Authorize: func(ctx context.Context, a searchfetch.Access) error {
+			c, _ := searchfetch.CallerFrom(ctx)
+			if slices.Contains(grants[c.UserID], a.ConnectionID) {
+				return nil
+			}
+			return errors.New("no grant")
+		},
+	})
+	for _, user := range []string{"ana", "bob"} {
+		ctx := searchfetch.WithCaller(context.Background(), searchfetch.Caller{UserID: user})
+		res := tools.Search(ctx, json.RawMessage(`{"query":"go"}`))
+		fmt.Println(user, mcpid.ExtractIDs(res.Text))
+		res = tools.Fetch(ctx, json.RawMessage(`{"id":"lib/books:b1"}`))
+		outcome := "read"
+		if res.IsError {
+			var e mcpid.Error
+			_ = json.Unmarshal([]byte(res.Text), &e)
+			outcome = string(e.Code)
+		}
+		fmt.Println(user, outcome)
+	}
+	// Output:
+	// ana [lib/books:b1]
+	// ana read
+	// bob []
+	// bob forbidden
 }

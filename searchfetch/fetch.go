@@ -3,7 +3,6 @@ package searchfetch
 import (
 	"context"
 	"encoding/json"
-	"errors"
 
 	"github.com/mcpid/mcpid"
 	"github.com/mcpid/mcpid/internal/weburl"
@@ -12,8 +11,9 @@ import (
 // Fetch runs the fetch tool and returns its answer. args are the raw JSON
 // arguments of the call ({"id": "…"}, with an optional "connection_id" in
 // ModeDefault). With a Sealer it opens the id first; it resolves the
-// arguments with [mcpid.ResolveFetch] and calls [Backend.Fetch] only when
-// they resolve. In both modes Text is the JSON of the [Document], whose id
+// arguments with [mcpid.ResolveFetch], asks [Options.Authorize] whether the
+// caller may read the connection they name, and calls [Backend.Fetch] only
+// when they resolve and the caller may. In both modes Text is the JSON of the [Document], whose id
 // is set to the id as given, and StructuredContent is the same JSON (nil
 // with StructuredNone). In ModeChatGPT the document's url follows the rule
 // of the search results ([mcpid.FormatJSON]): an absolute http or https
@@ -21,15 +21,11 @@ import (
 //
 // A failure is a tool error; see the package documentation.
 func (t *Tools) Fetch(ctx context.Context, args json.RawMessage) Result {
-	spec := fetchArgs
-	if t.opts.Mode == ModeChatGPT {
-		spec = fetchArgsChatGPT
-	}
 	var vals [2]string
-	if err := readArgs(args, spec, vals[:]); err != nil {
+	if err := readArgs(args, t.hints.fetchArgs, vals[:]); err != nil {
 		return t.errorResult(err)
 	}
-	id, err := t.open(vals[0])
+	id, sealed, err := t.open(vals[0])
 	if err != nil {
 		return t.errorResult(err)
 	}
@@ -37,9 +33,13 @@ func (t *Tools) Fetch(ctx context.Context, args json.RawMessage) Result {
 	if err != nil {
 		return t.errorResult(err)
 	}
+	access := Access{Tool: t.opts.FetchName, ConnectionID: req.ConnectionID, ID: vals[0], Handle: req.Handle}
+	if err := t.authorize(ctx, access); err != nil {
+		return t.errorResult(err)
+	}
 	doc, err := callBackend(ctx, t, t.opts.FetchName, Backend.Fetch, req)
 	if err != nil {
-		return t.errorResult(t.retryable(err, req))
+		return t.relayedError(ctx, err, access, &req, sealed)
 	}
 	doc.ID = vals[0] // as given, sealed or not
 	if t.opts.Mode == ModeChatGPT && !weburl.Valid(doc.URL) {
@@ -55,34 +55,20 @@ func (t *Tools) Fetch(ctx context.Context, args json.RawMessage) Result {
 	return okResult(string(b), b)
 }
 
-// retryable returns err as the model can act on it. In ModeChatGPT, where
-// fetch takes no connection_id, an ambiguous_connection error lists instead
-// the self-contained id of the record in each connection
-// ([mcpid.AmbiguousConnectionIDs]), so that the model retries with an id.
-func (t *Tools) retryable(err error, req mcpid.FetchRequest) error {
-	var e *mcpid.Error
-	if t.opts.Mode != ModeChatGPT || !errors.As(err, &e) || e.Code != mcpid.CodeAmbiguousConnection || e.AvailableIDs != nil {
-		return err
-	}
-	amb := mcpid.AmbiguousConnectionIDs(req.Handle.BaseID(), e.Available)
-	if t.opts.Sealer != nil {
-		for i, id := range amb.AvailableIDs {
-			amb.AvailableIDs[i] = t.opts.Sealer.Seal(id)
-		}
-	}
-	return amb
-}
-
 // open returns the id that the fetch tool's id argument carries: the
 // argument itself without a Sealer, and otherwise the id its seal opens
 // to, or, with AcceptUnsealed, the argument itself when it does not open.
-func (t *Tools) open(arg string) (string, error) {
+// sealed reports whether the id was opened from a seal.
+func (t *Tools) open(arg string) (id string, sealed bool, err error) {
 	if t.opts.Sealer == nil {
-		return arg, nil
+		return arg, false, nil
 	}
-	id, err := t.opts.Sealer.Open(arg)
-	if err != nil && t.opts.AcceptUnsealed {
-		return arg, nil
+	id, err = t.opts.Sealer.Open(arg)
+	switch {
+	case err == nil:
+		return id, true, nil
+	case t.opts.AcceptUnsealed:
+		return arg, false, nil
 	}
-	return id, err
+	return "", false, err
 }

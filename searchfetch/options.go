@@ -1,6 +1,7 @@
 package searchfetch
 
 import (
+	"context"
 	"log/slog"
 	"time"
 
@@ -102,9 +103,35 @@ type Options struct {
 	// a seal. Turn it off once those conversations are over. It does
 	// nothing without a Sealer.
 	AcceptUnsealed bool
+	// Authorize, when set, decides whether the caller of a tool may read
+	// a connection: a handle is a name, not a capability. The caller is
+	// in ctx ([CallerFrom]) when the transport verified one.
+	//
+	// fetch calls it after the id resolved ([mcpid.ResolveFetch], seal
+	// opened) and before the backend, with the connection the request
+	// names, "" for an unscoped fetch of a legacy id (the authorizer then
+	// decides whether this caller may have the backend find the record,
+	// and the backend checks the connection it picks). search calls it at
+	// most once per distinct connection among the hits it looks at (the
+	// preview's window; every hit with StructuredAll), before it judges
+	// whether a hit can be fetched. An ambiguous_connection answer lists
+	// only the connections (in ModeChatGPT, ids) it allows.
+	//
+	// nil allows. An *mcpid.Error is the answer as it is. Any other error,
+	// and a panic, is a denial: fetch answers forbidden
+	// ([mcpid.CodeForbidden]), the same whether or not the record exists,
+	// and never calls the backend; search leaves out the hits of that
+	// connection without counting them (they are not in total, nor among
+	// the hits not shown: a count would tell that records exist there),
+	// and never fails for them (all denied is an empty result). It is
+	// bounded as a backend call is (Timeout, Isolate): one that does not
+	// answer in time is resource_unavailable. It may be called
+	// concurrently.
+	Authorize func(ctx context.Context, a Access) error
 	// SearchName and FetchName are the names the tools are registered
-	// under; "" means SearchName and FetchName. Descriptions and error
-	// hints name the tools as registered. Each must be a valid MCP tool
+	// under; "" means SearchName and FetchName. The descriptions and the
+	// hints mcpid writes are built from these names; a hint a backend
+	// wrote reaches the model exactly as written. Each must be a valid MCP tool
 	// name (1 to 128 of A-Z a-z 0-9 _ - .), and the two must differ.
 	SearchName string
 	FetchName  string
@@ -135,6 +162,19 @@ type Options struct {
 	FetchDescription  string
 	// Logger, when set, records the backend failures that reach the model
 	// only as a generic envelope: errors that are not an *mcpid.Error,
-	// panics and timeouts.
+	// panics and timeouts; and, when OnDropped is nil, the search hits
+	// left out as unfetchable (at level Warn, with their index and why).
 	Logger *slog.Logger
+	// OnDropped, when set, is told of every search hit left out because
+	// no id the tools show could fetch it: index is its position in
+	// SearchResult.Hits, hit is the hit as the backend returned it, and
+	// err an invalid_resource_response *mcpid.Error saying why (an empty
+	// id, one that is not valid UTF-8 or holds a control character, a
+	// connection that is not a connection id, no connection and an id
+	// that is not a legacy stream:record handle, fetch arguments that
+	// would exceed MaxArgumentsSize). Such a hit is not shown and is counted among the
+	// hits not shown; the search fails only when every hit it looked at
+	// was left out. It is called on the goroutine of the call, and may be
+	// called concurrently by concurrent searches.
+	OnDropped func(index int, hit mcpid.Hit, err error)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"regexp"
 
 	"github.com/mcpid/mcpid"
 )
@@ -65,24 +64,15 @@ func okResult(text string, structured []byte) Result {
 	return Result{Text: text, StructuredContent: structured}
 }
 
-// errorResult is [ErrorResult] with the hint naming the tools as t
-// registers them: where they are not called search and fetch, those words
-// of the hint are replaced by their names.
+// errorResult is [ErrorResult] in the tools' words: an error whose hint is
+// mcpid's default for its code gets the hint built from the tools' names
+// ([hints.worded]); any other hint is kept as written.
 func (t *Tools) errorResult(err error) Result {
-	if t.opts.SearchName == SearchName && t.opts.FetchName == FetchName {
-		return ErrorResult(err)
-	}
 	e := envelope(err)
-	hint := toolWords.ReplaceAllStringFunc(e.Hint(), func(w string) string {
-		if w == SearchName {
-			return t.opts.SearchName
-		}
-		return t.opts.FetchName
-	})
-	r := ErrorResult(e.WithHint(hint))
-	r.Err = err
-	return r
+	if w := t.hints.worded(e); w != e {
+		r := ErrorResult(w)
+		r.Err = err
+		return r
+	}
+	return ErrorResult(err)
 }
-
-// toolWords matches the default tool names as words of a hint.
-var toolWords = regexp.MustCompile(`\b(search|fetch)\b`)

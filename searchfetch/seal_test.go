@@ -102,3 +102,39 @@ func mustArgs(t *testing.T, id string) json.RawMessage {
 	require.NoError(t, err)
 	return b
 }
+
+// TestAcceptUnsealedMintsNoSeal: a made-up legacy id that the source finds
+// in two connections, taken unsealed under AcceptUnsealed, answers with
+// the ids to retry with unsealed: none of them opens, so none fetches once
+// AcceptUnsealed is off. A sealed id still gets sealed ids.
+func TestAcceptUnsealedMintsNoSeal(t *testing.T) {
+	s := sealer(t)
+	b := newByPair()
+	accepting := searchfetch.New(b, &searchfetch.Options{Mode: searchfetch.ModeChatGPT, Sealer: s, AcceptUnsealed: true})
+	e := requireError(t, accepting.Fetch(context.Background(), mustArgs(t, "orders:o1")), mcpid.CodeAmbiguousConnection)
+	require.Equal(t, []string{"projects%2Fp1%2Fconnections%2Fc2/orders:o1", "drive%3Ateam/orders:o1"}, e.AvailableIDs)
+	strict := searchfetch.New(b, &searchfetch.Options{Mode: searchfetch.ModeChatGPT, Sealer: s})
+	asked := len(b.asked)
+	for _, id := range e.AvailableIDs {
+		_, err := s.Open(id)
+		require.ErrorIs(t, err, mcpid.ErrUnknownID, "%q opens", id)
+		requireError(t, strict.Fetch(context.Background(), mustArgs(t, id)), mcpid.CodeUnknownID)
+	}
+	assert.Len(t, b.asked, asked, "no backend call")
+
+	e = requireError(t, accepting.Fetch(context.Background(), mustArgs(t, s.Seal("orders:o1"))), mcpid.CodeAmbiguousConnection)
+	require.Len(t, e.AvailableIDs, 2)
+	for _, id := range e.AvailableIDs {
+		_, err := s.Open(id)
+		require.NoError(t, err, "%q", id)
+	}
+}
+
+// TestNewZeroSealer: a Sealer with no key is a programming error, as a nil
+// backend is.
+func TestNewZeroSealer(t *testing.T) {
+	assert.PanicsWithValue(t, "searchfetch: New with a Sealer that has no key; use mcpid.NewSealer", func() {
+		searchfetch.New(&recorder{}, &searchfetch.Options{Sealer: &mcpid.Sealer{}})
+	})
+	assert.NotPanics(t, func() { searchfetch.New(&recorder{}, &searchfetch.Options{Sealer: sealer(t)}) })
+}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"strconv"
 
 	"github.com/mcpid/mcpid"
 )
@@ -32,7 +31,8 @@ type searchOutput struct {
 // Search runs the search tool and returns its answer. args are the raw JSON
 // arguments of the call ({"query": "…"}). Every hit gets its id from
 // [mcpid.SelfContainedID], hits that share an id are shown once, and a hit
-// that no id can fetch fails the search (see the package documentation).
+// that no shown id can fetch is left out, counted and reported (see the
+// package documentation and [Options.OnDropped]).
 // Only the hits the preview can show are looked at (no more than MaxHits,
 // nor than the budget has room for), but with StructuredAll, which shows
 // every hit. Then:
@@ -61,24 +61,27 @@ type searchOutput struct {
 // A failure is a tool error; see the package documentation.
 func (t *Tools) Search(ctx context.Context, args json.RawMessage) Result {
 	var vals [1]string
-	if err := readArgs(args, searchArgs, vals[:]); err != nil {
+	if err := readArgs(args, t.hints.searchArgs, vals[:]); err != nil {
 		return t.errorResult(err)
 	}
 	res, err := callBackend(ctx, t, t.opts.SearchName, Backend.Search, vals[0])
 	if err != nil {
-		return t.errorResult(err)
+		return t.relayedError(ctx, err, Access{Tool: t.opts.SearchName}, nil, false)
 	}
 	limit := t.window
 	if t.opts.Structured == StructuredAll && t.opts.Mode == ModeDefault {
 		limit = len(res.Hits)
 	}
-	hits, looked, err := fetchableHits(res.Hits, limit, t.opts.Sealer)
+	sel, err := t.selectHits(ctx, res.Hits, limit)
 	if err != nil {
 		return t.errorResult(err)
 	}
+	hits := sel.hits
 	opts := t.opts.Preview
-	// Hits not looked at count as distinct: the backend's count stands.
-	opts.Total = max(res.Total, len(hits)+len(res.Hits)-looked)
+	// Hits dropped as unfetchable count among those not shown; hits not
+	// looked at count as distinct: the backend's count stands, less the
+	// hits the caller may not read, which count nowhere.
+	opts.Total = max(res.Total-sel.denied, len(hits)+sel.dropped+len(res.Hits)-sel.looked)
 	opts.HasMore = res.HasMore
 	switch {
 	case t.opts.Structured == StructuredNone:
@@ -157,69 +160,4 @@ func marshal(v any) json.RawMessage {
 		panic("searchfetch: " + err.Error()) // strings, ints and bools always encode
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
-}
-
-// fetchableHits returns the hits to show: each with the id
-// [mcpid.SelfContainedID] gives it, which fetches that hit alone, and each
-// id once (the first hit that has it). A hit whose id cannot fetch it is an
-// invalid_resource_response error naming the hit: one whose connection is
-// not a connection id or whose id is empty, not valid UTF-8 or holds a
-// control character, and one with no connection whose id is not a legacy
-// stream:record handle (an id that looks self-contained is never taken to
-// be one).
-// With a sealer, each id is sealed.
-//
-// It looks at hits in order until limit of them are kept, and returns how
-// many it looked at.
-func fetchableHits(in []mcpid.Hit, limit int, sealer *mcpid.Sealer) (hits []mcpid.Hit, looked int, err error) {
-	hits = make([]mcpid.Hit, 0, min(len(in), limit))
-	seen := make(map[string]struct{}, min(len(in), limit))
-	for i, h := range in {
-		if len(hits) == limit {
-			return hits, i, nil
-		}
-		id, embedded := mcpid.SelfContainedID(h.ID, h.ConnectionID)
-		if !embedded {
-			if err := unfetchable(i, h); err != nil {
-				return nil, i, err
-			}
-		}
-		if _, dup := seen[id]; dup {
-			continue
-		}
-		seen[id] = struct{}{}
-		if sealer != nil {
-			id = sealer.Seal(id)
-		}
-		h.ID = id
-		hits = append(hits, h)
-	}
-	return hits, len(in), nil
-}
-
-// unfetchable returns the error for the hit at index i, which
-// SelfContainedID did not embed, or nil when its id fetches it as it is: a
-// legacy handle with no connection.
-func unfetchable(i int, h mcpid.Hit) error {
-	hit := "hit " + strconv.Itoa(i+1)
-	switch {
-	case h.ID == "":
-		return badHit(hit + " has an empty id")
-	case !embeddable(h.ID):
-		return badHit(hit + " has an id that is not valid UTF-8 or holds a control character")
-	case h.ConnectionID != "":
-		return badHit(hit + " has the connection id " + quote(h.ConnectionID) + ", which is not a valid connection id")
-	}
-	if hd, err := mcpid.Parse(h.ID); err != nil || hd.IsSelfContained() {
-		return badHit(hit + " has no connection and the id " + quote(h.ID) + ", which is not a stream:record handle")
-	}
-	return nil
-}
-
-// embeddable reports whether SelfContainedID embeds id in a valid
-// connection: whether id is not empty, is valid UTF-8 and holds no
-// control character.
-func embeddable(id string) bool {
-	_, ok := mcpid.SelfContainedID(id, "c")
-	return ok
 }

@@ -1,8 +1,11 @@
 package searchfetch_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"log/slog"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -95,37 +98,110 @@ func TestSearchChatGPT(t *testing.T) {
 	}
 }
 
-// TestSearchGarbage: a hit that no id can fetch fails the search with an
-// invalid_resource_response error naming it; an empty result is not an
-// error.
-func TestSearchGarbage(t *testing.T) {
+// dropReport is one call of Options.OnDropped.
+type dropReport struct {
+	Index   int
+	ID      string
+	Message string
+}
+
+// reportsTo returns an OnDropped func that appends to reports.
+func reportsTo(t *testing.T, reports *[]dropReport) func(int, mcpid.Hit, error) {
+	return func(i int, h mcpid.Hit, err error) {
+		var e *mcpid.Error
+		require.ErrorAs(t, err, &e)
+		require.Equal(t, mcpid.CodeInvalidResourceResponse, e.Code)
+		*reports = append(*reports, dropReport{i, h.ID, e.Message()})
+	}
+}
+
+// TestSearchDropsUnfetchable: a hit that no id can fetch is left out,
+// counted among the hits not shown, and reported with its index and why;
+// the search fails with invalid_resource_response only when hits were
+// returned and none can be shown. An empty result is not an error.
+func TestSearchDropsUnfetchable(t *testing.T) {
+	const (
+		empty   = "the hit has an empty id"
+		badUTF8 = "the hit has an id that is not valid UTF-8 or holds a control character"
+	)
 	tests := []struct {
 		name    string
 		hits    []mcpid.Hit
-		message string // of the invalid_resource_response error; "" for none
+		shown   []string
+		reports []dropReport
+		failure string // the message of the invalid_resource_response error; "" for none
 	}{
-		{"empty id", []mcpid.Hit{{ID: "orders:o1"}, {ID: "", ConnectionID: "c1"}}, "hit 2 has an empty id"},
-		{"invalid UTF-8", []mcpid.Hit{{ID: "orders:\xff", ConnectionID: "c1"}}, "hit 1 has an id that is not valid UTF-8 or holds a control character"},
-		{"control character", []mcpid.Hit{{ID: "T-17\n2. id=x", ConnectionID: "c1"}}, "hit 1 has an id that is not valid UTF-8 or holds a control character"},
-		{"URL without a connection", []mcpid.Hit{{ID: "https://wiki.example.com/p/7"}}, `hit 1 has no connection and the id "https://wiki.example.com/p/7", which is not a stream:record handle`},
-		{"look-alike handle without a connection", []mcpid.Hit{{ID: "c1/orders:o1"}}, `hit 1 has no connection and the id "c1/orders:o1", which is not a stream:record handle`},
-		{"connection that is no name", []mcpid.Hit{{ID: "orders:o1", ConnectionID: "c1"}, {ID: "T-17", ConnectionID: "a/../b"}}, `hit 2 has the connection id "a/../b", which is not a valid connection id`},
-		{"no hits", nil, ""},
+		{"empty id", []mcpid.Hit{{ID: "orders:o1"}, {ID: "", ConnectionID: "c1"}},
+			[]string{"orders:o1"}, []dropReport{{1, "", empty}}, ""},
+		{"URL without a connection", []mcpid.Hit{{ID: "https://wiki.example.com/p/7"}, {ID: "T-17", ConnectionID: "c2"}},
+			[]string{"c2/:T-17"}, []dropReport{{0, "https://wiki.example.com/p/7", `the hit has no connection and the id "https://wiki.example.com/p/7", which is not a stream:record handle`}}, ""},
+		{"connection with a backslash", []mcpid.Hit{{ID: "a:1", ConnectionID: "c1"}, {ID: "files:f1", ConnectionID: `CORP\drive`}, {ID: "b:2", ConnectionID: "c1"}},
+			[]string{"c1/a:1", "c1/b:2"}, []dropReport{{1, "files:f1", `the hit has the connection id "CORP\\drive", which is not a valid connection id`}}, ""},
+		{"look-alike handle without a connection", []mcpid.Hit{{ID: "c1/orders:o1"}, {ID: "notes:n1"}},
+			[]string{"notes:n1"}, []dropReport{{0, "c1/orders:o1", `the hit has no connection and the id "c1/orders:o1", which is not a stream:record handle`}}, ""},
+		{"invalid UTF-8", []mcpid.Hit{{ID: "orders:\xff", ConnectionID: "c1"}},
+			nil, []dropReport{{0, "orders:\xff", badUTF8}}, "no hit can be fetched by an id: hit 1 has an id that is not valid UTF-8 or holds a control character"},
+		{"control characters, twice", []mcpid.Hit{{ID: "T-17\n2. id=x", ConnectionID: "c1"}, {ID: ""}},
+			nil, []dropReport{{0, "T-17\n2. id=x", badUTF8}, {1, "", empty}}, "no hit can be fetched by an id: hit 1 has an id that is not valid UTF-8 or holds a control character"},
+		{"connection that is no name", []mcpid.Hit{{ID: "T-17", ConnectionID: "a/../b"}},
+			nil, []dropReport{{0, "T-17", `the hit has the connection id "a/../b", which is not a valid connection id`}}, `no hit can be fetched by an id: hit 1 has the connection id "a/../b", which is not a valid connection id`},
+		{"no hits", nil, nil, nil, ""},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			b := &recorder{result: searchfetch.SearchResult{Hits: tt.hits, Total: -5}}
-			res := searchfetch.New(b, nil).Search(context.Background(), raw(`{"query":"q"}`))
-			if tt.message != "" {
-				e := requireError(t, res, mcpid.CodeInvalidResourceResponse)
-				assert.Equal(t, tt.message, e.Message())
-				return
-			}
-			require.False(t, res.IsError, res.Text)
-			assert.JSONEq(t, `{"results":[],"total":0}`, string(res.StructuredContent))
-			assert.Equal(t, mcpid.RenderPreview(nil, mcpid.PreviewOptions{}), res.Text)
-		})
+		for _, mode := range []searchfetch.Mode{searchfetch.ModeDefault, searchfetch.ModeChatGPT} {
+			t.Run(tt.name+"/"+mode.String(), func(t *testing.T) {
+				var reports []dropReport
+				b := &recorder{result: searchfetch.SearchResult{Hits: tt.hits, Total: -5}}
+				res := searchfetch.New(b, &searchfetch.Options{Mode: mode, OnDropped: reportsTo(t, &reports)}).Search(context.Background(), raw(`{"query":"q"}`))
+				if diff := cmp.Diff(tt.reports, reports); diff != "" {
+					t.Errorf("reports (-want +got):\n%s", diff)
+				}
+				if tt.failure != "" {
+					e := requireError(t, res, mcpid.CodeInvalidResourceResponse)
+					assert.Equal(t, tt.failure, e.Message())
+					return
+				}
+				require.False(t, res.IsError, res.Text)
+				assert.Equal(t, tt.shown, ids(mcpid.ExtractHits(res.Text)))
+				if mode == searchfetch.ModeDefault {
+					var out struct{ Total int }
+					require.NoError(t, json.Unmarshal(res.StructuredContent, &out))
+					assert.Equal(t, len(tt.hits), out.Total, "dropped hits count among those not shown")
+					if len(tt.reports) > 0 {
+						assert.Contains(t, res.Text, fmt.Sprintf("%d hit not shown", len(tt.reports)))
+					}
+				}
+			})
+		}
 	}
+}
+
+// TestSearchDroppedLogged: without OnDropped, a dropped hit is logged, at
+// level Warn, with its index and why.
+func TestSearchDroppedLogged(t *testing.T) {
+	var buf bytes.Buffer
+	logger := slog.New(slog.NewJSONHandler(&buf, nil))
+	b := &recorder{result: searchfetch.SearchResult{Hits: []mcpid.Hit{{ID: "a:1", ConnectionID: "c1"}, {ID: "files:f1", ConnectionID: `CORP\drive`}}}}
+	res := searchfetch.New(b, &searchfetch.Options{Logger: logger}).Search(context.Background(), raw(`{"query":"q"}`))
+	require.False(t, res.IsError, res.Text)
+	var rec map[string]any
+	require.NoError(t, json.Unmarshal(buf.Bytes(), &rec), buf.String())
+	assert.Equal(t, "WARN", rec["level"])
+	assert.Equal(t, "searchfetch: search hit dropped", rec["msg"])
+	assert.Equal(t, 1.0, rec["index"])
+	logged, ok := rec["error"].(map[string]any)
+	require.True(t, ok, "the error is logged as its envelope: %s", buf.String())
+	assert.Equal(t, string(mcpid.CodeInvalidResourceResponse), logged["code"])
+	assert.Equal(t, `the hit has the connection id "CORP\\drive", which is not a valid connection id`, logged["message"])
+}
+
+// ids returns the ids of hits.
+func ids(hits []mcpid.Hit) []string {
+	var out []string
+	for _, h := range hits {
+		out = append(out, h.ID)
+	}
+	return out
 }
 
 // TestChatGPTURLs: a hit's url in ChatGPT mode's structuredContent follows

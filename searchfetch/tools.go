@@ -50,6 +50,7 @@ type Tools struct {
 	opts    Options
 	search  Tool
 	fetch   Tool
+	hints   hints
 	// window is the most hits a search looks at for the preview: no
 	// more than MaxHits, nor than the budget has room for.
 	window int
@@ -75,14 +76,20 @@ func (o *Options) Validate() error {
 }
 
 // New returns the tool pair over b, configured by opts (nil means the
-// defaults). It panics if b is nil or if opts.Validate fails, as such a
-// server is a programming error.
+// defaults). It panics if b is nil, if opts.Sealer has no key (the zero
+// [mcpid.Sealer], which would seal nothing and open nothing), or if
+// opts.Validate fails, as such a server is a programming error.
 func New(b Backend, opts *Options) *Tools {
 	if b == nil {
 		panic("searchfetch: New with a nil Backend")
 	}
 	if err := opts.Validate(); err != nil {
 		panic(err)
+	}
+	// A Sealer with a key always adds a seal: only one without returns
+	// an id as it is (mcpid.Sealer documents the zero value so).
+	if opts != nil && opts.Sealer != nil && opts.Sealer.Seal("") == "" {
+		panic("searchfetch: New with a Sealer that has no key; use mcpid.NewSealer")
 	}
 	t := &Tools{backend: b}
 	if opts != nil {
@@ -96,6 +103,7 @@ func New(b Backend, opts *Options) *Tools {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	o.SearchName, o.FetchName = cmp.Or(o.SearchName, SearchName), cmp.Or(o.FetchName, FetchName)
+	t.hints = newHints(o.Mode, o.SearchName, o.FetchName)
 	o.Preview.Format = previewFormat(o.Mode)
 	if o.Preview.Budget == 0 {
 		o.Preview.Budget = mcpid.DefaultBudget

@@ -80,10 +80,10 @@ func TestNames(t *testing.T) {
 	res := tools.Fetch(context.Background(), raw(`{"id":"orders"}`))
 	e := requireError(t, res, mcpid.CodeInvalidID)
 	assert.Equal(t, "pass the id exactly as kb_search returned it, as one value, unedited", e.Hint())
-	b := &recorder{err: mcpid.NewError(mcpid.CodeNotFound, "gone", "search again and fetch an id from the new results")}
+	b := &recorder{err: &mcpid.Error{Code: mcpid.CodeNotFound, Offset: -1}}
 	e = requireError(t, searchfetch.New(b, opts).Fetch(context.Background(), raw(`{"id":"s:r"}`)), mcpid.CodeNotFound)
-	assert.Equal(t, "kb_search again and kb.fetch an id from the new results", e.Hint())
-	assert.Equal(t, "gone", e.Message())
+	assert.Equal(t, "kb_search again and kb.fetch an id from the new results", e.Hint(), "mcpid's default hint, in the tools' names")
+	assert.Equal(t, "the resource server has no such record", e.Message())
 
 	for _, bad := range []searchfetch.Options{{SearchName: "kb search"}, {FetchName: "search"}, {SearchName: "x", FetchName: "x"}, {FetchName: strings.Repeat("f", 129)}} {
 		err := bad.Validate()
@@ -159,4 +159,63 @@ func TestConcurrentCalls(t *testing.T) {
 	}
 	assert.Equal(t, int64(workers*calls), b.Searches())
 	assert.Equal(t, int64(workers*calls), b.Fetches())
+}
+
+// TestRenamedHints: with the tools renamed, every hint mcpid writes names
+// them as registered, in both modes, and a hint the backend wrote reaches
+// the model exactly as written, though it holds the words search and
+// fetch.
+func TestRenamedHints(t *testing.T) {
+	const backendHint = "the search index may lag; fetch again"
+	lagging := mcpid.NewError(mcpid.CodeResourceUnavailable, "the index is behind", backendHint)
+	for _, mode := range []searchfetch.Mode{searchfetch.ModeDefault, searchfetch.ModeChatGPT} {
+		opts := &searchfetch.Options{Mode: mode, SearchName: "find", FetchName: "get", Sealer: sealer(t)}
+		t.Run(mode.String(), func(t *testing.T) {
+			for _, call := range []string{"find", "get"} {
+				tools := searchfetch.New(&recorder{err: lagging}, opts)
+				res := tools.Search(context.Background(), raw(`{"query":"q"}`))
+				if call == "get" {
+					res = tools.Fetch(context.Background(), mustArgs(t, opts.Sealer.Seal("c1/s:r")))
+				}
+				e := requireError(t, res, mcpid.CodeResourceUnavailable)
+				assert.Equal(t, backendHint, e.Hint(), call)
+				assert.Equal(t, "the index is behind", e.Message(), call)
+			}
+
+			fetchArgs := `pass {"id": "…"} with an id exactly as find showed it, and a string connection_id only where find showed one`
+			if mode == searchfetch.ModeChatGPT {
+				fetchArgs = `pass {"id": "…"} with an id exactly as find showed it`
+			}
+			tests := []struct {
+				name string
+				b    searchfetch.Backend
+				call func(*searchfetch.Tools) searchfetch.Result
+				code mcpid.Code
+				hint string
+			}{
+				{"unknown argument", &recorder{}, func(tl *searchfetch.Tools) searchfetch.Result {
+					return tl.Fetch(context.Background(), raw(`{"idd":"x"}`))
+				}, searchfetch.CodeInvalidArguments, fetchArgs},
+				{"unsealed id", &recorder{}, func(tl *searchfetch.Tools) searchfetch.Result {
+					return tl.Fetch(context.Background(), raw(`{"id":"c1/s:r"}`))
+				}, mcpid.CodeUnknownID, "pass an id exactly as find showed it, or find again"},
+				{"malformed id", &recorder{}, func(tl *searchfetch.Tools) searchfetch.Result {
+					return tl.Fetch(context.Background(), mustArgs(t, opts.Sealer.Seal("c1/s")))
+				}, mcpid.CodeInvalidID, "pass the id exactly as find returned it, as one value, unedited"},
+				{"not found, mcpid's words", &recorder{err: &mcpid.Error{Code: mcpid.CodeNotFound, Offset: -1}}, func(tl *searchfetch.Tools) searchfetch.Result {
+					return tl.Fetch(context.Background(), mustArgs(t, opts.Sealer.Seal("c1/s:r")))
+				}, mcpid.CodeNotFound, "find again and get an id from the new results"},
+				{"forbidden, mcpid's words", &recorder{err: &mcpid.Error{Code: mcpid.CodeForbidden, Offset: -1}}, func(tl *searchfetch.Tools) searchfetch.Result {
+					return tl.Fetch(context.Background(), mustArgs(t, opts.Sealer.Seal("c1/s:r")))
+				}, mcpid.CodeForbidden, "get only ids that find showed this caller"},
+				{"no hit fetchable", &recorder{result: searchfetch.SearchResult{Hits: []mcpid.Hit{{ID: "https://x.example/1"}}}}, func(tl *searchfetch.Tools) searchfetch.Result {
+					return tl.Search(context.Background(), raw(`{"query":"q"}`))
+				}, mcpid.CodeInvalidResourceResponse, "find again, or report the source as faulty"},
+			}
+			for _, tt := range tests {
+				e := requireError(t, tt.call(searchfetch.New(tt.b, opts)), tt.code)
+				assert.Equal(t, tt.hint, e.Hint(), tt.name)
+			}
+		})
+	}
 }

@@ -1,0 +1,218 @@
+package searchfetch
+
+import (
+	"context"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/mcpid/mcpid"
+)
+
+// selection is what a search shows of the hits its backend returned.
+type selection struct {
+	// hits are the hits to show, in order, each with the id that fetches
+	// it (sealed with a Sealer), each id once.
+	hits []mcpid.Hit
+	// looked is how many of the backend's hits were looked at: the
+	// first looked of them.
+	looked int
+	// dropped counts the hits looked at and left out because no id the
+	// tools show could fetch them; they count among the hits not shown.
+	dropped int
+	// denied counts the hits looked at and left out because the caller
+	// may not read their connection; they are counted nowhere.
+	denied int
+}
+
+// selectHits returns the hits of in to show. Each gets the id
+// [mcpid.SelfContainedID] gives it, which fetches that hit alone, and each
+// id is shown once (the first hit that has it). A hit that no shown id can
+// fetch is dropped: counted, reported ([Tools.reportDropped]), and not
+// shown. Such a hit has an empty id, an id that is not valid UTF-8 or holds
+// a control character, a connection that is not a connection id (as
+// CORP\drive), or no connection and an id that is not a legacy
+// stream:record handle (an id that looks self-contained is never taken
+// to be one).
+//
+// Nor is a hit shown whose fetch arguments would exceed [MaxArgumentsSize]
+// as a client may write them ([fetchArgsSize]): fetch would refuse them.
+//
+// With an authorizer, a hit of a connection the caller may not read is
+// left out first, uncounted, and never judged ([Options.Authorize]).
+//
+// It looks at the hits in order until limit of them are kept. It fails
+// with invalid_resource_response only when it looked at hits and dropped
+// every one of them: one odd record does not take down every search that
+// finds it.
+func (t *Tools) selectHits(ctx context.Context, in []mcpid.Hit, limit int) (selection, error) {
+	sel := selection{hits: make([]mcpid.Hit, 0, min(len(in), limit))}
+	seen := make(map[string]struct{}, min(len(in), limit))
+	var first string // why the first dropped hit was dropped
+	firstAt := -1
+	sel.looked = len(in)
+	var verdicts map[string]bool // whether the caller may read a connection
+	if t.opts.Authorize != nil {
+		verdicts = make(map[string]bool)
+	}
+	for i, h := range in {
+		if len(sel.hits) == limit {
+			sel.looked = i
+			break
+		}
+		if verdicts != nil {
+			may, err := t.mayRead(ctx, verdicts, h.ConnectionID)
+			if err != nil {
+				return sel, err
+			}
+			if !may {
+				sel.denied++
+				continue
+			}
+		}
+		id, why := t.showable(h)
+		if why != "" {
+			sel.dropped++
+			if firstAt < 0 {
+				first, firstAt = why, i
+			}
+			t.reportDropped(ctx, i, h, why)
+			continue
+		}
+		if _, dup := seen[id]; dup {
+			continue
+		}
+		seen[id] = struct{}{}
+		if t.opts.Sealer != nil {
+			id = t.opts.Sealer.Seal(id)
+		}
+		// The line of an id that embeds the hit's connection shows no
+		// connection_id, and a hit without a connection has none to show:
+		// fetch gets the shown id alone.
+		if len(id) > safeIDLen && fetchArgsSize(id, "") > MaxArgumentsSize {
+			sel.dropped++
+			if firstAt < 0 {
+				first, firstAt = tooLong, i
+			}
+			t.reportDropped(ctx, i, h, tooLong)
+			continue
+		}
+		h.ID = id
+		sel.hits = append(sel.hits, h)
+	}
+	if len(sel.hits) == 0 && sel.dropped > 0 {
+		return sel, badHit("no hit can be fetched by an id: hit "+strconv.Itoa(firstAt+1)+" "+first, t.hints.badHit)
+	}
+	return sel, nil
+}
+
+// mayRead reports whether the caller may read the connection conn,
+// asking the authorizer once per connection of a search (verdicts holds
+// its answers). A denial is false; an answer that decides nothing (a
+// timeout, an *mcpid.Error other than forbidden) is the search's answer.
+func (t *Tools) mayRead(ctx context.Context, verdicts map[string]bool, conn string) (bool, error) {
+	if may, ok := verdicts[conn]; ok {
+		return may, nil
+	}
+	err := t.authorize(ctx, Access{Tool: t.opts.SearchName, ConnectionID: conn})
+	if err != nil && !denied(err) {
+		return false, err
+	}
+	verdicts[conn] = err == nil
+	return err == nil, nil
+}
+
+// showable returns the id that fetches h, unsealed, or why no id the
+// tools show can fetch it.
+func (t *Tools) showable(h mcpid.Hit) (id, why string) {
+	id, embedded := mcpid.SelfContainedID(h.ID, h.ConnectionID)
+	if embedded {
+		return id, ""
+	}
+	switch {
+	case h.ID == "":
+		return "", "has an empty id"
+	case !embeddable(h.ID):
+		return "", "has an id that is not valid UTF-8 or holds a control character"
+	case h.ConnectionID != "":
+		return "", "has the connection id " + quote(h.ConnectionID) + ", which is not a valid connection id"
+	}
+	if hd, err := mcpid.Parse(h.ID); err != nil || hd.IsSelfContained() {
+		return "", "has no connection and the id " + quote(h.ID) + ", which is not a stream:record handle"
+	}
+	return id, ""
+}
+
+// embeddable reports whether SelfContainedID embeds id in a valid
+// connection: whether id is not empty, is valid UTF-8 and holds no
+// control character.
+func embeddable(id string) bool {
+	_, ok := mcpid.SelfContainedID(id, "c")
+	return ok
+}
+
+// reportDropped tells the server that the hit h at index i of the
+// backend's hits was dropped, and why: to [Options.OnDropped] when set,
+// and otherwise to [Options.Logger].
+func (t *Tools) reportDropped(ctx context.Context, i int, h mcpid.Hit, why string) {
+	err := badHit("the hit "+why, t.hints.badHit)
+	if t.opts.OnDropped != nil {
+		t.opts.OnDropped(i, h, err)
+		return
+	}
+	t.opts.Logger.WarnContext(ctx, "searchfetch: search hit dropped", "tool", t.opts.SearchName, "index", i, "error", err)
+}
+
+// tooLong is why a hit whose fetch arguments are too long is dropped.
+var tooLong = "has an id whose fetch arguments would exceed " + strconv.Itoa(MaxArgumentsSize) + " bytes"
+
+// fetchArgsSize returns the most bytes a client may write for the fetch
+// arguments {"id": id, "connection_id": conn} (without connection_id when
+// conn is ""): JSON with a space after each ':' and ',' (as Python's json
+// writes it), every non-ASCII rune written as \uXXXX (a surrogate pair,
+// 12 bytes, above U+FFFF) as some clients send them, '<', '>' and '&' as
+// \u003c and so on (as Go's encoding/json writes them), '"' and '\'
+// escaped, and control characters (which no shown id holds) as \u00XX.
+func fetchArgsSize(id, conn string) int {
+	const (
+		idArg   = len(`{"id": ""}`)
+		connArg = len(`, "connection_id": ""`)
+	)
+	n := idArg + escapedSize(id)
+	if conn != "" {
+		n += connArg + escapedSize(conn)
+	}
+	return n
+}
+
+// escapedSize returns the bytes of s in a JSON string as fetchArgsSize
+// counts them, quotes aside.
+func escapedSize(s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				n += 2
+			case c < 0x20 || c == '<' || c == '>' || c == '&':
+				n += 6
+			default:
+				n++
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r > 0xFFFF {
+			n += 12
+		} else {
+			n += 6
+		}
+		i += size
+	}
+	return n
+}
+
+// safeIDLen is the longest id whose fetch arguments fit MaxArgumentsSize
+// however they are escaped: no byte takes more than 6 bytes escaped.
+const safeIDLen = (MaxArgumentsSize - len(`{"id": ""}`)) / 6
