@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpid/mcpid/internal/previewcheck"
+	"github.com/mcpid/mcpid/internal/testkit/economy"
 )
 
 // previewHits are hits as a search tool builds them: ids made
@@ -233,28 +234,16 @@ func fieldValue(t *testing.T, line, key string) string {
 	return v
 }
 
-// budgetHits is the token-budget fixture: 200 hits across two
-// connections, one with self-contained ids and one whose connection
-// cannot be embedded, each with a 500-character snippet.
+// budgetHits is the token-budget fixture (economy.Reference): 200 hits
+// across two connections, one with self-contained ids and one whose
+// connection is escaped in them, each with a 500-character snippet, with
+// the ids search shows.
 func budgetHits() []Hit {
-	hits := make([]Hit, 200)
-	for i := range hits {
-		h := Hit{
-			ConnectorKey: "gdrive",
-			Stream:       "docs",
-			DisplayName:  "Team Drive",
-			Title:        fmt.Sprintf("Design review notes, week %d", i+1),
-			Snippet:      strings.Repeat(fmt.Sprintf("Notes %03d: the budget caps the preview. ", i), 13)[:500],
-		}
-		if i%2 == 0 {
-			h.ConnectionID = "cin_drive"
-			h.ID, _ = SelfContainedID(fmt.Sprintf("docs:d%03d", i), h.ConnectionID)
-		} else {
-			h.ConnectionID = "eu:tickets"
-			h.ConnectorKey, h.Stream, h.DisplayName = "zendesk", "tickets", "Support EU"
-			h.ID, _ = SelfContainedID(fmt.Sprintf("tickets:t%03d", i), h.ConnectionID)
-		}
-		hits[i] = h
+	base := economy.Reference(200)
+	hits := make([]Hit, len(base))
+	for i, b := range base {
+		hits[i] = Hit(b)
+		hits[i].ID, _ = SelfContainedID(b.ID, b.ConnectionID)
 	}
 	return hits
 }

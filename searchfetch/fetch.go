@@ -11,7 +11,8 @@ import (
 // Fetch runs the fetch tool and returns its answer. args are the raw JSON
 // arguments of the call ({"id": "…"}, with an optional "connection_id" in
 // ModeDefault). With a Sealer it opens the id first; it resolves the
-// arguments with [mcpid.ResolveFetch], asks [Options.Authorize] whether the
+// arguments with [mcpid.ResolveFetch], maps an alias ([Options.Aliases]) to
+// its connection, asks [Options.Authorize] whether the
 // caller may read the connection they name, and calls [Backend.Fetch] only
 // when they resolve and the caller may. In both modes Text is the JSON of the [Document], whose id
 // is set to the id as given, and StructuredContent is the same JSON (nil
@@ -29,10 +30,13 @@ func (t *Tools) Fetch(ctx context.Context, args json.RawMessage) Result {
 	if err != nil {
 		return t.errorResult(err)
 	}
-	req, err := mcpid.ResolveFetch(id, vals[1])
+	req, err := mcpid.ResolveFetch(id, t.explicitFor(id, vals[1]))
 	if err != nil {
 		return t.errorResult(err)
 	}
+	// The id stays as shown (req.Handle, req.EchoID); the connection it
+	// or the argument names is the real one from here on.
+	req.ConnectionID = t.realConnection(req.ConnectionID)
 	access := Access{Tool: t.opts.FetchName, ConnectionID: req.ConnectionID, ID: vals[0], Handle: req.Handle}
 	if err := t.authorize(ctx, access); err != nil {
 		return t.errorResult(err)

@@ -14,7 +14,9 @@ import (
 //
 // With an authorizer, an ambiguous_connection error lists only the
 // connections (or ids) whose access a for them the authorizer allows: it is
-// forbidden when it allows none ([Tools.readableOnly]).
+// forbidden when it allows none ([Tools.readableOnly]). With aliases, it
+// lists each connection by its alias, as search shows it
+// ([Tools.aliasedError]).
 //
 // In ModeChatGPT fetch takes no connection_id, so no answer may ask for
 // one, whatever code the backend returns:
@@ -30,7 +32,7 @@ import (
 //   - an error of any other code lists no connection, and a hint that
 //     names connection_id is replaced by the mode's hint for its code.
 func (t *Tools) relayedError(ctx context.Context, err error, a Access, req *mcpid.FetchRequest, sealed bool) Result {
-	r := t.errorResult(t.chatGPTError(t.readableOnly(ctx, err, a), req, sealed))
+	r := t.errorResult(t.chatGPTError(t.aliasedError(t.readableOnly(ctx, err, a)), req, sealed))
 	r.Err = err
 	return r
 }

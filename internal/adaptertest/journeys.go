@@ -81,6 +81,7 @@ func Run(t *testing.T, connect Connect) {
 	t.Run("LegacyAmbiguousRetry", func(t *testing.T) { legacyAmbiguousRetry(t, connect) })
 	t.Run("RejectedBeforeBackend", func(t *testing.T) { rejectedBeforeBackend(t, connect) })
 	t.Run("ChatGPT", func(t *testing.T) { chatGPT(t, connect) })
+	t.Run("Aliases", func(t *testing.T) { aliasJourneys(t, connect) })
 }
 
 // allHits shows every record in the preview.
