@@ -344,51 +344,78 @@ func codeFor(field string) Code {
 }
 
 // parse is Parse without the error value: the one parser of the grammar.
-// It finds the separators with [strings.IndexByte] and checks each
-// segment in order, so the first fault of the id is the one reported. An
-// empty segment is reported at the separator beside it, a missing ':' at
-// the start of the segment that lacks it.
+// It reads the id once, segment by segment, each with checkChars and the
+// byte set of its rule: a segment's scan stops at the separator that ends
+// it or at its first fault, so the first fault of the id is the one
+// reported. The first segment is read as a connection segment; when its
+// scan stops at a ':' or a fault and no '/' follows, the id is a legacy
+// handle, and the segment is its stream. An empty segment is reported at
+// the separator beside it, a missing ':' at the start of the segment that
+// lacks it.
 func parse(id string) (Handle, failure) {
 	if id == "" {
 		return Handle{}, failure{faultEmpty, "", -1}
 	}
-	start := 0
-	if slash := strings.IndexByte(id, '/'); slash >= 0 {
-		if slash == 0 {
+	end, f := checkChars(id, segmentBytes)
+	switch {
+	case f == faultSecondSlash: // the '/' that ends the connection
+		switch {
+		case end == 0:
 			return Handle{}, failure{faultEmptySegment, SegmentConnection, 0}
+		case end == 1 && id[0] == '.':
+			return Handle{}, failure{faultDot, SegmentConnection, 0}
 		}
-		if off, f := checkConnection(id[:slash]); f != faultNone {
-			return Handle{}, failure{f, SegmentConnection, off}
-		}
-		start = slash + 1
+		start := end + 1
 		if start < len(id) && id[start] == ':' {
 			return parseOpaque(id, start)
 		}
+		return parseStream(id, start)
+	case f == faultNone:
+		return parseStream(id, 0)
+	case strings.IndexByte(id[end:], '/') >= 0:
+		// The first fault of a connection segment.
+		return Handle{}, failure{f, SegmentConnection, end}
+	case f == faultColon:
+		// A legacy handle whose stream the scan checked: a connection
+		// segment's bytes are a stream's, and so are its escapes.
+		return parseRecord(id, 0, end)
 	}
+	return parseStream(id, 0)
+}
+
+// parseStream parses the rest of a plain handle from start: the stream,
+// its ':' and the record.
+func parseStream(id string, start int) (Handle, failure) {
 	rest := id[start:]
-	colon := strings.IndexByte(rest, ':')
-	if colon < 0 {
-		if rest == "" {
-			return Handle{}, failure{faultEmptySegment, SegmentStream, start - 1}
-		}
-		if off, f := checkName(rest, nameNoColonBytes); f != faultNone {
-			return Handle{}, failure{f, SegmentStream, start + off}
-		}
+	colon, f := checkChars(rest, nameNoColonBytes)
+	switch {
+	case f == faultNone && rest == "":
+		return Handle{}, failure{faultEmptySegment, SegmentStream, start - 1}
+	case f == faultNone && rest == ".":
+		return Handle{}, failure{faultDot, SegmentStream, start}
+	case f == faultNone:
 		return Handle{}, failure{faultNoColon, SegmentStream, start}
+	case f != faultColon:
+		return Handle{}, failure{f, SegmentStream, start + colon}
 	}
-	if colon == 0 {
+	return parseRecord(id, start, start+colon)
+}
+
+// parseRecord parses the record of a plain handle whose stream, from
+// start to the ':' at colon, has no fault but may be empty or ".".
+func parseRecord(id string, start, colon int) (Handle, failure) {
+	switch {
+	case colon == start:
 		return Handle{}, failure{faultEmptySegment, SegmentStream, start}
+	case colon == start+1 && id[start] == '.':
+		return Handle{}, failure{faultDot, SegmentStream, start}
+	case colon == len(id)-1:
+		return Handle{}, failure{faultEmptySegment, SegmentRecord, colon}
 	}
-	if off, f := checkName(rest[:colon], nameNoColonBytes); f != faultNone {
-		return Handle{}, failure{f, SegmentStream, start + off}
+	if off, f := checkName(id[colon+1:], nameBytes); f != faultNone {
+		return Handle{}, failure{f, SegmentRecord, colon + 1 + off}
 	}
-	if colon == len(rest)-1 {
-		return Handle{}, failure{faultEmptySegment, SegmentRecord, start + colon}
-	}
-	if off, f := checkName(rest[colon+1:], nameBytes); f != faultNone {
-		return Handle{}, failure{f, SegmentRecord, start + colon + 1 + off}
-	}
-	return Handle{id: id, stream: start, colon: start + colon}, failure{}
+	return Handle{id: id, stream: start, colon: colon}, failure{}
 }
 
 // parseOpaque parses the rest of an opaque handle, whose ':' is at colon,
@@ -483,17 +510,6 @@ func escapes(set *byteSet) *byteSet {
 	return set
 }
 
-// checkConnection checks a non-empty connection segment: namechars but
-// '%' and ':', and the escapes %25, %2F and %3A. Since an escape never
-// stands for a '.', the segment holds ".." or is "." exactly when its
-// decoded connection does.
-func checkConnection(seg string) (int, fault) {
-	if seg == "." {
-		return 0, faultDot
-	}
-	return checkChars(seg, segmentBytes)
-}
-
 // checkName checks a non-empty name against the name rule, with set
 // nameNoColonBytes or nameBytes, and returns the offset and kind of its
 // first fault, or faultNone. A '/' is reported as faultSecondSlash, its
@@ -547,7 +563,7 @@ func checkChars(s string, set *byteSet) (int, fault) {
 			}
 			for len(s)-i >= 3 {
 				w := s[i : i+3]
-				if set[w[0]] != lead3 || (w[1]^0x80|w[2]^0x80) >= 0x40 {
+				if set[w[0]] != lead3 || (w[1]^0x80)|(w[2]^0x80) >= 0x40 {
 					break
 				}
 				i += 3
