@@ -85,15 +85,16 @@ func NewAliases(m map[string]string) (*Aliases, error) {
 }
 
 // checkAlias checks alias, declared for the connection conn, against the
-// rule of an alias: a name without '/', ':' and '%'.
+// rule of an alias: a name without '/', ':' and '%'. The first fault in
+// alias is the one reported.
 func checkAlias(alias, conn string) *Error {
 	f := checkPart(alias, "", nameNoColonBytes)
+	if pct := strings.IndexByte(alias, '%'); pct >= 0 && (f.fault == faultNone || pct < f.offset) {
+		e := aliasError(alias, conn, "alias contains '%'", "use an alias that is written in an id as it is")
+		e.Offset = pct
+		return e
+	}
 	if f.fault == faultNone {
-		if i := strings.IndexByte(alias, '%'); i >= 0 {
-			e := aliasError(alias, conn, "alias contains '%'", "use an alias that is written in an id as it is")
-			e.Offset = i
-			return e
-		}
 		return nil
 	}
 	e := f.err(FieldAlias, alias)

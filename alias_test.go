@@ -25,6 +25,8 @@ func TestNewAliasesErrors(t *testing.T) {
 		{"alias with /", map[string]string{"projects/p1": "p/1"}, FieldAlias, "p/1", "projects/p1", 1},
 		{"alias with :", map[string]string{"drive:team": "drive:t"}, FieldAlias, "drive:t", "drive:team", 5},
 		{"alias with %", map[string]string{"c1": "c%1"}, FieldAlias, "c%1", "c1", 1},
+		{"alias with % before :", map[string]string{"c1": "a%b:c"}, FieldAlias, "a%b:c", "c1", 1},
+		{"alias with : before %", map[string]string{"c1": "a:b%c"}, FieldAlias, "a:b%c", "c1", 1},
 		{"alias .", map[string]string{"c1": "."}, FieldAlias, ".", "c1", 0},
 		{"alias with ..", map[string]string{"c1": "a..b"}, FieldAlias, "a..b", "c1", 1},
 		{"alias with a backslash", map[string]string{"c1": `a\b`}, FieldAlias, `a\b`, "c1", 1},
