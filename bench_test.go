@@ -6,7 +6,8 @@ import (
 )
 
 // benchIDs are the shapes search results carry, one row per class of id
-// up to 64 bytes: typical, long, non-ASCII and opaque.
+// up to 64 bytes: typical, long, non-ASCII, opaque and escaped
+// connections.
 var benchIDs = []struct{ name, id string }{
 	{"typical-legacy", "orders:o1"},
 	{"typical-self-contained", "cin_4f2a/orders:o1"},
@@ -17,6 +18,9 @@ var benchIDs = []struct{ name, id string }{
 	{"opaque-key", "cin_4f2a/:T-17"},
 	{"opaque-url", "cin_9b1c/:https://wiki.example.com/p/7?rev=3#intro"},
 	{"escaped-connection", "projects%2Fp1%2Fconnections%2Fc2/orders:o1"},
+	{"escaped-connection-long", "projects%2Facme%2Flocations%2Feu%2Fconnections%2Fd1/:1BxiMVs0"},
+	{"escaped-arn-opaque", "arn%3Aaws%3As3%3A%3A%3Aacme-reports/:q3/summary.pdf"},
+	{"escaped-non-ASCII", "équipe%3Aventes/文書:第三四半期-2024"},
 }
 
 // bareSplit is the baseline Parse is measured against: it splits an id
@@ -42,6 +46,9 @@ var (
 func BenchmarkParse(b *testing.B) {
 	for _, bm := range benchIDs {
 		b.Run(bm.name+"/parse", func(b *testing.B) {
+			if _, err := Parse(bm.id); err != nil {
+				b.Fatal(err)
+			}
 			b.ReportAllocs()
 			b.SetBytes(int64(len(bm.id)))
 			for b.Loop() {

@@ -344,51 +344,78 @@ func codeFor(field string) Code {
 }
 
 // parse is Parse without the error value: the one parser of the grammar.
-// It finds the separators with [strings.IndexByte] and checks each
-// segment in order, so the first fault of the id is the one reported. An
-// empty segment is reported at the separator beside it, a missing ':' at
-// the start of the segment that lacks it.
+// It reads the id once, segment by segment, each with checkChars and the
+// byte set of its rule: a segment's scan stops at the separator that ends
+// it or at its first fault, so the first fault of the id is the one
+// reported. The first segment is read as a connection segment; when its
+// scan stops at a ':' or a fault and no '/' follows, the id is a legacy
+// handle, and the segment is its stream. An empty segment is reported at
+// the separator beside it, a missing ':' at the start of the segment that
+// lacks it.
 func parse(id string) (Handle, failure) {
 	if id == "" {
 		return Handle{}, failure{faultEmpty, "", -1}
 	}
-	start := 0
-	if slash := strings.IndexByte(id, '/'); slash >= 0 {
-		if slash == 0 {
+	end, f := checkChars(id, segmentBytes)
+	switch {
+	case f == faultSecondSlash: // the '/' that ends the connection
+		switch {
+		case end == 0:
 			return Handle{}, failure{faultEmptySegment, SegmentConnection, 0}
+		case end == 1 && id[0] == '.':
+			return Handle{}, failure{faultDot, SegmentConnection, 0}
 		}
-		if off, f := checkConnection(id[:slash]); f != faultNone {
-			return Handle{}, failure{f, SegmentConnection, off}
-		}
-		start = slash + 1
+		start := end + 1
 		if start < len(id) && id[start] == ':' {
 			return parseOpaque(id, start)
 		}
+		return parseStream(id, start)
+	case f == faultNone:
+		return parseStream(id, 0)
+	case strings.IndexByte(id[end:], '/') >= 0:
+		// The first fault of a connection segment.
+		return Handle{}, failure{f, SegmentConnection, end}
+	case f == faultColon:
+		// A legacy handle whose stream the scan checked: a connection
+		// segment's bytes are a stream's, and so are its escapes.
+		return parseRecord(id, 0, end)
 	}
+	return parseStream(id, 0)
+}
+
+// parseStream parses the rest of a plain handle from start: the stream,
+// its ':' and the record.
+func parseStream(id string, start int) (Handle, failure) {
 	rest := id[start:]
-	colon := strings.IndexByte(rest, ':')
-	if colon < 0 {
-		if rest == "" {
-			return Handle{}, failure{faultEmptySegment, SegmentStream, start - 1}
-		}
-		if off, f := checkName(rest, false); f != faultNone {
-			return Handle{}, failure{f, SegmentStream, start + off}
-		}
+	colon, f := checkChars(rest, nameNoColonBytes)
+	switch {
+	case f == faultNone && rest == "":
+		return Handle{}, failure{faultEmptySegment, SegmentStream, start - 1}
+	case f == faultNone && rest == ".":
+		return Handle{}, failure{faultDot, SegmentStream, start}
+	case f == faultNone:
 		return Handle{}, failure{faultNoColon, SegmentStream, start}
+	case f != faultColon:
+		return Handle{}, failure{f, SegmentStream, start + colon}
 	}
-	if colon == 0 {
+	return parseRecord(id, start, start+colon)
+}
+
+// parseRecord parses the record of a plain handle whose stream, from
+// start to the ':' at colon, has no fault but may be empty or ".".
+func parseRecord(id string, start, colon int) (Handle, failure) {
+	switch {
+	case colon == start:
 		return Handle{}, failure{faultEmptySegment, SegmentStream, start}
+	case colon == start+1 && id[start] == '.':
+		return Handle{}, failure{faultDot, SegmentStream, start}
+	case colon == len(id)-1:
+		return Handle{}, failure{faultEmptySegment, SegmentRecord, colon}
 	}
-	if off, f := checkName(rest[:colon], false); f != faultNone {
-		return Handle{}, failure{f, SegmentStream, start + off}
+	if off, f := checkName(id[colon+1:], nameBytes); f != faultNone {
+		return Handle{}, failure{f, SegmentRecord, colon + 1 + off}
 	}
-	if colon == len(rest)-1 {
-		return Handle{}, failure{faultEmptySegment, SegmentRecord, start + colon}
-	}
-	if off, f := checkName(rest[colon+1:], true); f != faultNone {
-		return Handle{}, failure{f, SegmentRecord, start + colon + 1 + off}
-	}
-	return Handle{id: id, stream: start, colon: start + colon}, failure{}
+	return Handle{id: id, stream: start, colon: colon}, failure{}
 }
 
 // parseOpaque parses the rest of an opaque handle, whose ':' is at colon,
@@ -423,19 +450,42 @@ func checkPart(part, segment string, set *byteSet) failure {
 	return failure{f, segment, off}
 }
 
-// byteSet marks, with 1, the ASCII bytes that a segment may hold with no
-// further look; a byte, not a bool, so that checkChars can AND the marks
-// of several bytes without a branch each. Bytes from 0x80 up are never in
-// a set: they are decoded as UTF-8.
+// byteSet classifies each byte for one rule of the grammar, so that
+// checkChars decides most bytes with one table lookup. An ASCII byte that
+// the rule admits with no further look is asciiOK; a lead byte of a two-
+// or three-byte UTF-8 sequence whose value alone rules out a control, an
+// overlong form and a surrogate (0xC3 to 0xDF; 0xE1 to 0xEF but 0xED) is
+// lead2 or lead3, and needs only its continuation bytes checked; any other
+// byte is 0 and takes the slow path. In the set of the connection
+// segment, '%' is escape: it must start %25, %2F or %3A. The classes are
+// bits, so that checkChars can AND the entries of four bytes and test
+// asciiOK without a branch each.
 type byteSet [256]uint8
 
+// The classes of a byteSet.
+const (
+	asciiOK = 1 << iota
+	lead2
+	lead3
+	escape
+)
+
 // newByteSet returns the set of the printable ASCII bytes (0x20 to 0x7E)
-// other than those in reserved.
+// other than those in reserved, with the lead bytes of a rule that admits
+// every character from U+00A0 up.
 func newByteSet(reserved string) *byteSet {
 	var s byteSet
 	for c := 0x20; c < 0x7f; c++ {
 		if !strings.ContainsRune(reserved, rune(c)) {
-			s[c] = 1
+			s[c] = asciiOK
+		}
+	}
+	for c := 0xC3; c <= 0xDF; c++ {
+		s[c] = lead2
+	}
+	for c := 0xE1; c <= 0xEF; c++ {
+		if c != 0xED {
+			s[c] = lead3
 		}
 	}
 	return &s
@@ -449,101 +499,109 @@ var (
 	opaqueBytes      = newByteSet("")
 	// connectionBytes is a connection id as given: a name that may hold
 	// '/' and ':'. segmentBytes is the connection segment it is written
-	// as, with '/' and ':' escaped; checkConnection checks the escapes.
+	// as, with '%', '/' and ':' escaped.
 	connectionBytes = newByteSet(`\.`)
-	segmentBytes    = nameNoColonBytes
+	segmentBytes    = escapes(newByteSet(`/\:.%`))
 )
 
-// checkConnection checks a non-empty connection segment: namechars but
-// '%' and ':', and the escapes %25, %2F and %3A. Since an escape never
-// stands for a '.', the segment holds ".." or is "." exactly when its
-// decoded connection does.
-//
-// The characters are checked first, in one pass; then every '%' before
-// the first fault they found, so that the first fault of the segment is
-// the one reported.
-func checkConnection(seg string) (int, fault) {
-	if seg == "." {
-		return 0, faultDot
-	}
-	off, f := checkChars(seg, segmentBytes)
-	end := len(seg)
-	if f != faultNone {
-		end = off
-	}
-	for i := 0; i < end; i += 3 {
-		j := strings.IndexByte(seg[i:end], '%')
-		if j < 0 {
-			break
-		}
-		i += j
-		if !isEscape(seg[i:]) {
-			return i, faultEscape
-		}
-	}
-	return off, f
+// escapes returns set with '%' in class escape.
+func escapes(set *byteSet) *byteSet {
+	set['%'] = escape
+	return set
 }
 
-// checkName checks a name against the name rule (name-nocolon unless
-// colonOK) and returns the offset and kind of its first fault, or
-// faultNone. A '/' is reported as faultSecondSlash, its meaning inside an
-// id; an empty name as faultEmptySegment at offset -1.
-func checkName(name string, colonOK bool) (int, fault) {
-	switch name {
-	case "":
-		return -1, faultEmptySegment
-	case ".":
+// checkName checks a non-empty name against the name rule, with set
+// nameNoColonBytes or nameBytes, and returns the offset and kind of its
+// first fault, or faultNone. A '/' is reported as faultSecondSlash, its
+// meaning inside an id. It is small enough to be inlined: parse calls it
+// on every segment but the connection.
+func checkName(name string, set *byteSet) (int, fault) {
+	if name == "." {
 		return 0, faultDot
 	}
-	if colonOK {
-		return checkChars(name, nameBytes)
-	}
-	return checkChars(name, nameNoColonBytes)
+	return checkChars(name, set)
 }
 
 // checkChars returns the offset and kind of the first byte of s that is
 // neither in set nor the start of a valid UTF-8 sequence for a character
 // from U+00A0 up, or faultNone. It is the one check of the grammar's
-// character rules, and it looks at each byte once: four ASCII bytes of the
-// set cost four table lookups and one branch; a two- or three-byte
-// character whose lead rules out a control, an overlong form and a
-// surrogate (0xC3 to 0xDF; 0xE1 to 0xEF but 0xED) costs a look at its
-// continuation bytes; any other non-ASCII character is decoded.
+// character rules, and it looks at each byte once: eight ASCII bytes of
+// the set cost eight table lookups and one branch; a two- or three-byte
+// character whose lead byte the set classes costs a look at its
+// continuation bytes; a '%' of a connection segment, a look at the two
+// bytes after it; any other non-ASCII character is decoded.
 func checkChars(s string, set *byteSet) (int, fault) {
 	i := 0
 	for i < len(s) {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case i+4 <= len(s) && set[c]&set[s[i+1]]&set[s[i+2]]&set[s[i+3]] != 0:
-				i += 4
-			case set[c] != 0:
-				i++
-			case c == '.':
-				if i+1 < len(s) && s[i+1] == '.' {
-					return i, faultDotDot
+		switch set[s[i]] {
+		case asciiOK:
+			// A run of ASCII: eight bytes a step, then byte by byte up
+			// to the byte that ended it.
+			i++
+			for len(s)-i >= 8 {
+				w := s[i : i+8]
+				if set[w[0]]&set[w[1]]&set[w[2]]&set[w[3]]&set[w[4]]&set[w[5]]&set[w[6]]&set[w[7]]&asciiOK == 0 {
+					break
 				}
+				i += 8
+			}
+			for i < len(s) && set[s[i]] == asciiOK {
 				i++
-			default:
-				return i, asciiFault(c)
 			}
 			continue
-		}
-		switch {
-		case c >= 0xE1 && c != 0xED && i+2 < len(s) && c <= 0xEF && s[i+1]&0xC0 == 0x80 && s[i+2]&0xC0 == 0x80:
+		case lead3:
+			// A run of three-byte characters, as in CJK text: two a
+			// step, their leads by the table and their four
+			// continuation bytes with one mask, then one.
+			for len(s)-i >= 8 {
+				w := s[i : i+8]
+				v := uint64(w[1]) | uint64(w[2])<<8 | uint64(w[4])<<16 | uint64(w[5])<<24
+				if set[w[0]]&set[w[3]] != lead3 || v&0xC0C0C0C0 != 0x80808080 {
+					break
+				}
+				i += 6
+			}
+			for len(s)-i >= 3 {
+				w := s[i : i+3]
+				if set[w[0]] != lead3 || (w[1]^0x80)|(w[2]^0x80) >= 0x40 {
+					break
+				}
+				i += 3
+			}
+			if i == len(s) || set[s[i]] != lead3 {
+				continue
+			}
+		case lead2:
+			if i+1 < len(s) && s[i+1]^0x80 < 0x40 {
+				i += 2
+				continue
+			}
+		case escape:
+			if !isEscape(s[i:]) {
+				return i, faultEscape
+			}
 			i += 3
-		case c >= 0xC3 && c <= 0xDF && i+1 < len(s) && s[i+1]&0xC0 == 0x80:
-			i += 2
-		default:
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				return i, faultUTF8
-			}
-			if r <= 0x9f {
-				return i, faultControl
-			}
-			i += size
+			continue
 		}
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c == '.' && (i+1 == len(s) || s[i+1] != '.') {
+				i++
+				continue
+			}
+			if c == '.' {
+				return i, faultDotDot
+			}
+			return i, asciiFault(c)
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			return i, faultUTF8
+		}
+		if r <= 0x9f {
+			return i, faultControl
+		}
+		i += size
 	}
 	return 0, faultNone
 }

@@ -303,3 +303,16 @@ func TestNoAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestParseBenchClassesNoAllocs: every class of id the benchmarks
+// measure parses, without allocating.
+func TestParseBenchClassesNoAllocs(t *testing.T) {
+	for _, bm := range benchIDs {
+		t.Run(bm.name, func(t *testing.T) {
+			h, err := Parse(bm.id)
+			require.NoError(t, err)
+			assert.Equal(t, bm.id, h.String())
+			assert.Zero(t, testing.AllocsPerRun(100, func() { sinkHandle, _ = Parse(bm.id) }))
+		})
+	}
+}

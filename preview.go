@@ -65,8 +65,10 @@ const (
 	// left out: the JSON form has no count of hits not shown, so a server
 	// puts every hit in its structured results. Labels and connection ids
 	// are not shown: use ids that embed their connection
-	// ([SelfContainedID]). Room goes to the ids first, then the URLs,
-	// then the titles, then the texts. A budget of less than 14 bytes,
+	// ([SelfContainedID]). Room goes to the ids and the first words of
+	// each title first (as in the text form, fewer results rather than
+	// results without titles), then the titles, then the URLs, then the
+	// texts. A budget of less than 14 bytes,
 	// too small for {"results":[]}, gives "".
 	FormatJSON
 )
@@ -79,8 +81,10 @@ const (
 type PreviewOptions struct {
 	// Budget is the hard cap on the bytes of the text; 0 means 1800.
 	Budget int
-	// MaxHits is the most hits to show; 0 means 5. Only the first
-	// MaxHits hits are looked at.
+	// MaxHits is the most hits to show; 0 means 8. Only the first
+	// MaxHits hits are looked at. Raising it never leaves the hits shown
+	// without their titles: each keeps at least its title's first words
+	// (see RenderPreview), and fewer hits are shown instead.
 	MaxHits int
 	// Total is the number of hits in the whole result, when it is more
 	// than the hits passed in; a smaller value is ignored. The JSON form
@@ -94,7 +98,7 @@ type PreviewOptions struct {
 	MaxLabel int
 	// MaxTitle caps the title the same way; 0 means 100.
 	MaxTitle int
-	// MaxSnippet caps the snippet the same way; 0 means 200.
+	// MaxSnippet caps the snippet the same way; 0 means 120.
 	MaxSnippet int
 	// Format is the shape of the text: FormatText (the zero value) or
 	// FormatJSON; any other value means FormatText.
@@ -102,19 +106,25 @@ type PreviewOptions struct {
 }
 
 // The defaults of PreviewOptions: what a zero Budget and a zero MaxHits
-// mean.
+// mean. At the default budget, eight hits with their titles and a
+// snippet each cost a model about 60 o200k tokens per id shown, header
+// and footer included (DESIGN §10 bounds it at 75; the test
+// TestPreviewTokensPerID measures it): the fixed text is shared by more
+// ids, and room goes to ids and titles before long snippets.
 const (
 	DefaultBudget  = 1800
-	DefaultMaxHits = 5
+	DefaultMaxHits = 8
 )
 
-// The defaults of the field caps of PreviewOptions.
+// The defaults of the field caps of PreviewOptions. A snippet of 120
+// bytes is two sentences: enough to choose a hit by, while the record
+// itself is one fetch away.
 const (
 	defaultBudget     = DefaultBudget
 	defaultMaxHits    = DefaultMaxHits
 	defaultMaxLabel   = 40
 	defaultMaxTitle   = 100
-	defaultMaxSnippet = 200
+	defaultMaxSnippet = 120
 )
 
 // maxBudget is the largest budget a preview uses: no text comes near it,
@@ -220,12 +230,18 @@ const stackPreview = 2048
 //
 //  1. the header, and the count of hits not shown;
 //  2. the id lines (number, id, connection_id) of the first MaxHits hits,
-//     with the fetch instruction: a hit whose id line does not fit is left
-//     out and counted, and a later, shorter one may take its place;
-//  3. labels, then titles, then snippets, each cut to its cap.
+//     with the fetch instruction, and for each the first words of its
+//     title (24 bytes of it, or all of a shorter title): a hit whose id
+//     line and title's first words do not fit is left out and counted,
+//     and a later, shorter one may take its place;
+//  3. titles, then labels, then snippets, each cut to its cap.
 //
-// So free text shrinks before hits are left out: snippets first, then
-// titles, then labels. The kind of text that does not fit whole shares the
+// So a raised MaxHits shows fewer hits, each with something to choose it
+// by, rather than more ids with none; but the first hit is shown whenever
+// its id line fits, with as much of its title as the room leaves. Free
+// text shrinks before hits are left out: snippets first, then labels,
+// then titles, which keep their first words. The kind of text that does
+// not fit whole shares the
 // room left: each value is cut to the same length (shorter values stay
 // whole), unless that length is too short to be useful, and then the first
 // hits keep their text and later ones lose it; a shared value that would be
@@ -233,9 +249,10 @@ const stackPreview = 2048
 // header and the count, or the header alone, or "". For example, a search
 // that returns 200 hits from two connections, each with a 500-character
 // snippet, and passes the first 100 with Total 200, gets a preview of 1800
-// bytes with the default options: 5 complete ids, each with its labels,
-// its title and a snippet cut to about 182 bytes, and the line "195 hits
-// not shown; 95 of them in structuredContent.results.".
+// bytes with the default options: 8 complete ids, each with its labels,
+// its title and a snippet cut to about 60 bytes, and the line "192 hits
+// not shown; 92 of them in structuredContent.results.": 63 o200k tokens
+// per id shown.
 //
 // The cost depends on the budget, not on len(hits) or on the length of
 // the fields: hits beyond the first MaxHits are only counted, no more

@@ -16,7 +16,10 @@ const jsonSkeleton = len(jsonIDKey) + len(`,"title":"","url":""}`)
 // budget/minJSONLine hits can be shown.
 const minJSONLine = jsonSkeleton + 2 + 1
 
-// jsonFields are the free-text fields of a result in the JSON form.
+// jsonFields are the free-text fields of a result in the JSON form; the
+// title is jsonFields[jsonTitle].
+const jsonTitle = 0
+
 var jsonFields = []field{
 	{val: valTitle, kind: kindTitle, key: `,"title":"`},
 	{val: valURL, kind: kindLabel, key: `,"url":"`, whole: true},

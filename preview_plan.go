@@ -13,11 +13,21 @@ const minShare = 24
 // of to share room fairly; fields beyond are assumed to need their cap.
 const maxLevelFields = 64
 
+// minTitle is the room, in bytes of a title's value (the … of a cut
+// included), that the selection keeps for the title of each hit it shows:
+// the first three or four words of a title, enough for a model to tell
+// hits apart and choose one. With MaxHits raised, fewer hits are shown,
+// each with its title, rather than more ids with nothing to choose by. It
+// is at least minShare, so that a title cut to it is not a stub.
+const minTitle = 24
+
 // The kinds of free text, in the order they give up room: the last kind
-// first. The text form's labels and the JSON form's URLs share the first.
+// first. Titles come first, so that a shown hit keeps its title before
+// any label; the text form's labels and the JSON form's URLs share the
+// second.
 const (
-	kindLabel = iota
-	kindTitle
+	kindTitle = iota
+	kindLabel
 	kindSnippet
 	nKinds
 )
@@ -28,14 +38,16 @@ const (
 // replayed while writing, so that no more than the sizes of a bounded
 // number of fields is stored.
 type preview struct {
-	window  []Hit // the hits looked at: a prefix of the input
-	format  Format
-	fields  []field
-	budget  int
-	total   int // hits in the whole result, at least len(hits)
-	passed  int // len(hits): the hits a server puts in its structured results
-	hasMore bool
-	caps    [nKinds]int // the cap of each kind of field, at most budget; -1 hides it
+	window []Hit // the hits looked at: a prefix of the input
+	format Format
+	fields []field
+	// titleField is the index of the title in fields.
+	titleField int
+	budget     int
+	total      int // hits in the whole result, at least len(hits)
+	passed     int // len(hits): the hits a server puts in its structured results
+	hasMore    bool
+	caps       [nKinds]int // the cap of each kind of field, at most budget; -1 hides it
 
 	sel selection // the selection after the planning pass
 	all bool      // every hit is shown, so no line counts hits left out
@@ -73,10 +85,11 @@ type preview struct {
 // its mandatory text fits beside the hits already chosen and the fixed
 // text, all at their final length.
 type selection struct {
-	shown   int
-	quoted  bool // some shown id is quoted, which the fetch hint explains
-	lines   int  // bytes of the shown hits' mandatory text, with separators
-	scanned int  // bytes of ids and connection ids measured
+	shown    int
+	quoted   bool // some shown id is quoted, which the fetch hint explains
+	lines    int  // bytes of the shown hits' mandatory text, with separators
+	reserved int  // bytes kept for the shown hits' titles (see minTitle)
+	scanned  int  // bytes of ids and connection ids measured
 }
 
 // idLine is the measure of a hit's mandatory text: the id line of the
@@ -106,17 +119,18 @@ func newPreview(hits []Hit, opts PreviewOptions) preview {
 	case maxHits < 0:
 		maxHits = 0
 	}
-	caps := [nKinds]int{opts.MaxLabel, opts.MaxTitle, opts.MaxSnippet}
-	defaults := [nKinds]int{defaultMaxLabel, defaultMaxTitle, defaultMaxSnippet}
+	var caps, defaults [nKinds]int
+	caps[kindLabel], caps[kindTitle], caps[kindSnippet] = opts.MaxLabel, opts.MaxTitle, opts.MaxSnippet
+	defaults[kindLabel], defaults[kindTitle], defaults[kindSnippet] = defaultMaxLabel, defaultMaxTitle, defaultMaxSnippet
 	line := minLine
-	p.fields = textFields
+	p.fields, p.titleField = textFields, textTitle
 	if p.format == FormatJSON {
 		if p.budget < len(jsonOpen+jsonClose) {
 			p.budget = -1
 			return p
 		}
 		line = minJSONLine
-		p.fields = jsonFields
+		p.fields, p.titleField = jsonFields, jsonTitle
 		caps[kindLabel] = p.budget // URLs have no cap but the budget
 		opts.Total, p.hasMore = 0, false
 	}
@@ -171,6 +185,8 @@ func (p *preview) plan() {
 		}
 	}
 	p.urlLeft = sum[kindLabel]
+	// The room kept for titles is in free: titles, the first kind, take
+	// it back.
 	p.need = p.fixed(p.sel.shown, p.sel.quoted) + p.sel.lines
 	free := p.budget - p.need
 	for p.full < nKinds && sum[p.full] <= free {
@@ -253,38 +269,50 @@ func mulSat(a, b int) int {
 func (p *preview) size() int { return min(p.budget, p.need) }
 
 // fitsAll reports whether, in the text form, every hit is in the window
-// and every id line fits. Then the text has no line counting hits not
-// shown, which the greedy choice of next cannot foresee.
+// and every id line fits, with the room kept for each title, or without it
+// when the first hit alone, counting the others, does not fit. Then the
+// text has no line counting hits not shown, which the greedy choice of
+// next cannot foresee.
 func (p *preview) fitsAll() bool {
 	if p.format != FormatText || p.hasMore || p.total > len(p.window) || p.total == 0 {
 		return false
 	}
-	lines, quoted := 0, false
+	lines, reserved, quoted := 0, 0, false
+	first := 0 // the bytes of the first hit's id line, with its separator
 	for i := range p.window {
-		l, ok := p.measure(i+1, &p.window[i], p.budget-lines)
+		h := &p.window[i]
+		l, ok := p.measure(i+1, h, p.budget-lines)
 		if !ok {
 			return false
 		}
+		if i == 0 {
+			first = p.fixed(1, !l.bareID) + l.n + 1
+		}
 		lines += l.n + 1
+		reserved += p.titleReserve(h)
 		quoted = quoted || !l.bareID
 	}
-	return p.fixed(len(p.window), quoted)+lines <= p.budget
+	fixed := p.fixed(len(p.window), quoted)
+	return fixed+lines+reserved <= p.budget || fixed+lines <= p.budget && first > p.budget
 }
 
 // next measures the hit at index i of the window and reports whether it is
 // shown; if so it adds the hit to s. Hits are chosen greedily, in order: a
-// hit is shown when its mandatory text fits beside that of those already
-// chosen, with the fixed text at the length it would then have, so that a
-// later hit with a shorter id may still fit where an earlier one did not.
-// Once the ids measured add up to twice the budget, no further hit is
-// looked at: ids that do not fit cannot make the cost grow past the
-// budget. When p.all, every hit is shown.
+// hit is shown when its mandatory text, and the room kept for its title,
+// fit beside those of the hits already chosen, with the fixed text at the
+// length it would then have, so that a later hit with a shorter id may
+// still fit where an earlier one did not. The first hit shown needs only
+// its mandatory text to fit: its title then has the room left, and no
+// other hit is shown. Once the ids measured add up to twice the budget, no
+// further hit is looked at: ids that do not fit cannot make the cost grow
+// past the budget. When p.all, every hit is shown.
 func (s *selection) next(p *preview, i int, h *Hit) (idLine, bool) {
 	if p.all {
 		l, _ := p.measure(i+1, h, p.budget)
 		s.shown++
 		s.quoted = s.quoted || !l.bareID
 		s.lines += l.n + 1
+		s.reserved += p.titleReserve(h)
 		return l, true
 	}
 	if s.scanned > 2*p.budget {
@@ -292,7 +320,7 @@ func (s *selection) next(p *preview, i int, h *Hit) (idLine, bool) {
 	}
 	fixed := p.fixed(s.shown+1, s.quoted)
 	scan := p.scan
-	l, ok := p.measure(i+1, h, p.budget-fixed-s.lines-1)
+	l, ok := p.measure(i+1, h, p.budget-fixed-s.lines-s.reserved-1)
 	s.scanned += p.scan - scan
 	if !ok {
 		return l, false
@@ -301,13 +329,38 @@ func (s *selection) next(p *preview, i int, h *Hit) (idLine, bool) {
 	if quoted != s.quoted {
 		fixed = p.fixed(s.shown+1, quoted)
 	}
-	if fixed+s.lines+l.n+1 > p.budget {
+	left := p.budget - fixed - s.lines - s.reserved - l.n - 1
+	if left < 0 {
 		return l, false
+	}
+	reserve := p.titleReserve(h)
+	if reserve > left {
+		if s.shown > 0 {
+			return l, false
+		}
+		reserve = left
 	}
 	s.shown++
 	s.quoted = quoted
 	s.lines += l.n + 1
+	s.reserved += reserve
 	return l, true
+}
+
+// titleReserve returns the room the selection keeps for the title of h:
+// the bytes its field takes with a value of minTitle bytes, or at the
+// title's cap when that is smaller, and 0 when h shows no title. Every
+// title gets the same room, however short, so that the titles of the hits
+// shown can share the room left at a level no lower than it, even those
+// whose sizes plan does not remember (see maxLevelFields). It reads
+// nothing of a title but to tell whether the title is shown.
+func (p *preview) titleReserve(h *Hit) int {
+	c := p.caps[kindTitle]
+	if c <= 2 || p.value(h, valTitle, 0) == "" {
+		return 0
+	}
+	over := p.fields[p.titleField].over
+	return over + min(minTitle, c-2)
 }
 
 // measure measures the mandatory text of h, numbered n, and reports

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpid/mcpid/internal/previewcheck"
+	"github.com/mcpid/mcpid/internal/testkit/economy"
 )
 
 // previewHits are hits as a search tool builds them: ids made
@@ -115,7 +116,7 @@ To fetch, pass an id exactly as shown; pass connection_id only where its line sh
 4 hits not shown; 1 of them in structuredContent.results.`},
 		{"free text shrinks before hits go", "multi-source", PreviewOptions{Budget: 320}, `Showing 2 of 2 hits.
 1. id=cin_4f2a/orders:o1 stream="orders" connector_key="postgres" display_name="Prod DB" title="Order o1"
-2. id=cin_9b1c/tickets:T-17 stream="tickets" connector_key="zendesk" display_name="Support"
+2. id=cin_9b1c/tickets:T-17 stream="tickets" connector_key="zendesk" title="Refund for o1"
 To fetch, pass an id exactly as shown; pass connection_id only where its line shows one.`},
 		{"quoted ids", "quoted-ids", PreviewOptions{}, `Showing 5 of 5 hits.
 1. id="docs:Q3 report.pdf" connection_id="cin drive" title="Q3"
@@ -241,28 +242,16 @@ func fieldValue(t *testing.T, line, key string) string {
 	return v
 }
 
-// budgetHits is the token-budget fixture: 200 hits across two
-// connections, one with self-contained ids and one whose connection
-// cannot be embedded, each with a 500-character snippet.
+// budgetHits is the token-budget fixture (economy.Reference): 200 hits
+// across two connections, one with self-contained ids and one whose
+// connection is escaped in them, each with a 500-character snippet, with
+// the ids search shows.
 func budgetHits() []Hit {
-	hits := make([]Hit, 200)
-	for i := range hits {
-		h := Hit{
-			ConnectorKey: "gdrive",
-			Stream:       "docs",
-			DisplayName:  "Team Drive",
-			Title:        fmt.Sprintf("Design review notes, week %d", i+1),
-			Snippet:      strings.Repeat(fmt.Sprintf("Notes %03d: the budget caps the preview. ", i), 13)[:500],
-		}
-		if i%2 == 0 {
-			h.ConnectionID = "cin_drive"
-			h.ID, _ = SelfContainedID(fmt.Sprintf("docs:d%03d", i), h.ConnectionID)
-		} else {
-			h.ConnectionID = "eu:tickets"
-			h.ConnectorKey, h.Stream, h.DisplayName = "zendesk", "tickets", "Support EU"
-			h.ID, _ = SelfContainedID(fmt.Sprintf("tickets:t%03d", i), h.ConnectionID)
-		}
-		hits[i] = h
+	base := economy.Reference(200)
+	hits := make([]Hit, len(base))
+	for i, b := range base {
+		hits[i] = Hit(b)
+		hits[i].ID, _ = SelfContainedID(b.ID, b.ConnectionID)
 	}
 	return hits
 }
@@ -270,7 +259,7 @@ func budgetHits() []Hit {
 // The byte size and id count the documentation of RenderPreview quotes.
 const (
 	budgetFixtureBytes = 1800
-	budgetFixtureIDs   = 5
+	budgetFixtureIDs   = 8
 )
 
 func TestPreviewTokenBudget(t *testing.T) {
@@ -283,7 +272,7 @@ func TestPreviewTokenBudget(t *testing.T) {
 	assert.GreaterOrEqual(t, len(ids), 3)
 	assert.Equal(t, budgetFixtureBytes, len(out), "update the documentation of RenderPreview:\n%s", out)
 	assert.Equal(t, budgetFixtureIDs, len(ids))
-	assert.Contains(t, out, "\n195 hits not shown; 95 of them in structuredContent.results.")
+	assert.Contains(t, out, "\n192 hits not shown; 92 of them in structuredContent.results.")
 	for _, id := range ids {
 		assert.Contains(t, out, "id="+id+" ", "ids are complete")
 	}
@@ -311,7 +300,7 @@ func TestPreviewBudgets(t *testing.T) {
 			require.GreaterOrEqual(t, n, shown, "budget %d shows fewer hits than a smaller one", budget)
 			shown = n
 		}
-		assert.Equal(t, 5, shown)
+		assert.Equal(t, DefaultMaxHits, shown)
 	})
 }
 
@@ -333,10 +322,12 @@ func TestPreviewTinyBudgets(t *testing.T) {
 1. id=cin_4f2a/orders:o1
 2. id=cin_9b1c/tickets:T-17
 To fetch, pass an id exactly as shown; pass connection_id only where its line shows one.`},
-		{195, `Showing 2 of 2 hits.
-1. id=cin_4f2a/orders:o1 stream="orders"
-2. id=cin_9b1c/tickets:T-17 stream="tickets"
-To fetch, pass an id exactly as shown; pass connection_id only where its line shows one.`},
+		// Both id lines, but not both with their titles: the first hit
+		// alone, with the room its count leaves for its title.
+		{195, `Showing 1 of 2 hits.
+1. id=cin_4f2a/orders:o1
+To fetch, pass an id exactly as shown; pass connection_id only where its line shows one.
+1 hit not shown; see structuredContent.results.`},
 	}
 	for _, tt := range tests {
 		t.Run(strconv.Itoa(tt.budget), func(t *testing.T) {
@@ -355,8 +346,8 @@ func TestPreviewOptions(t *testing.T) {
 		a, b PreviewOptions
 	}{
 		{"zero Budget is 1800", PreviewOptions{}, PreviewOptions{Budget: 1800}},
-		{"zero MaxHits is 5", PreviewOptions{Budget: 1 << 20}, PreviewOptions{Budget: 1 << 20, MaxHits: 5}},
-		{"zero caps are 40, 100, 200", PreviewOptions{Budget: 1 << 20}, PreviewOptions{Budget: 1 << 20, MaxLabel: 40, MaxTitle: 100, MaxSnippet: 200}},
+		{"zero MaxHits is 8", PreviewOptions{Budget: 1 << 20}, PreviewOptions{Budget: 1 << 20, MaxHits: 8}},
+		{"zero caps are 40, 100, 120", PreviewOptions{Budget: 1 << 20}, PreviewOptions{Budget: 1 << 20, MaxLabel: 40, MaxTitle: 100, MaxSnippet: 120}},
 		{"Total below len(hits) is ignored", PreviewOptions{Total: 3}, PreviewOptions{Total: -1}},
 		{"Total equal to len(hits)", PreviewOptions{Total: 20}, PreviewOptions{}},
 		{"negative caps hide fields", PreviewOptions{MaxLabel: -1, MaxTitle: -2, MaxSnippet: -3}, PreviewOptions{MaxLabel: -1, MaxTitle: -1, MaxSnippet: -1}},
@@ -553,8 +544,10 @@ func TestRenderPreviewJSONGolden(t *testing.T) {
 			`{"results":[{"id":"cin_4f2a/orders:o1","title":"Order o1","url":""}]}`},
 		{"budget cuts text first", "single-source", PreviewOptions{Budget: 170},
 			`{"results":[{"id":"cin_4f2a/orders:o1","title":"Order o1: 3 items","url":"","text":"Shipped to Berlin on 20…"},{"id":"cin_4f2a/orders:o2","title":"Order o2","url":""}]}`},
+		// Room for both ids but not for both titles: one hit, with its
+		// title.
 		{"budget for the ids alone", "single-source", PreviewOptions{Budget: 110},
-			`{"results":[{"id":"cin_4f2a/orders:o1","title":"","url":""},{"id":"cin_4f2a/orders:o2","title":"","url":""}]}`},
+			`{"results":[{"id":"cin_4f2a/orders:o1","title":"Order o1: 3 items","url":"","text":"Shipped to Berlin o…"}]}`},
 		{"no room for a hit", "single-source", PreviewOptions{Budget: 60}, `{"results":[]}`},
 		{"no room for the object", "single-source", PreviewOptions{Budget: 13}, ``},
 		{"no hits", "none", PreviewOptions{}, `{"results":[]}`},

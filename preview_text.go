@@ -19,7 +19,10 @@ const minLine = 8
 // are measured on the stack.
 const maxCountLine = 128
 
-// textFields are the free-text fields of a hit in the text form.
+// textFields are the free-text fields of a hit in the text form; the
+// title is textFields[textTitle].
+const textTitle = 3
+
 var textFields = []field{
 	optional(valStream, kindLabel, ` stream="`),
 	optional(valConnectorKey, kindLabel, ` connector_key="`),

@@ -23,8 +23,10 @@ type Access struct {
 	// ID is, for a fetch, the id as given (sealed when it was); "" for a
 	// search.
 	ID string
-	// Handle is, for a fetch, the handle the id resolved to; the zero
-	// Handle for a search.
+	// Handle is, for a fetch, the handle the id resolved to, as shown:
+	// with [Options.Aliases] its connection may be an alias, which
+	// ConnectionID holds mapped to the real one. The zero Handle for a
+	// search.
 	Handle mcpid.Handle
 }
 

@@ -35,7 +35,10 @@ type Backend interface {
 	// ConnectionID is the connection to read from, or "" when the model
 	// named none and the source must find the record itself (and may
 	// answer with [mcpid.AmbiguousConnection]); req.Handle.BaseID() is
-	// the hit's own id within it. A handle is a name, not a capability:
+	// the hit's own id within it. With [Options.Aliases], req.Handle is
+	// the id as shown, whose connection may be an alias: read the
+	// connection from req.ConnectionID, always the real one, never from
+	// req.Handle.ConnectionID(). A handle is a name, not a capability:
 	// without an authorizer, Fetch must check that the caller may read
 	// the connection req names (see above).
 	Fetch(ctx context.Context, req mcpid.FetchRequest) (Document, error)

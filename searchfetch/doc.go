@@ -78,6 +78,16 @@
 // hit a caller is shown is one that caller can fetch. Without an
 // authorizer, the backend checks the caller itself.
 //
+// # Aliases
+//
+// Connection ids such as GCP resource names and ARNs are long, and an id
+// that embeds one escaped costs a model some 20 tokens before the record's
+// own id. [Options.Aliases] gives each connection a short name the model
+// sees instead ([mcpid.NewAliases]): search embeds the alias, fetch maps it
+// back, and the authorizer and the backend only ever see the real
+// connection id. An alias, once its ids are shown, is never given to
+// another connection while conversations may hold them.
+//
 // # Modes
 //
 // [ModeDefault] is for any MCP client: fetch takes id and an optional

@@ -11,10 +11,10 @@ import (
 // Fetch runs the fetch tool and returns its answer. args are the raw JSON
 // arguments of the call ({"id": "…"}, with an optional "connection_id" and
 // an optional integer "offset" in ModeDefault). With a Sealer it opens the
-// id first; it resolves the arguments with [mcpid.ResolveFetch], asks
-// [Options.Authorize] whether the caller may read the connection they
-// name, and calls [Backend.Fetch] only when they resolve and the caller
-// may. In both modes Text is the JSON of the [Document], whose id is set to
+// id first; it resolves the arguments with [mcpid.ResolveFetch], maps an
+// alias ([Options.Aliases]) to its connection, asks [Options.Authorize]
+// whether the caller may read the connection they name, and calls
+// [Backend.Fetch] only when they resolve and the caller may. In both modes Text is the JSON of the [Document], whose id is set to
 // the id as given, and StructuredContent is the same JSON (nil with
 // StructuredNone). In ModeChatGPT the document's url follows the rule of
 // the search results ([mcpid.FormatJSON]): an absolute http or https URL,
@@ -44,10 +44,13 @@ func (t *Tools) Fetch(ctx context.Context, args json.RawMessage) Result {
 	if err != nil {
 		return t.errorResult(err)
 	}
-	req, err := mcpid.ResolveFetch(id, vals[1])
+	req, err := mcpid.ResolveFetch(id, t.explicitFor(id, vals[1]))
 	if err != nil {
 		return t.errorResult(err)
 	}
+	// The id stays as shown (req.Handle, req.EchoID); the connection it
+	// or the argument names is the real one from here on.
+	req.ConnectionID = t.realConnection(req.ConnectionID)
 	access := Access{Tool: t.opts.FetchName, ConnectionID: req.ConnectionID, ID: vals[0], Handle: req.Handle}
 	if err := t.authorize(ctx, access); err != nil {
 		return t.relay(err, err, nil, false)

@@ -114,6 +114,34 @@ type Options struct {
 	// a seal. Turn it off once those conversations are over. It does
 	// nothing without a Sealer.
 	AcceptUnsealed bool
+	// Aliases, when set, are short names the model sees instead of
+	// connection ids (see [mcpid.Aliases]): a GCP connection
+	// projects/acme/locations/eu/connections/drive-1 with the alias drive1
+	// has ids such as drive1/:1BxiMVs0XRA5nFMdKvB instead of ids that
+	// start with projects%2Facme%2Flocations%2Feu%2Fconnections%2Fdrive-1/.
+	//
+	// search embeds the alias wherever the model sees a connection: the
+	// ids, the connection_id of StructuredAll's results, and the
+	// available_connections (in ModeChatGPT, available_ids) of an
+	// ambiguous_connection error. A hit whose connection has no alias but
+	// is another connection's alias is left out, counted and reported
+	// (OnDropped), as an unfetchable hit is: its id would fetch from the
+	// other connection.
+	//
+	// fetch opens the seal of the id as given, resolves the opened id
+	// (FetchRequest.Handle and EchoID hold it as shown, alias included,
+	// without its seal; the document's id is the id as given), then maps
+	// an alias it embeds to its connection: the connection_id check,
+	// Authorize and the backend see the real connection id
+	// (FetchRequest.ConnectionID, Access.ConnectionID), never the alias.
+	// A connection_id argument may be the alias or the real id. Ids that
+	// embed a real connection id, as minted before the aliases were set,
+	// still fetch.
+	//
+	// Never give an alias to another connection while ids that embed it
+	// may live in conversations: they would fetch from the new
+	// connection. Retire an alias with its connection.
+	Aliases *mcpid.Aliases
 	// Authorize, when set, decides whether the caller of a tool may read
 	// a connection: a handle is a name, not a capability. The caller is
 	// in ctx ([CallerFrom]) when the transport verified one.

@@ -14,7 +14,9 @@ import (
 //
 // With an authorizer, an ambiguous_connection error lists only the
 // connections (or ids) whose access a for them the authorizer allows: it is
-// forbidden when it allows none ([Tools.readableOnly]).
+// forbidden when it allows none ([Tools.readableOnly]). With aliases, it
+// lists each connection by its alias, as search shows it
+// ([Tools.aliasedError]).
 //
 // In ModeChatGPT fetch takes no connection_id, so no answer may ask for
 // one, whatever code the backend returns:
@@ -38,7 +40,7 @@ func (t *Tools) relayedError(ctx context.Context, err error, a Access, req *mcpi
 // as relayedError describes it (req nil for an error of no fetch's
 // backend), and with the tools' hints where shown has mcpid's.
 func (t *Tools) relay(shown, cause error, req *mcpid.FetchRequest, sealed bool) Result {
-	r := t.errorResult(t.chatGPTError(shown, req, sealed))
+	r := t.errorResult(t.chatGPTError(t.aliasedError(shown), req, sealed))
 	r.Err = cause
 	return r
 }

@@ -81,7 +81,7 @@ func TestSearchChatGPT(t *testing.T) {
 		ids     []string
 	}{
 		{"every hit fits", mcpid.PreviewOptions{MaxHits: 10}, []string{"c1/orders:o1", "c2/:T-17", "eu%3Awiki/pages:p1", "notes:n1"}},
-		{"budget for three", mcpid.PreviewOptions{Budget: 150}, []string{"c1/orders:o1", "c2/:T-17", "eu%3Awiki/pages:p1"}},
+		{"budget for three ids, two with titles", mcpid.PreviewOptions{Budget: 150}, []string{"c1/orders:o1", "c2/:T-17"}},
 		{"snippet over its cap", mcpid.PreviewOptions{MaxHits: 10, MaxSnippet: 8}, []string{"c1/orders:o1", "c2/:T-17", "eu%3Awiki/pages:p1", "notes:n1"}},
 	}
 	for _, tt := range tests {

@@ -40,6 +40,11 @@ type selection struct {
 // With an authorizer, a hit of a connection the caller may not read is
 // left out first, uncounted, and never judged ([Options.Authorize]).
 //
+// With aliases ([Options.Aliases]), a hit of an aliased connection is
+// shown with the alias as its connection, which its id embeds; a hit whose
+// connection is another connection's alias is dropped, as it would fetch
+// from that other connection.
+//
 // It looks at the hits in order until limit of them are kept. It fails
 // with invalid_resource_response only when it looked at hits and dropped
 // every one of them: one odd record does not take down every search that
@@ -69,7 +74,11 @@ func (t *Tools) selectHits(ctx context.Context, in []mcpid.Hit, limit int) (sele
 				continue
 			}
 		}
-		id, why := t.showable(h)
+		shown, ok := t.aliasHit(h)
+		id, why := t.showable(shown)
+		if !ok {
+			id, why = "", aliasTaken
+		}
 		if why != "" {
 			sel.dropped++
 			if firstAt < 0 {
@@ -96,8 +105,8 @@ func (t *Tools) selectHits(ctx context.Context, in []mcpid.Hit, limit int) (sele
 			t.reportDropped(ctx, i, h, tooLong)
 			continue
 		}
-		h.ID = id
-		sel.hits = append(sel.hits, h)
+		shown.ID = id
+		sel.hits = append(sel.hits, shown)
 	}
 	if len(sel.hits) == 0 && sel.dropped > 0 {
 		return sel, badHit("no hit can be fetched by an id: hit "+strconv.Itoa(firstAt+1)+" "+first, t.hints.badHit)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -429,7 +430,8 @@ func statelessReplicas(t *testing.T, h HTTPHarness) {
 			a := c.Call(t, "search", map[string]any{"query": "refund"})
 			require.False(t, a.IsError, "%v", a.Texts)
 			ids := mcpid.ExtractIDs(a.Texts[0])
-			require.Len(t, ids, len(Records)-1, "every record but the ambiguous copy shows once per connection: %s", a.Texts[0])
+			require.NotEmpty(t, ids, a.Texts[0])
+			require.Len(t, slices.Compact(slices.Sorted(slices.Values(ids))), len(ids), "no id shown twice: %s", a.Texts[0])
 			for i := range ids {
 				before := [2]int64{backends[0].Searches(), backends[1].Searches()}
 				a := c.Call(t, "search", map[string]any{"query": "refund"})

@@ -84,6 +84,7 @@ func Run(t *testing.T, connect Connect) {
 	t.Run("IgnoredContext", func(t *testing.T) { ignoredContext(t, connect) })
 	t.Run("Panicked", func(t *testing.T) { panicked(t, connect) })
 	t.Run("ReadOn", func(t *testing.T) { readOn(t, connect) })
+	t.Run("Aliases", func(t *testing.T) { aliasJourneys(t, connect) })
 }
 
 // allHits shows every record in the preview.

@@ -79,7 +79,7 @@ func JSON(t testing.TB, out string, hits []Hit, opts Options, f Funcs) {
 		for _, v := range []struct {
 			val, raw, text string
 			c              int
-		}{{r.title, r.rawTitle, h.Title, fieldCap(opts.MaxTitle, 100)}, {r.text, r.rawText, h.Snippet, fieldCap(opts.MaxSnippet, 200)}} {
+		}{{r.title, r.rawTitle, h.Title, fieldCap(opts.MaxTitle, 100)}, {r.text, r.rawText, h.Snippet, fieldCap(opts.MaxSnippet, 120)}} {
 			if v.val == "" {
 				continue
 			}

@@ -53,7 +53,7 @@ type Funcs struct {
 // The defaults of the options that are 0.
 const (
 	defaultBudget  = 1800
-	defaultMaxHits = 5
+	defaultMaxHits = 8
 )
 
 // budget returns the budget o means.

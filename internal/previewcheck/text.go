@@ -219,7 +219,7 @@ func checkHitLine(t testing.TB, line string, hits []Hit, opts Options, f Funcs) 
 	}
 
 	caps := [...]int{opts.MaxLabel, opts.MaxLabel, opts.MaxLabel, opts.MaxTitle, opts.MaxSnippet}
-	defaults := [...]int{40, 40, 40, 100, 200}
+	defaults := [...]int{40, 40, 40, 100, 120}
 	next := 0
 	for rest != "" {
 		key, lit, ok := strings.Cut(strings.TrimPrefix(rest, " "), "=")

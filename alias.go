@@ -1,0 +1,132 @@
+package mcpid
+
+import (
+	"sort"
+	"strings"
+)
+
+// FieldAlias is the [Error.Field] of an error [NewAliases] returns for an
+// alias at fault; the connection id it was declared for is then in
+// [Error.Embedded].
+const FieldAlias = "alias"
+
+// Aliases are short names a server declares for its connections, shown to
+// the model in place of the connection ids. Connection ids such as the GCP
+// resource name projects/acme/locations/eu/connections/drive-1 are
+// escaped when an id embeds them,
+//
+//	projects%2Facme%2Flocations%2Feu%2Fconnections%2Fdrive-1/:1BxiMVs0XRA5nFMdKvB
+//
+// and cost a model some 24 tokens on every id; with the alias drive1 the
+// same record is drive1/:1BxiMVs0XRA5nFMdKvB. A server passes its Aliases
+// to the search and fetch tools (searchfetch.Options.Aliases): search
+// embeds the alias, fetch maps it back, and the resource server only ever
+// sees the real connection id.
+//
+// The mapping is a bijection, checked by [NewAliases], so that an id names
+// one connection however it is read. An alias is a connection id as the
+// model sees it, and ids that embed it live as long as the conversations
+// that hold them: never reassign an alias to another connection while such
+// ids may live, or they would fetch from the other connection. Retire an
+// alias with its connection, and give a new connection a new alias.
+//
+// The nil *Aliases maps nothing: Alias and Connection report false. An
+// Aliases is immutable and safe for concurrent use.
+type Aliases struct {
+	alias      map[string]string // connection id -> alias
+	connection map[string]string // alias -> connection id
+}
+
+// NewAliases returns the aliases m declares: m maps a connection id to its
+// alias. It checks that
+//
+//   - every connection id is a name, as [ResolveFetch] requires of a
+//     connection_id ('/' and ':' allowed);
+//   - every alias is a name that holds no '/', ':' or '%', so that it is
+//     written in an id as it is, never escaped: a name such as drive1 or
+//     eu-tickets;
+//   - no two connection ids share an alias, and no alias is a connection
+//     id that m declares (not even its own), so that an id that embeds an
+//     alias could never be read as another connection's.
+//
+// A fault is an [*Error] with Code [CodeInvalidConnectionID]: Field
+// [FieldConnectionID] and Input the connection id for a connection id that
+// is not a name; Field [FieldAlias], Input the alias and Embedded the
+// connection id it was declared for, for an alias at fault. Offset is
+// where the fault is in Input, or -1 for a collision. The entries are
+// checked in the order of their connection ids, so that the same map
+// always gives the same error. m is copied; an empty or nil m gives
+// Aliases that map nothing.
+func NewAliases(m map[string]string) (*Aliases, error) {
+	conns := make([]string, 0, len(m))
+	for c := range m {
+		conns = append(conns, c)
+	}
+	sort.Strings(conns)
+	a := &Aliases{alias: make(map[string]string, len(m)), connection: make(map[string]string, len(m))}
+	for _, c := range conns {
+		alias := m[c]
+		if f := checkPart(c, "", connectionBytes); f.fault != faultNone {
+			return nil, f.err(FieldConnectionID, c)
+		}
+		if err := checkAlias(alias, c); err != nil {
+			return nil, err
+		}
+		if _, ok := m[alias]; ok {
+			return nil, aliasError(alias, c, "alias is a declared connection id", "give each connection an alias that is no connection's id")
+		}
+		if _, ok := a.connection[alias]; ok {
+			return nil, aliasError(alias, c, "alias is declared for another connection too", "give each connection an alias of its own")
+		}
+		a.alias[c] = alias
+		a.connection[alias] = c
+	}
+	return a, nil
+}
+
+// checkAlias checks alias, declared for the connection conn, against the
+// rule of an alias: a name without '/', ':' and '%'. The first fault in
+// alias is the one reported.
+func checkAlias(alias, conn string) *Error {
+	f := checkPart(alias, "", nameNoColonBytes)
+	if pct := strings.IndexByte(alias, '%'); pct >= 0 && (f.fault == faultNone || pct < f.offset) {
+		e := aliasError(alias, conn, "alias contains '%'", "use an alias that is written in an id as it is")
+		e.Offset = pct
+		return e
+	}
+	if f.fault == faultNone {
+		return nil
+	}
+	e := f.err(FieldAlias, alias)
+	e.Code = CodeInvalidConnectionID
+	e.Embedded = conn
+	return e
+}
+
+// aliasError returns the error of an alias declared for conn that breaks
+// no character rule but a rule of the mapping.
+func aliasError(alias, conn, message, hint string) *Error {
+	e := NewError(CodeInvalidConnectionID, message, hint)
+	e.Field, e.Input, e.Embedded = FieldAlias, alias, conn
+	return e
+}
+
+// Alias returns the alias of the connection connectionID, and reports
+// whether it has one. It does not allocate.
+func (a *Aliases) Alias(connectionID string) (string, bool) {
+	if a == nil {
+		return "", false
+	}
+	alias, ok := a.alias[connectionID]
+	return alias, ok
+}
+
+// Connection returns the connection id whose alias is alias, and reports
+// whether there is one. It does not allocate.
+func (a *Aliases) Connection(alias string) (string, bool) {
+	if a == nil {
+		return "", false
+	}
+	c, ok := a.connection[alias]
+	return c, ok
+}

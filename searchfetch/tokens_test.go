@@ -1,0 +1,88 @@
+package searchfetch_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpid/mcpid"
+	"github.com/mcpid/mcpid/internal/testkit/economy"
+	"github.com/mcpid/mcpid/searchfetch"
+)
+
+// TestSearchTokensPerID reports, and bounds, what a default search costs
+// a model per id it shows (DESIGN §10), in each channel separately: the
+// text, header and footer included, and the serialized
+// structuredContent, each divided by the ids it shows, unsealed, at the
+// default budget; on the token-budget fixture and on the multi-connection
+// fixture with aliases. Every hit shown keeps a title and at least half
+// a snippet, in each channel.
+func TestSearchTokensPerID(t *testing.T) {
+	reference := economy.Reference(100)
+	tests := []struct {
+		name    string
+		hits    []economy.Hit
+		total   int
+		aliases *mcpid.Aliases
+	}{
+		{"token-budget fixture", reference, 200, nil},
+		{"multi-connection, aliases", economy.MultiConnection(60), 240, aliases(t)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hits := make([]mcpid.Hit, len(tt.hits))
+			for i, h := range tt.hits {
+				hits[i] = mcpid.Hit(h)
+			}
+			b := &recorder{result: searchfetch.SearchResult{Hits: hits, Total: tt.total}}
+			res := searchfetch.New(b, &searchfetch.Options{Aliases: tt.aliases}).Search(context.Background(), raw(`{"query":"q"}`))
+			require.False(t, res.IsError, res.Text)
+			titles := shownTitles(hits, tt.aliases)
+
+			text := mcpid.ExtractHits(res.Text)
+			require.NotEmpty(t, text)
+			economy.CheckShown(t, kitHits(text), titles)
+			perID := economy.TokensPerID(t, res.Text, len(text))
+			t.Logf("text: %.1f o200k tokens per shown id, %d ids in %d bytes", perID, len(text), len(res.Text))
+			assert.LessOrEqual(t, perID, float64(economy.MaxTokensPerID), "text:\n%s", res.Text)
+
+			var out struct {
+				Results []economy.Hit `json:"results"`
+			}
+			require.NoError(t, json.Unmarshal(res.StructuredContent, &out))
+			structured := out.Results
+			require.NotEmpty(t, structured)
+			economy.CheckShown(t, structured, titles)
+			perID = economy.TokensPerID(t, string(res.StructuredContent), len(structured))
+			t.Logf("structuredContent: %.1f o200k tokens per shown id, %d ids in %d bytes", perID, len(structured), len(res.StructuredContent))
+			assert.LessOrEqual(t, perID, float64(economy.MaxTokensPerID), "structuredContent:\n%s", res.StructuredContent)
+		})
+	}
+}
+
+// shownTitles maps the id search shows each hit under, unsealed, to the
+// hit's title.
+func shownTitles(hits []mcpid.Hit, a *mcpid.Aliases) map[string]string {
+	titles := make(map[string]string, len(hits))
+	for _, h := range hits {
+		conn := h.ConnectionID
+		if alias, ok := a.Alias(conn); ok {
+			conn = alias
+		}
+		id, _ := mcpid.SelfContainedID(h.ID, conn)
+		titles[id] = h.Title
+	}
+	return titles
+}
+
+// kitHits converts hits to the economy kit's.
+func kitHits(hits []mcpid.Hit) []economy.Hit {
+	out := make([]economy.Hit, len(hits))
+	for i, h := range hits {
+		out[i] = economy.Hit(h)
+	}
+	return out
+}
