@@ -53,7 +53,7 @@ func producedErrors(t *testing.T) map[string]error {
 	for name, data := range map[string]string{
 		"syntax":  `{`,
 		"version": `{"version":7}`,
-		"entry":   `{"version":1,"names":[{"server":"s","tool":"t","name":"x.y:z"}]}`,
+		"entry":   `{"version":1,"names":[{"server":"s","tool":"t","name":"x.y:z"}],"retired":[]}`,
 	} {
 		err = new(Names).UnmarshalJSON([]byte(data))
 		require.Error(t, err)
@@ -196,7 +196,7 @@ func TestErrorText(t *testing.T) {
 	_, keyErr := Assign(OpenAI, []Key{{"s", "t"}, {"s", "caf\xc3"}})
 	_, profileErr := Assign(Profile{MaxLen: 5}, nil)
 	_, reservedErr := Assign(OpenAI, nil, WithReserved("ok", "my tool"))
-	namesErr := new(Names).UnmarshalJSON([]byte(`{"version":1,"names":[{"server":"s","tool":"t","name":"s__t","reason":"renamed"}]}`))
+	namesErr := new(Names).UnmarshalJSON([]byte(`{"version":1,"names":[{"server":"s","tool":"t","name":"s__t","reason":"renamed"}],"retired":[]}`))
 	tests := []struct {
 		name string
 		err  error
