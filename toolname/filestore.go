@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -142,7 +141,7 @@ func (s *FileStore) Swap(ctx context.Context, rev Revision, next *Names) (Revisi
 	if current != rev {
 		return "", &Error{Code: CodeStale, Index: -1, Offset: -1}
 	}
-	data, err := json.Marshal(next)
+	data, err := next.MarshalJSON()
 	if err != nil {
 		return "", err
 	}

@@ -15,72 +15,12 @@ const (
 	tableVersion  = 2
 )
 
-// tableJSON is the JSON form of a Names table.
-type tableJSON struct {
-	Version    int          `json:"version"`
-	Chain      string       `json:"chain,omitempty"`
-	Generation uint64       `json:"generation,omitempty"`
-	Options    *optionsJSON `json:"options,omitempty"`
-	Names      []entryJSON  `json:"names"`
-	Retired    []entryJSON  `json:"retired"`
-}
-
 // optionsJSON is the JSON form of the options that shape a chain's names.
 type optionsJSON struct {
 	Profile    string   `json:"profile"`
 	MaxLen     int      `json:"max_len"`
 	QualifyAll bool     `json:"qualify_all"`
 	Reserved   []string `json:"reserved"`
-}
-
-// entryJSON is one name with its key and, when it is not the bare tool
-// name, the reason.
-type entryJSON struct {
-	Server string `json:"server"`
-	Tool   string `json:"tool"`
-	Name   string `json:"name"`
-	Reason string `json:"reason,omitempty"`
-}
-
-// MarshalJSON writes the whole table. [Names.UnmarshalJSON] gives back a
-// table equal in every respect, so that a gateway can continue its chain
-// across restarts. The JSON has this shape:
-//
-//	{"version":1,
-//	 "names":[{"server":"github","tool":"search","name":"github__search","reason":"qualified"},…],
-//	 "retired":[{"server":"gitlab","tool":"search","name":"gitlab__search","reason":"qualified"},…]}
-//
-// "names" holds every key with its name, in the order of [Names.All];
-// "retired" holds the names of the chain that no key holds now, each with
-// the key that last held it, sorted by name. "reason" is the [Reason] as
-// its String method writes it, left out for a bare tool name. The output
-// is deterministic. A nil *Names writes an empty table.
-func (n *Names) MarshalJSON() ([]byte, error) {
-	t := tableJSON{Version: tableVersion1, Names: []entryJSON{}, Retired: []entryJSON{}}
-	if n != nil {
-		if m := n.naming; m != nil {
-			t.Version, t.Chain, t.Generation = tableVersion, n.chainID, n.gen
-			t.Options = &optionsJSON{Profile: m.rule.name, MaxLen: m.maxLen, QualifyAll: m.qualifyAll, Reserved: m.reserved}
-			if t.Options.Reserved == nil {
-				t.Options.Reserved = []string{}
-			}
-		}
-		for _, k := range n.keys {
-			t.Names = append(t.Names, newEntry(k, n.byKey[k]))
-		}
-		for _, e := range n.retiredSorted() {
-			t.Retired = append(t.Retired, newEntry(e.key, e))
-		}
-	}
-	return json.Marshal(t)
-}
-
-func newEntry(k Key, e named) entryJSON {
-	j := entryJSON{Server: k.Server, Tool: k.Tool, Name: e.name}
-	if e.reason != 0 {
-		j.Reason = e.reason.String()
-	}
-	return j
 }
 
 // UnmarshalJSON reads a table that [Names.MarshalJSON] wrote into n. It
