@@ -71,7 +71,12 @@ import (
 //
 // The result is injective (no two keys share a name), every name is valid
 // under the profile and at most MaxLen long, and it is deterministic: no
-// map order, no random seed, nothing taken from the process. The scheme is
+// map order, no random seed, nothing taken from the process. The one
+// random part of a table is its chain id ([Names.Chain]), made when
+// Assign starts a chain (without [WithPrevious]); a table built with
+// WithPrevious keeps its predecessor's id, and its generation is one more.
+// The table also records the profile, MaxLen and the options that shaped
+// it, for [Update]. The scheme is
 // part of the package's compatibility promise: the same set of keys, with
 // the same options and previous table, gets the same names from every
 // process and every release, so names can be cached, logged and shown in

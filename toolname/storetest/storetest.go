@@ -176,17 +176,8 @@ func wantErr(t *testing.T, what string, err, target error) {
 	}
 }
 
-// names returns every key of n with its name.
-func names(n *toolname.Names) map[toolname.Key]string {
-	out := map[toolname.Key]string{}
-	for k, name := range n.All() {
-		out[k] = name
-	}
-	return out
-}
-
-// sameTable fails the test unless a and b name the same keys alike and
-// stand at the same place of the same chain.
+// sameTable fails the test unless want and got are the same table: the
+// same names, retired names, chain, generation and options.
 func sameTable(t *testing.T, what string, want, got *toolname.Names) {
 	t.Helper()
 	wantJSON, err := json.Marshal(want)
