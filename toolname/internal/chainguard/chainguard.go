@@ -15,6 +15,27 @@
 // A Guard checks a load against what its store value knew when the load
 // began, so that a load racing with a swap through the same value (which
 // may read the table just replaced) is not taken for a rollback.
+//
+// A store keeps one Guard per store value, and goes through it on every
+// load and after every swap that stored (toolname.FileStore is one):
+//
+//	guard := chainguard.New(func(raw []byte) (*toolname.Names, error) {
+//		n := new(toolname.Names)
+//		if err := n.UnmarshalJSON(raw); err != nil {
+//			return nil, err
+//		}
+//		return n, nil
+//	})
+//
+//	// Load:
+//	n, rev, err := guard.Load(func(cached string) (string, []byte, error) {
+//		// Read the chain's revision ("" for none) and, unless it is
+//		// cached, its value.
+//	})
+//	return n, toolname.Revision(rev), err
+//
+//	// Swap, once the compare-and-swap stored next under rev:
+//	guard.Stored(string(rev), next)
 package chainguard
 
 import "sync"
