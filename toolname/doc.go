@@ -103,6 +103,8 @@
 //
 // # Errors
 //
-// Every error is an [*Error]; test its Code with [errors.Is] and the
-// sentinels, such as [ErrInvalidKey].
+// Every error the package's rules give is an [*Error]; test its Code with
+// [errors.Is] and the sentinels, such as [ErrInvalidKey]. What a store
+// could not do (a file it could not write, a server it could not reach,
+// a context that ended) is returned as that error, wrapped.
 package toolname
