@@ -37,7 +37,8 @@ import (
 // table. A file that does not decode as a table is an error, never an
 // empty chain, and is left as it is; a file that goes backwards under an
 // open FileStore (emptied, an older table, another chain) is refused with
-// [ErrRollback], as [Store] requires.
+// [ErrRollback], as [Store] requires. It does not implement [Watcher]: no
+// other process writes the file.
 type FileStore struct {
 	path  string
 	lock  *os.File // nil once closed
