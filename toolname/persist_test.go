@@ -89,7 +89,7 @@ func TestMarshalJSONIsEncodingJSON(t *testing.T) {
 }
 
 // chainAfter returns the table after the first n events of the simulation.
-func chainAfter(t *testing.T, p Profile, n int) *Names {
+func chainAfter(t testing.TB, p Profile, n int) *Names {
 	t.Helper()
 	var prev *Names
 	for _, ev := range churnEvents(2, n) {
