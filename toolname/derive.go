@@ -1,23 +1,26 @@
 package toolname
 
-// saltSlack is how many more salts than a table has entries a hash suffix
-// is tried with. Each salt beyond the first takes a name that some other
-// key or a reserved name holds, and a version 1 table does not record its
-// reserved names: the slack stands for them.
+// saltSlack is how many more salts than a table has entries its hash
+// suffixes may take together. Each salt beyond the first takes a name that
+// some other key or a reserved name holds, so the salts of all of a
+// table's names add up to no more than its names and reserved names; a
+// version 1 table does not record its reserved names, and the slack
+// stands for them. So the hashes a load computes stay linear in the
+// table, whatever a crafted file claims.
 const saltSlack = 64
 
 // deriveCheck tells whether a qualified name is one that Assign derives
 // from its own key, for [Names.UnmarshalJSON]. It keeps its buffers from
 // one name to the next.
 type deriveCheck struct {
-	bound int // the highest salt a hash suffix is tried with
-	buf   []byte
-	hash  []byte
+	budget int // the salts that the table's names may still take together
+	buf    []byte
+	hash   []byte
 }
 
 // newDeriveCheck returns the check for a table of entries names.
 func newDeriveCheck(entries int) *deriveCheck {
-	return &deriveCheck{bound: entries + saltSlack}
+	return &deriveCheck{budget: entries + saltSlack}
 }
 
 // foldRules are the character rules of the profiles.
@@ -34,16 +37,17 @@ func (c *deriveCheck) derives(k Key, name string, reason Reason) bool {
 		var start int
 		var folded Reason
 		c.buf, start, folded = r.candidate(c.buf[:0], k, true)
-		if c.derivesFrom(r, k, name, reason, c.buf, start, folded) {
-			return true
+		if shapedFrom(r, name, reason, c.buf, start, folded) {
+			return reason&(Shortened|Rehashed) == 0 || c.ownHash(k, name, reason)
 		}
 	}
 	return false
 }
 
-// derivesFrom is derives for one candidate under r, base, whose tool part
+// shapedFrom reports whether name, but for its hash suffix if it has one,
+// is what Assign makes of the candidate base under r, whose tool part
 // starts at start and whose reasons are folded.
-func (c *deriveCheck) derivesFrom(r *rule, k Key, name string, reason Reason, base []byte, start int, folded Reason) bool {
+func shapedFrom(r *rule, name string, reason Reason, base []byte, start int, folded Reason) bool {
 	if reason&Folded != folded&Folded {
 		return false
 	}
@@ -53,25 +57,30 @@ func (c *deriveCheck) derivesFrom(r *rule, k Key, name string, reason Reason, ba
 	if len(name) < hashLen {
 		return false
 	}
-	prefix, hash := name[:len(name)-hashLen], name[len(name)-hashLen:]
 	server, tool := base[:start-len("__")], base[start:]
 	if !readable(tool) {
 		tool = nil // the hash stands in for the tool (see mark)
 	}
-	if !cutFrom(prefix, server, tool, r.maxLen, reason&Shortened != 0) {
-		return false
-	}
-	salts := 0
-	if reason&Rehashed != 0 {
-		salts = c.bound // a salt is only ever added to a name marked rehashed
-	}
-	for salt := 0; salt <= salts; salt++ {
+	return cutFrom(name[:len(name)-hashLen], server, tool, r.maxLen, reason&Shortened != 0)
+}
+
+// ownHash reports whether name ends in k's hash suffix, salted no more
+// than the table's budget allows. A salt is only ever added to a name
+// marked rehashed.
+func (c *deriveCheck) ownHash(k Key, name string, reason Reason) bool {
+	hash := name[len(name)-hashLen:]
+	for salt := 0; ; salt++ {
+		if salt > 0 {
+			if reason&Rehashed == 0 || c.budget == 0 {
+				return false
+			}
+			c.budget--
+		}
 		c.hash = appendHash(c.hash[:0], k, uint64(salt))
 		if string(c.hash) == hash {
 			return true
 		}
 	}
-	return false
 }
 
 // cutFrom reports whether prefix, what a hashed name holds before its

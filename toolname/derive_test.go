@@ -33,6 +33,7 @@ func TestUnmarshalRefusesAnotherKeysName(t *testing.T) {
 		{"lead added", "1password", "get", "_1password__get", "qualified|folded", true},
 		{"own hash", "a", "search", "a__search_" + hashOf(Key{"a", "search"}, 0), "qualified|rehashed", true},
 		{"own hash, salted", "a", "search", "a__search_" + hashOf(Key{"a", "search"}, 3), "qualified|rehashed", true},
+		{"own hash, salted more than the table's names could", "a", "search", "a__search_" + hashOf(Key{"a", "search"}, 1+saltSlack+1), "qualified|rehashed", false},
 		{"salted without saying rehashed", long, "search", long[:44] + "__search_" + hashOf(Key{long, "search"}, 1), "qualified|shortened", false},
 		{"another key's hash", "a", "search", "a__search_" + hashOf(Key{"b", "search"}, 0), "qualified|rehashed", false},
 		{"own hash, another server's part", "evil", "search", "a__search_" + hashOf(Key{"evil", "search"}, 0), "qualified|rehashed", false},

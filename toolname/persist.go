@@ -74,7 +74,7 @@ func (n *Names) UnmarshalJSON(data []byte) error {
 	}
 	check := newDeriveCheck(count[0] + count[1])
 	if out.naming != nil {
-		check.bound += len(out.naming.reserved)
+		check.budget += len(out.naming.reserved)
 	}
 	if _, err := s.scan(func(list, i int, j scannedEntry) error {
 		k, e, err := j.read(lists[list], i, check)
