@@ -11,7 +11,7 @@ import (
 // the same table: the same names, fallbacks, retired names and chain.
 func FuzzUnmarshalJSON(f *testing.F) {
 	for _, p := range []Profile{Portable, MCP} {
-		n := chainAfter(f, p, 30)
+		n := chainAfter(f, p, 8)
 		data, err := n.MarshalJSON()
 		if err != nil {
 			f.Fatal(err)
