@@ -14,7 +14,8 @@ import (
 // of a chain share that memory: continuing the chain from its latest
 // table costs in proportion to the live keys and the change, whatever the
 // history (a one-key change on a chain of 1,000,000 retired names takes
-// about as long as on a fresh one); continuing from an older table copies
+// about as long as on a fresh one, once the first key that came in after
+// a load has indexed the history); continuing from an older table copies
 // the history it sees, once.
 //
 // A Names is immutable once built, and safe for concurrent use. A nil
@@ -26,10 +27,14 @@ type Names struct {
 	byTool    map[string][]Key // the live keys of each own tool name, sorted
 	fallbacks []Fallback       // sorted by name
 	// retired holds the names of the chain that no key holds in this
-	// table, the generation of the chain gen, with the key that last held
-	// each; it is shared along the chain.
+	// table, with the key that last held each: those of the store at
+	// generation gen, or at gen-1 with change on top (see retired.go).
+	// The store is shared along the chain.
 	retired *retiredStore
+	change  *change
 	gen     uint64
+	chainID string  // see Chain
+	naming  *naming // nil for a version 1 table, which records none
 }
 
 // named is a name with the key or reason that goes with it.
@@ -103,7 +108,7 @@ func (n *Names) indexTools() {
 // isRetired reports whether name is a name of the chain that no live key
 // holds.
 func (n *Names) isRetired(name string) bool {
-	_, ok := n.retired.lookup(name, n.gen)
+	_, ok := n.retiredLookup(name)
 	return ok
 }
 
