@@ -13,9 +13,12 @@ FUZZMINTIME  ?= 10s
 SMOKEMINTIME ?= 1s
 FUZZFLAGS    ?= -fuzzminimizetime=$(FUZZMINTIME)
 BENCHCOUNT  ?= 6
-# The root module, the SDK adapters (each its own module, so that the root
-# go.mod never names an SDK) and the examples.
-MODULES     := . gosdk mcpgo examples internal/tools
+# Every module of the repository (the root, the SDK adapters and the stores,
+# each its own module so that the root go.mod names no SDK or database
+# client, the examples and the tools), from modules.txt: one line there
+# adds a module to every target.
+# ("\043" is awk's '#', which make would take for a comment.)
+MODULES     := $(shell awk 'NF && substr($$1, 1, 1) != "\043" { print $$1 }' modules.txt)
 
 .PHONY: check fmt vet staticcheck test ts-journeys installable apicheck fuzz fuzz-smoke bench bench-smoke release
 
