@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpid/mcpid/internal/errcode"
+	"github.com/mcpid/mcpid/toolname/internal/chainguard"
 )
 
 // Code classifies an [*Error]. Its values are stable strings meant for logs,
@@ -99,9 +100,7 @@ var codes = errcode.Table[Code, *Error]{
 	CodeChainMismatch: {Sentinel: ErrChainMismatch,
 		Message: "the chain was stored with another profile or other naming options",
 		Hint:    "use the chain's options, or seed a new chain with the new ones"},
-	CodeRollback: {Sentinel: ErrRollback,
-		Message: "the store holds another chain, or an older table of it, than it held before",
-		Hint:    "restore the chain from a backup with Seed, or find out what emptied the store"},
+	CodeRollback: {Sentinel: ErrRollback, Explain: (*Error).explainRollback},
 }.Register("toolname")
 
 // Error is the only error type the package returns. Every error from
@@ -284,6 +283,16 @@ func (e *Error) explainNames() (message, hint string) {
 	return message, "restore a table saved by MarshalJSON, or start a new chain"
 }
 
+// explainRollback words a store that went backwards: the detail says
+// how, when the error came from a store.
+func (e *Error) explainRollback() (message, hint string) {
+	message = "the store holds another chain, or an older table of it, than it held before"
+	if e.detail != "" {
+		message = e.detail
+	}
+	return message, "find out what emptied or restored the store, then seed it again from a backup with Seed"
+}
+
 // part returns Field, the part the message names, or def for an Error
 // built without one.
 func (e *Error) part(def string) string {
@@ -324,6 +333,24 @@ func profileError(maxLen, limit int) *Error {
 
 func reservedError(index int, name string) *Error {
 	return &Error{Code: CodeInvalidReserved, Field: "reserved", Index: index, Offset: -1, Input: name}
+}
+
+// rollbackError is the error of a store whose load went backwards: have
+// is what the store value had seen, got what the load returned (the zero
+// Position for an empty chain).
+func rollbackError(have, got chainguard.Position) error {
+	e := &Error{Code: CodeRollback, Field: "chain", Index: -1, Offset: -1, Input: got.ID}
+	held := "chain " + have.ID + " at generation " + strconv.FormatUint(have.Generation, 10)
+	switch {
+	case got.ID == "":
+		e.detail = "the store holds no table, where it held " + held
+	case got.ID != have.ID:
+		e.detail = "the store holds another chain, where it held " + held
+	default:
+		e.Field, e.Input = "generation", strconv.FormatUint(got.Generation, 10)
+		e.detail = "the store holds an older table of the chain than the " + held + " it held"
+	}
+	return e
 }
 
 // namesError is a CodeInvalidNames error; field and input name the culprit
