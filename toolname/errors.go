@@ -61,6 +61,10 @@ const (
 	// or an older table of the chain, than the store value had already
 	// seen: the store lost or restored state.
 	CodeRollback Code = "rollback"
+
+	// CodeChainNotEmpty means that [Seed] was given a store whose chain
+	// already holds a table: a chain is seeded only when it is empty.
+	CodeChainNotEmpty Code = "chain_not_empty"
 )
 
 // Sentinel errors, one per [Code], for use with [errors.Is]. An [*Error]
@@ -76,6 +80,7 @@ var (
 	ErrStale             = errors.New("toolname: " + string(CodeStale))
 	ErrChainMismatch     = errors.New("toolname: " + string(CodeChainMismatch))
 	ErrRollback          = errors.New("toolname: " + string(CodeRollback))
+	ErrChainNotEmpty     = errors.New("toolname: " + string(CodeChainNotEmpty))
 )
 
 // codes is the table of the package's codes, from which [Error.Message],
@@ -97,9 +102,16 @@ var codes = errcode.Table[Code, *Error]{
 	CodeStale: {Sentinel: ErrStale,
 		Message: "another writer stored a newer table of the chain",
 		Hint:    "load the chain again and retry"},
-	CodeChainMismatch: {Sentinel: ErrChainMismatch,
-		Message: "the chain was stored with another profile or other naming options",
-		Hint:    "use the chain's options, or seed a new chain with the new ones"},
+	CodeChainMismatch: {Sentinel: ErrChainMismatch, Explain: func(e *Error) (string, string) {
+		message := "the chain was stored with another profile or other naming options"
+		if e.detail != "" {
+			message = "the chain records other naming options: " + e.detail
+		}
+		return message, "use the chain's options, or seed a new chain with tables assigned under the new ones"
+	}},
+	CodeChainNotEmpty: {Sentinel: ErrChainNotEmpty,
+		Message: "the chain already holds a table",
+		Hint:    "seed an empty chain, or continue this one with Update"},
 	CodeRollback: {Sentinel: ErrRollback, Explain: (*Error).explainRollback},
 }.Register("toolname")
 
@@ -131,6 +143,8 @@ type Error struct {
 	// CodeInvalidReserved, and "" for CodeInvalidRoutingKey. For
 	// CodeInvalidNames it is the JSON member at fault: "server", "tool",
 	// "name", "reason" or "version", or "" for the text as a whole.
+	// For CodeChainMismatch it is "options"; for CodeRollback, "chain"
+	// (another chain, or none) or "generation" (an older table).
 	Field string
 
 	// Index is the position of the culprit in its list: the keys passed
@@ -151,7 +165,9 @@ type Error struct {
 	// CodeInvalidKey, MaxLen in decimal for CodeInvalidProfile, the
 	// reserved name for CodeInvalidReserved, and for CodeInvalidNames the
 	// offending server, tool or name, or "" when the text as a whole is
-	// at fault.
+	// at fault. For CodeChainMismatch it is the options given to Update
+	// (the message names those the chain records); for CodeRollback, the
+	// chain id or the generation the store returned ("" for no table).
 	Input string
 
 	// Candidates lists, for CodeAmbiguousTool, the names of the live keys
@@ -351,6 +367,12 @@ func rollbackError(have, got chainguard.Position) error {
 		e.detail = "the store holds an older table of the chain than the " + held + " it held"
 	}
 	return e
+}
+
+// chainMismatchError is the error of an Update whose options, given,
+// differ from those the chain records, stored.
+func chainMismatchError(stored, given *naming) error {
+	return &Error{Code: CodeChainMismatch, Field: "options", Index: -1, Offset: -1, Input: given.String(), detail: stored.String()}
 }
 
 // namesError is a CodeInvalidNames error; field and input name the culprit
