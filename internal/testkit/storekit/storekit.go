@@ -167,7 +167,6 @@ func BenchUpdate(b *testing.B, url string, open Open) {
 	fresh := 0
 	b.Run("write", func(b *testing.B) {
 		b.ReportAllocs()
-		b.ReportMetric(float64(len(data))/1e6, "MB/table")
 		_, prev, err := st.Load(ctx)
 		require.NoError(b, err)
 		for b.Loop() {
@@ -182,6 +181,7 @@ func BenchUpdate(b *testing.B, url string, open Open) {
 			}
 			prev = rev
 		}
+		b.ReportMetric(float64(len(data))/1e6, "MB/table")
 	})
 	b.Run("unchanged", func(b *testing.B) {
 		b.ReportAllocs()
