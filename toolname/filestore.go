@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -38,7 +37,8 @@ import (
 // table. A file that does not decode as a table is an error, never an
 // empty chain, and is left as it is; a file that goes backwards under an
 // open FileStore (emptied, an older table, another chain) is refused with
-// [ErrRollback], as [Store] requires.
+// [ErrRollback], as [Store] requires. It does not implement [Watcher]: no
+// other process writes the file.
 type FileStore struct {
 	path  string
 	lock  *os.File // nil once closed
@@ -142,7 +142,7 @@ func (s *FileStore) Swap(ctx context.Context, rev Revision, next *Names) (Revisi
 	if current != rev {
 		return "", &Error{Code: CodeStale, Index: -1, Offset: -1}
 	}
-	data, err := json.Marshal(next)
+	data, err := next.MarshalJSON()
 	if err != nil {
 		return "", err
 	}
