@@ -75,24 +75,48 @@ func BenchmarkFileStoreUpdate(b *testing.B) {
 	}
 }
 
-// BenchmarkUnmarshalLongTable loads a table of 10,000 live and 100,000
-// retired names, and reports the bytes allocated per byte of input.
+// BenchmarkUnmarshalLongTable loads tables of 100,000 names and more, and
+// reports the bytes allocated per byte of input: "gateway" has 10,000
+// live and 100,000 retired names of gateway-like length, "short" 100,000
+// retired names of a few bytes each, where the table's own maps weigh
+// most beside the text.
 func BenchmarkUnmarshalLongTable(b *testing.B) {
-	data, err := json.Marshal(longTable(b, 10_000, 100_000))
-	require.NoError(b, err)
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	n := 0
-	for b.Loop() {
-		var names toolname.Names
-		if err := names.UnmarshalJSON(data); err != nil {
-			b.Fatal(err)
+	short := func() *toolname.Names {
+		keys := make([]toolname.Key, 100_000)
+		for i := range keys {
+			keys[i] = toolname.Key{Server: fmt.Sprintf("s%d", i%100), Tool: fmt.Sprintf("t%d", i)}
 		}
-		n++
+		first, err := toolname.Assign(toolname.Portable, keys)
+		require.NoError(b, err)
+		n, err := toolname.Assign(toolname.Portable, nil, toolname.WithPrevious(first))
+		require.NoError(b, err)
+		return n
 	}
-	runtime.ReadMemStats(&after)
-	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(n)/float64(len(data)), "alloc-B/input-B")
-	b.ReportMetric(float64(len(data)), "input-B")
+	for _, bm := range []struct {
+		name  string
+		table func() *toolname.Names
+	}{
+		{"gateway", func() *toolname.Names { return longTable(b, 10_000, 100_000) }},
+		{"short", short},
+	} {
+		b.Run(bm.name, func(b *testing.B) {
+			data, err := json.Marshal(bm.table())
+			require.NoError(b, err)
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			n := 0
+			for b.Loop() {
+				var names toolname.Names
+				if err := names.UnmarshalJSON(data); err != nil {
+					b.Fatal(err)
+				}
+				n++
+			}
+			runtime.ReadMemStats(&after)
+			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(n)/float64(len(data)), "alloc-B/input-B")
+			b.ReportMetric(float64(len(data)), "input-B")
+		})
+	}
 }

@@ -136,6 +136,8 @@ func TestVersion2Errors(t *testing.T) {
 		input string
 	}{
 		{"version 1 with a chain", `{"version":1,"chain":"` + id + `","names":[],"retired":[]}`, "version", "1"},
+		{"version 1 with an empty chain", `{"version":1,"chain":"","names":[],"retired":[]}`, "version", "1"},
+		{"version 1 with generation 0", `{"version":1,"generation":0,"names":[],"retired":[]}`, "version", "1"},
 		{"version 1 with options", `{"version":1,` + opts + `,"names":[],"retired":[]}`, "version", "1"},
 		{"no chain", table(`"generation":3,`+opts, ""), "chain", ""},
 		{"short chain", table(`"chain":"abc","generation":3,`+opts, ""), "chain", "abc"},

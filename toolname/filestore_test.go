@@ -100,3 +100,37 @@ func TestFileStoreLockHelper(t *testing.T) {
 	}
 	fmt.Println("helper: got", err)
 }
+
+// TestFileStoreWriteFails: a swap that cannot write stores nothing, says
+// why, and leaves the table and the directory as they were.
+func TestFileStoreWriteFails(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root writes into a read-only directory; run as another user to check a failing write")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "names.json")
+	s, err := toolname.NewFileStore(path)
+	require.NoError(t, err)
+	defer s.Close()
+	ctx := context.Background()
+	first, rev, err := toolname.Update(ctx, s, toolname.Portable, []toolname.Key{{Server: "a", Tool: "x"}})
+	require.NoError(t, err)
+	require.NoError(t, os.Chmod(dir, 0o500))
+	defer os.Chmod(dir, 0o700)
+
+	_, _, err = toolname.Update(ctx, s, toolname.Portable, []toolname.Key{{Server: "b", Tool: "x"}})
+	require.ErrorIs(t, err, os.ErrPermission)
+	n, got, err := s.Load(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, rev, got)
+	name, _ := n.Name(toolname.Key{Server: "a", Tool: "x"})
+	want, _ := first.Name(toolname.Key{Server: "a", Tool: "x"})
+	assert.Equal(t, want, name)
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var files []string
+	for _, e := range entries {
+		files = append(files, e.Name())
+	}
+	assert.ElementsMatch(t, []string{"names.json", "names.json.lock"}, files)
+}

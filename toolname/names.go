@@ -14,7 +14,8 @@ import (
 // of a chain share that memory: continuing the chain from its latest
 // table costs in proportion to the live keys and the change, whatever the
 // history (a one-key change on a chain of 1,000,000 retired names takes
-// about as long as on a fresh one); continuing from an older table copies
+// about as long as on a fresh one, once the first key that came in after
+// a load has indexed the history); continuing from an older table copies
 // the history it sees, once.
 //
 // A Names is immutable once built, and safe for concurrent use. A nil

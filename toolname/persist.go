@@ -138,7 +138,7 @@ func (n *Names) addLive(i int, k Key, e named) error {
 func (t *scannedTable) readChain(out *Names) error {
 	switch t.version {
 	case tableVersion1:
-		if t.chain != "" || t.generation != 0 || t.options != nil {
+		if t.identity || t.options != nil {
 			return namesError("version 1 table with a chain", -1, "version", "1", nil)
 		}
 	case tableVersion:

@@ -26,6 +26,7 @@ type scannedTable struct {
 	version, generation uint64
 	chain               string
 	options             *optionsJSON
+	identity            bool // "chain" or "generation" was there
 	names, retired      bool // the members were there
 }
 
@@ -50,8 +51,10 @@ func (s *tableScan) scan(entry func(list, i int, e scannedEntry) error) (scanned
 		case "version":
 			return s.uint(member, &t.version)
 		case "chain":
+			t.identity = true
 			return s.string(member, &t.chain)
 		case "generation":
+			t.identity = true
 			return s.uint(member, &t.generation)
 		case "options":
 			t.options = new(optionsJSON)

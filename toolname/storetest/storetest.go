@@ -11,7 +11,8 @@
 //		})
 //	}
 //
-// Run checks, each in a subtest on chains of its own: an empty chain; a
+// Run checks, each in a subtest on chains of its own: an empty chain (and
+// that a store value keeps the table of an unchanged revision); a
 // swap on a stale revision; 16 concurrent writers on a small chain with
 // overlapping keys (afterwards every key had one name over the whole
 // history, and no name was held by two keys); one writer on a chain of
@@ -212,6 +213,10 @@ func (s *suite) emptyChain(t *testing.T) {
 		t.Errorf("Load through another value: revision %q, want %q", rev, rev1)
 	}
 	sameTable(t, "Load through another value", first, loaded)
+	// The table of an unchanged revision is kept, not decoded again.
+	if again, _ := mustLoad(t, b); again != loaded {
+		t.Error("a second Load of an unchanged revision decoded the table again")
+	}
 
 	// Nothing new: nothing stored.
 	again, rev2 := mustUpdate(t, b, keys("github", "search"))
