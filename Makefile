@@ -1,6 +1,7 @@
 # make check runs everything CI runs: formatting, vet, staticcheck, the tests
 # of every module with the race detector, every fuzz target for FUZZTIME, and
-# every benchmark once.
+# every benchmark once, with a Redis and a PostgreSQL server of its own
+# (.ci/services starts them, and stops them when check ends).
 
 GO          ?= go
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
@@ -13,13 +14,30 @@ FUZZMINTIME  ?= 10s
 SMOKEMINTIME ?= 1s
 FUZZFLAGS    ?= -fuzzminimizetime=$(FUZZMINTIME)
 BENCHCOUNT  ?= 6
-# The root module, the SDK adapters (each its own module, so that the root
-# go.mod never names an SDK) and the examples.
-MODULES     := . gosdk mcpgo examples internal/tools
+# Every module of the repository (the root, the SDK adapters and the stores,
+# each its own module so that the root go.mod names no SDK or database
+# client, the examples and the tools), from modules.txt: one line there
+# adds a module to every target.
+# ("\043" is awk's '#', which make would take for a comment.)
+MODULES     := $(shell awk 'NF && substr($$1, 1, 1) != "\043" { print $$1 }' modules.txt)
 
-.PHONY: check fmt vet staticcheck test ts-journeys installable apicheck fuzz fuzz-smoke bench bench-smoke release
+# STORES are the modules of the stores on a database server.
+STORES      := $(filter toolname/%store,$(MODULES))
 
-check: fmt vet staticcheck test ts-journeys installable apicheck fuzz-smoke bench-smoke
+.PHONY: check checks fmt vet staticcheck test test-modules test-stores ts-journeys installable apicheck fuzz fuzz-smoke bench bench-smoke release
+
+check:
+	@./.ci/services $(MAKE) --no-print-directory checks
+
+checks: fmt vet staticcheck test ts-journeys installable apicheck fuzz-smoke bench-smoke
+
+# test-stores runs the tests of the stores' modules alone, with the
+# servers up; `./.ci/services COMMAND` runs any command so.
+test-stores:
+	@./.ci/services $(MAKE) --no-print-directory test-modules MODULES="$(STORES)"
+
+test-modules:
+	@for m in $(MODULES); do (cd $$m && $(GO) test -race -count=1 ./...) || exit 1; done
 
 fmt:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -33,8 +51,7 @@ staticcheck:
 # test runs every module's tests with the race detector, and the root
 # module's allocation budgets without it too (the race detector makes
 # sync.Pool drop items, so it cannot hold a budget that rests on a pool).
-test:
-	@for m in $(MODULES); do (cd $$m && $(GO) test -race -count=1 ./...) || exit 1; done
+test: test-modules
 	@$(GO) test -count=1 -run 'Allocs' ./...
 
 # ts-journeys runs search and fetch journeys through the official

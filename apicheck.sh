@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# apicheck.sh: compares the exported API of the root module, gosdk and
-# mcpgo with their last release tags (v*, gosdk/v*, mcpgo/v*), with apidiff.
+# apicheck.sh: compares the exported API of each module modules.txt
+# releases with its last release tag (v* for the root, <dir>/v* for the
+# others: gosdk/v*, ...), with apidiff.
 # An incompatible change fails the check unless CHANGELOG.md's Unreleased
 # section has a line starting "- Incompatible:" that announces it. A module
 # with no release tag yet passes, and the check says so.
@@ -15,7 +16,7 @@ announced() {
 }
 
 status=0
-for dir in . gosdk mcpgo; do
+for dir in $(awk 'NF && $1 !~ /^#/ && $2 == "release" { print $1 }' modules.txt); do
 	prefix=""
 	[ "$dir" = . ] || prefix="$dir/"
 	path=$(go -C "$dir" list -m)

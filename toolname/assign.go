@@ -138,6 +138,7 @@ func Assign(profile Profile, keys []Key, opts ...Option) (*Names, error) {
 	a.settle()
 	a.hash()
 	n := a.table()
+	n.naming = newNaming(r, maxLen, &o)
 	o.logFallbacks(n)
 	return n, nil
 }
@@ -446,7 +447,9 @@ func (a *assignment) table() *Names {
 		}
 		store.head = gen
 		store.mu.Unlock()
-		n.retired, n.gen = store, gen
+		n.retired, n.gen, n.chainID = store, gen, prev.chainID
+	} else {
+		n.gen, n.chainID = 1, newChainID()
 	}
 	return n
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpid/mcpid/internal/errcode"
+	"github.com/mcpid/mcpid/toolname/internal/chainguard"
 )
 
 // Code classifies an [*Error]. Its values are stable strings meant for logs,
@@ -60,6 +61,10 @@ const (
 	// or an older table of the chain, than the store value had already
 	// seen: the store lost or restored state.
 	CodeRollback Code = "rollback"
+
+	// CodeChainNotEmpty means that [Seed] was given a store whose chain
+	// already holds a table: a chain is seeded only when it is empty.
+	CodeChainNotEmpty Code = "chain_not_empty"
 )
 
 // Sentinel errors, one per [Code], for use with [errors.Is]. An [*Error]
@@ -75,6 +80,7 @@ var (
 	ErrStale             = errors.New("toolname: " + string(CodeStale))
 	ErrChainMismatch     = errors.New("toolname: " + string(CodeChainMismatch))
 	ErrRollback          = errors.New("toolname: " + string(CodeRollback))
+	ErrChainNotEmpty     = errors.New("toolname: " + string(CodeChainNotEmpty))
 )
 
 // codes is the table of the package's codes, from which [Error.Message],
@@ -96,12 +102,17 @@ var codes = errcode.Table[Code, *Error]{
 	CodeStale: {Sentinel: ErrStale,
 		Message: "another writer stored a newer table of the chain",
 		Hint:    "load the chain again and retry"},
-	CodeChainMismatch: {Sentinel: ErrChainMismatch,
-		Message: "the chain was stored with another profile or other naming options",
-		Hint:    "use the chain's options, or seed a new chain with the new ones"},
-	CodeRollback: {Sentinel: ErrRollback,
-		Message: "the store holds another chain, or an older table of it, than it held before",
-		Hint:    "restore the chain from a backup with Seed, or find out what emptied the store"},
+	CodeChainMismatch: {Sentinel: ErrChainMismatch, Explain: func(e *Error) (string, string) {
+		message := "the chain was stored with another profile or other naming options"
+		if e.detail != "" {
+			message = "the chain records other naming options: " + e.detail
+		}
+		return message, "use the chain's options, or seed a new chain with tables assigned under the new ones"
+	}},
+	CodeChainNotEmpty: {Sentinel: ErrChainNotEmpty,
+		Message: "the chain already holds a table",
+		Hint:    "seed an empty chain, or continue this one with Update"},
+	CodeRollback: {Sentinel: ErrRollback, Explain: (*Error).explainRollback},
 }.Register("toolname")
 
 // Error is the only error type the package returns. Every error from
@@ -132,6 +143,8 @@ type Error struct {
 	// CodeInvalidReserved, and "" for CodeInvalidRoutingKey. For
 	// CodeInvalidNames it is the JSON member at fault: "server", "tool",
 	// "name", "reason" or "version", or "" for the text as a whole.
+	// For CodeChainMismatch it is "options"; for CodeRollback, "chain"
+	// (another chain, or none) or "generation" (an older table).
 	Field string
 
 	// Index is the position of the culprit in its list: the keys passed
@@ -152,7 +165,9 @@ type Error struct {
 	// CodeInvalidKey, MaxLen in decimal for CodeInvalidProfile, the
 	// reserved name for CodeInvalidReserved, and for CodeInvalidNames the
 	// offending server, tool or name, or "" when the text as a whole is
-	// at fault.
+	// at fault. For CodeChainMismatch it is the options given to Update
+	// (the message names those the chain records); for CodeRollback, the
+	// chain id or the generation the store returned ("" for no table).
 	Input string
 
 	// Candidates lists, for CodeAmbiguousTool, the names of the live keys
@@ -284,6 +299,16 @@ func (e *Error) explainNames() (message, hint string) {
 	return message, "restore a table saved by MarshalJSON, or start a new chain"
 }
 
+// explainRollback words a store that went backwards: the detail says
+// how, when the error came from a store.
+func (e *Error) explainRollback() (message, hint string) {
+	message = "the store holds another chain, or an older table of it, than it held before"
+	if e.detail != "" {
+		message = e.detail
+	}
+	return message, "find out what emptied or restored the store, then seed it again from a backup with Seed"
+}
+
 // part returns Field, the part the message names, or def for an Error
 // built without one.
 func (e *Error) part(def string) string {
@@ -324,6 +349,30 @@ func profileError(maxLen, limit int) *Error {
 
 func reservedError(index int, name string) *Error {
 	return &Error{Code: CodeInvalidReserved, Field: "reserved", Index: index, Offset: -1, Input: name}
+}
+
+// rollbackError is the error of a store whose load went backwards: have
+// is what the store value had seen, got what the load returned (the zero
+// Position for an empty chain).
+func rollbackError(have, got chainguard.Position) error {
+	e := &Error{Code: CodeRollback, Field: "chain", Index: -1, Offset: -1, Input: got.ID}
+	held := "chain " + have.ID + " at generation " + strconv.FormatUint(have.Generation, 10)
+	switch {
+	case got.ID == "":
+		e.detail = "the store holds no table, where it held " + held
+	case got.ID != have.ID:
+		e.detail = "the store holds another chain, where it held " + held
+	default:
+		e.Field, e.Input = "generation", strconv.FormatUint(got.Generation, 10)
+		e.detail = "the store holds an older table of the chain than the " + held + " it held"
+	}
+	return e
+}
+
+// chainMismatchError is the error of an Update whose options, given,
+// differ from those the chain records, stored.
+func chainMismatchError(stored, given *naming) error {
+	return &Error{Code: CodeChainMismatch, Field: "options", Index: -1, Offset: -1, Input: given.String(), detail: stored.String()}
 }
 
 // namesError is a CodeInvalidNames error; field and input name the culprit

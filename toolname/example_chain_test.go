@@ -109,10 +109,20 @@ func ExampleNames_MarshalJSON() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(string(data))
+	// The chain id is random, made when the chain started.
+	id, _ := names.Chain()
+	fmt.Println(strings.Replace(string(data), id, "<chain id>", 1))
 	// Output:
 	// {
-	//   "version": 1,
+	//   "version": 2,
+	//   "chain": "<chain id>",
+	//   "generation": 2,
+	//   "options": {
+	//     "profile": "Portable",
+	//     "max_len": 63,
+	//     "qualify_all": false,
+	//     "reserved": []
+	//   },
 	//   "names": [
 	//     {
 	//       "server": "b",

@@ -30,6 +30,8 @@ type Names struct {
 	// each; it is shared along the chain.
 	retired *retiredStore
 	gen     uint64
+	chainID string  // see Chain
+	naming  *naming // nil for a version 1 table, which records none
 }
 
 // named is a name with the key or reason that goes with it.

@@ -10,14 +10,29 @@ import (
 	"strings"
 )
 
-// tableVersion is the version of the JSON form of a Names table.
-const tableVersion = 1
+// The versions of the JSON form of a Names table. Version 1 records no
+// chain: no id, no generation, no options.
+const (
+	tableVersion1 = 1
+	tableVersion  = 2
+)
 
 // tableJSON is the JSON form of a Names table.
 type tableJSON struct {
-	Version int         `json:"version"`
-	Names   []entryJSON `json:"names"`
-	Retired []entryJSON `json:"retired"`
+	Version    int          `json:"version"`
+	Chain      string       `json:"chain,omitempty"`
+	Generation uint64       `json:"generation,omitempty"`
+	Options    *optionsJSON `json:"options,omitempty"`
+	Names      []entryJSON  `json:"names"`
+	Retired    []entryJSON  `json:"retired"`
+}
+
+// optionsJSON is the JSON form of the options that shape a chain's names.
+type optionsJSON struct {
+	Profile    string   `json:"profile"`
+	MaxLen     int      `json:"max_len"`
+	QualifyAll bool     `json:"qualify_all"`
+	Reserved   []string `json:"reserved"`
 }
 
 // entryJSON is one name with its key and, when it is not the bare tool
@@ -43,16 +58,21 @@ type entryJSON struct {
 // its String method writes it, left out for a bare tool name. The output
 // is deterministic. A nil *Names writes an empty table.
 func (n *Names) MarshalJSON() ([]byte, error) {
-	t := tableJSON{Version: tableVersion, Names: []entryJSON{}, Retired: []entryJSON{}}
+	t := tableJSON{Version: tableVersion1, Names: []entryJSON{}, Retired: []entryJSON{}}
 	if n != nil {
+		if m := n.naming; m != nil {
+			t.Version, t.Chain, t.Generation = tableVersion, n.chainID, n.gen
+			t.Options = &optionsJSON{Profile: m.rule.name, MaxLen: m.maxLen, QualifyAll: m.qualifyAll, Reserved: m.reserved}
+			if t.Options.Reserved == nil {
+				t.Options.Reserved = []string{}
+			}
+		}
 		for _, k := range n.keys {
 			t.Names = append(t.Names, newEntry(k, n.byKey[k]))
 		}
-		n.retired.all(n.gen, func(name string, e named) {
-			e.name = name
+		for _, e := range n.retiredSorted() {
 			t.Retired = append(t.Retired, newEntry(e.key, e))
-		})
-		slices.SortFunc(t.Retired, func(a, b entryJSON) int { return strings.Compare(a.Name, b.Name) })
+		}
 	}
 	return json.Marshal(t)
 }
@@ -89,12 +109,12 @@ func (n *Names) UnmarshalJSON(data []byte) error {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return namesError("text after the table", -1, "", "", nil)
 	}
-	if t.Version != tableVersion {
-		return namesError("unknown version", -1, "version", strconv.Itoa(t.Version), nil)
-	}
 	out := &Names{
 		byKey:  make(map[Key]named, len(t.Names)),
 		byName: make(map[string]Key, len(t.Names)),
+	}
+	if err := t.readChain(out); err != nil {
+		return err
 	}
 	for i, j := range t.Names {
 		k, e, err := j.read("names", i)
@@ -106,6 +126,9 @@ func (n *Names) UnmarshalJSON(data []byte) error {
 		}
 		if _, dup := out.byName[e.name]; dup {
 			return namesError("names entry repeats a name", i, "name", e.name, nil)
+		}
+		if m := out.naming; m != nil && !m.allows(e.name) {
+			return namesError("names entry has a name that the chain's options do not allow", i, "name", e.name, nil)
 		}
 		out.keys = append(out.keys, k)
 		out.byKey[k] = e
@@ -124,13 +147,58 @@ func (n *Names) UnmarshalJSON(data []byte) error {
 		}
 		if out.retired == nil {
 			out.retired = newRetiredStore()
+			out.retired.head = out.gen
 		}
 		out.retired.retire(e.name, named{key: k, reason: e.reason}, 0)
 	}
 	slices.SortFunc(out.keys, compareKeys)
 	slices.SortFunc(out.fallbacks, func(a, b Fallback) int { return strings.Compare(a.Name, b.Name) })
 	out.indexTools()
+	if out.naming == nil {
+		out.chainID = out.contentID()
+	}
 	*n = *out
+	return nil
+}
+
+// readChain checks the version and the chain's identity and options, and
+// sets them in out: a version 2 table records all of them, a version 1
+// table none.
+func (t *tableJSON) readChain(out *Names) error {
+	switch t.Version {
+	case tableVersion1:
+		if t.Chain != "" || t.Generation != 0 || t.Options != nil {
+			return namesError("version 1 table with a chain", -1, "version", strconv.Itoa(t.Version), nil)
+		}
+		return nil
+	case tableVersion:
+	default:
+		return namesError("unknown version", -1, "version", strconv.Itoa(t.Version), nil)
+	}
+	if !validChainID(t.Chain) {
+		return namesError("chain id is not 32 lower-case hex digits", -1, "chain", t.Chain, nil)
+	}
+	if t.Generation == 0 {
+		return namesError("generation is not positive", -1, "generation", "0", nil)
+	}
+	o := t.Options
+	if o == nil {
+		return namesError("version 2 table without options", -1, "options", "", nil)
+	}
+	r := rules[o.Profile]
+	if r == nil {
+		return namesError("options name an unknown profile", -1, "profile", o.Profile, nil)
+	}
+	if o.MaxLen < minMaxLen || o.MaxLen > r.maxLen {
+		return namesError("options have a MaxLen the profile does not allow", -1, "max_len", strconv.Itoa(o.MaxLen), nil)
+	}
+	for i, name := range o.Reserved {
+		if !r.valid(name, o.MaxLen) || i > 0 && o.Reserved[i-1] >= name {
+			return namesError("reserved names are not valid, sorted and distinct", i, "reserved", name, nil)
+		}
+	}
+	out.chainID, out.gen = t.Chain, t.Generation
+	out.naming = &naming{rule: r, maxLen: o.MaxLen, qualifyAll: o.QualifyAll, reserved: o.Reserved}
 	return nil
 }
 

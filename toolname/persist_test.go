@@ -67,7 +67,10 @@ func TestNamesJSONForm(t *testing.T) {
 	require.NoError(t, err)
 	data, err := json.Marshal(n)
 	require.NoError(t, err)
-	assert.JSONEq(t, `{"version":1,
+	id, gen := n.Chain()
+	assert.Equal(t, uint64(2), gen)
+	assert.JSONEq(t, `{"version":2,"chain":"`+id+`","generation":2,
+		"options":{"profile":"OpenAI","max_len":64,"qualify_all":false,"reserved":[]},
 		"names":[{"server":"b","tool":"fetch","name":"fetch"},
 		         {"server":"b","tool":"search","name":"b__search","reason":"qualified"}],
 		"retired":[{"server":"a","tool":"search","name":"a__search","reason":"qualified"}]}`, string(data))
@@ -99,7 +102,7 @@ func TestNamesUnmarshalErrors(t *testing.T) {
 		{"not JSON", `{"version":1,`, "", -1, "", true},
 		{"empty object", `{}`, "version", -1, "0", false},
 		{"null", `null`, "version", -1, "0", false},
-		{"unknown version", `{"version":2,"names":[],"retired":[]}`, "version", -1, "2", false},
+		{"unknown version", `{"version":3,"names":[],"retired":[]}`, "version", -1, "3", false},
 		{"unknown member", `{"version":1,"names":[],"retired":[],"extra":1}`, "", -1, "", true},
 		{"trailing text", table("", "") + `{}`, "", -1, "", false},
 		{"wrong type", `{"version":1,"names":{}}`, "", -1, "", true},

@@ -53,13 +53,14 @@ type Profile struct {
 
 // rule is a profile's character rule, as a byte table.
 type rule struct {
+	name    string    // the profile's name, as a table records it
 	allowed [256]bool // ASCII bytes allowed anywhere in a name
 	lead    bool      // the first byte must be a letter or '_'
 	maxLen  int       // the provider's documented limit
 }
 
-func newRule(punct string, lead bool, maxLen int) *rule {
-	r := &rule{lead: lead, maxLen: maxLen}
+func newRule(name, punct string, lead bool, maxLen int) *rule {
+	r := &rule{name: name, lead: lead, maxLen: maxLen}
 	for c := 'a'; c <= 'z'; c++ {
 		r.allowed[c] = true
 		r.allowed[c-'a'+'A'] = true
@@ -74,12 +75,21 @@ func newRule(punct string, lead bool, maxLen int) *rule {
 }
 
 var (
-	openAIRule    = newRule("_-", false, 64)
-	anthropicRule = newRule("_-", false, 128)
-	geminiRule    = newRule("_.-", true, 63)
-	mcpRule       = newRule("_.-", false, 128)
-	portableRule  = newRule("_-", true, 63)
+	openAIRule    = newRule("OpenAI", "_-", false, 64)
+	anthropicRule = newRule("Anthropic", "_-", false, 128)
+	geminiRule    = newRule("Gemini", "_.-", true, 63)
+	mcpRule       = newRule("MCP", "_.-", false, 128)
+	portableRule  = newRule("Portable", "_-", true, 63)
 )
+
+// rules are the character rules by the name a table records.
+var rules = map[string]*rule{
+	openAIRule.name:    openAIRule,
+	anthropicRule.name: anthropicRule,
+	geminiRule.name:    geminiRule,
+	mcpRule.name:       mcpRule,
+	portableRule.name:  portableRule,
+}
 
 // The provider profiles. [Profile] gives the source of each rule.
 var (

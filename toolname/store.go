@@ -1,6 +1,10 @@
 package toolname
 
-import "context"
+import (
+	"context"
+
+	"github.com/mcpid/mcpid/toolname/internal/chainguard"
+)
 
 // Revision identifies one stored table of a chain. It is opaque: compare
 // revisions for equality only. The empty Revision stands before the
@@ -27,3 +31,6 @@ type Store interface {
 type Watcher interface {
 	Watch(ctx context.Context) (<-chan Revision, error)
 }
+
+// The stores' guard words its rollbacks as this package's errors.
+func init() { chainguard.Rollback = rollbackError }

@@ -1,13 +1,15 @@
 // Command modproxy proves, without the network, that the repository's
-// modules install with go get once tagged. It reads the version that the
-// nested modules require the root at (the one the next release tags),
-// packs the root, gosdk and mcpgo modules at HEAD into a file-system module
-// proxy at that version with golang.org/x/mod/zip, and then, in a
-// temporary directory outside the repository and with no replace
-// directive, builds and runs a consumer module that go gets each of them
-// (the SDKs and other dependencies come from the configured proxy). The
-// consumer (testdata/consumer/main.go) is made of the README's go snippets
-// marked <!-- consumer -->, each of which must stand in it verbatim.
+// modules install with go get once tagged. It reads the modules from
+// modules.txt and the version that the nested modules require the
+// released ones at (the one the next release tags), packs every module
+// marked release at HEAD into a file-system module proxy at that version
+// with golang.org/x/mod/zip, and then, in a temporary directory outside
+// the repository and with no replace directive, builds and runs a
+// consumer module that go gets each of them (the SDKs, database clients
+// and other dependencies come from the configured proxy). The consumer
+// (testdata/consumer/main.go) is made of the README's go snippets marked
+// <!-- consumer -->, each of which must stand in it verbatim, and imports
+// every released package.
 //
 // Usage, from the repository root:
 //
@@ -23,6 +25,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,17 +40,6 @@ import (
 // rootPath is the module path of the repository's root module.
 const rootPath = "github.com/mcpid/mcpid"
 
-// published are the modules a release tags, by directory.
-var published = []struct{ dir, path string }{
-	{".", rootPath},
-	{"gosdk", rootPath + "/gosdk"},
-	{"mcpgo", rootPath + "/mcpgo"},
-}
-
-// consumers are the modules whose requires of published modules must all
-// name the version being released.
-var consumers = []string{"gosdk", "mcpgo", "examples"}
-
 func main() {
 	repo := flag.String("repo", ".", "the repository's root directory")
 	keep := flag.Bool("keep", false, "keep the proxy and consumer directories, and print where they are")
@@ -59,7 +51,15 @@ func main() {
 }
 
 func run(repo string, keep bool) error {
-	version, err := releaseVersion(repo)
+	mods, err := readModules(repo)
+	if err != nil {
+		return err
+	}
+	var nested []string
+	for _, m := range mods[1:] {
+		nested = append(nested, m.dir)
+	}
+	version, err := releaseVersion(repo, nested)
 	if err != nil {
 		return err
 	}
@@ -73,7 +73,12 @@ func run(repo string, keep bool) error {
 		defer os.RemoveAll(tmp)
 	}
 	proxy := filepath.Join(tmp, "proxy")
-	for _, m := range published {
+	var published []string
+	for _, m := range mods {
+		if !m.release {
+			continue
+		}
+		published = append(published, m.path)
 		if err := pack(proxy, filepath.Join(repo, m.dir), m.path, version); err != nil {
 			return fmt.Errorf("packing %s: %w", m.path, err)
 		}
@@ -82,22 +87,22 @@ func run(repo string, keep bool) error {
 	if err := writeConsumer(repo, consumer); err != nil {
 		return err
 	}
-	if err := writeSums(repo, consumer); err != nil {
+	if err := writeSums(repo, mods, consumer); err != nil {
 		return err
 	}
-	if err := buildConsumer(consumer, proxy, version); err != nil {
+	if err := buildConsumer(consumer, proxy, version, published); err != nil {
 		return err
 	}
-	fmt.Printf("modproxy: a consumer outside the repository built and ran the README's snippets on %s, gosdk and mcpgo %s\n", rootPath, version)
+	fmt.Printf("modproxy: a consumer outside the repository built and ran the README's snippets on %s at %s\n", strings.Join(published, ", "), version)
 	return nil
 }
 
-// releaseVersion returns the version every consumer module requires the
-// published modules at, or an error naming a go.mod that requires the
-// zero pseudo-version or another version.
-func releaseVersion(repo string) (string, error) {
+// releaseVersion returns the version that the modules in dirs (the nested
+// ones) require the repository's modules at, or an error naming a go.mod
+// that requires the zero pseudo-version or another version.
+func releaseVersion(repo string, dirs []string) (string, error) {
 	version := ""
-	for _, dir := range consumers {
+	for _, dir := range dirs {
 		name := filepath.Join(repo, dir, "go.mod")
 		data, err := os.ReadFile(name)
 		if err != nil {
@@ -260,10 +265,13 @@ func equal(a, b []string) bool {
 // already hold for their dependencies, so that go get asks no checksum
 // database for them: the machines this runs on reach the module proxy
 // only. (The repository's own modules are GONOSUMDB.)
-func writeSums(repo, dir string) error {
+func writeSums(repo string, mods []repoModule, dir string) error {
 	var sums []byte
-	for _, m := range []string{".", "gosdk", "mcpgo", "examples"} {
-		b, err := os.ReadFile(filepath.Join(repo, m, "go.sum"))
+	for _, m := range mods {
+		b, err := os.ReadFile(filepath.Join(repo, m.dir, "go.sum"))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // a module without dependencies
+		}
 		if err != nil {
 			return err
 		}
@@ -272,9 +280,10 @@ func writeSums(repo, dir string) error {
 	return os.WriteFile(filepath.Join(dir, "go.sum"), sums, 0o644)
 }
 
-// buildConsumer go gets the packed modules into the consumer module in
-// dir, with the proxy first and no replace, then builds and runs it.
-func buildConsumer(dir, proxy, version string) error {
+// buildConsumer go gets the published modules, packed at version, into
+// the consumer module in dir, with the proxy first and no replace, then
+// builds and runs it.
+func buildConsumer(dir, proxy, version string, published []string) error {
 	gomod := "module example.com/consumer\n\ngo 1.25.5\n"
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644); err != nil {
 		return err
@@ -289,8 +298,12 @@ func buildConsumer(dir, proxy, version string) error {
 		"GOFLAGS=-mod=mod",
 		"GOWORK=off",
 	)
+	get := []string{"go", "get"}
+	for _, path := range published {
+		get = append(get, path+"@"+version)
+	}
 	steps := [][]string{
-		{"go", "get", rootPath + "@" + version, rootPath + "/gosdk@" + version, rootPath + "/mcpgo@" + version},
+		get,
 		{"go", "build", "-o", "consumer", "."},
 		{filepath.Join(dir, "consumer")},
 	}

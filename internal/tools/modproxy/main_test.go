@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,7 +30,8 @@ func TestReleaseVersion(t *testing.T) {
 		"mcpgo":    "module github.com/mcpid/mcpid/mcpgo\nrequire github.com/mcpid/mcpid v0.1.0\n",
 		"examples": "module github.com/mcpid/mcpid/examples\nrequire (\n\tgithub.com/mcpid/mcpid v0.1.0\n\tgithub.com/mcpid/mcpid/gosdk v0.1.0\n\tgithub.com/mcpid/mcpid/mcpgo v0.1.0\n)\n",
 	}
-	v, err := releaseVersion(repoWith(t, good))
+	nested := []string{"gosdk", "mcpgo", "examples"}
+	v, err := releaseVersion(repoWith(t, good), nested)
 	if err != nil || v != "v0.1.0" {
 		t.Fatalf("releaseVersion = %q, %v; want v0.1.0", v, err)
 	}
@@ -43,7 +45,7 @@ func TestReleaseVersion(t *testing.T) {
 				mods[k] = v
 			}
 			mods[tc.sub] = tc.gomod
-			_, err := releaseVersion(repoWith(t, mods))
+			_, err := releaseVersion(repoWith(t, mods), nested)
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), filepath.Join(tc.sub, "go.mod")) {
 				t.Fatalf("releaseVersion error %v; want one naming %s/go.mod and %q", err, tc.sub, tc.want)
 			}
@@ -63,6 +65,70 @@ func TestHolds(t *testing.T) {
 	} {
 		if got := holds(src, snippet); got != want {
 			t.Errorf("holds(%q) = %v, want %v", snippet, got, want)
+		}
+	}
+}
+
+func TestReadModules(t *testing.T) {
+	gomods := map[string]string{
+		".":     "module github.com/mcpid/mcpid\n",
+		"a":     "module github.com/mcpid/mcpid/a\n",
+		"b/c":   "module github.com/mcpid/mcpid/b/c\n",
+		"tools": "module github.com/mcpid/mcpid/tools\n",
+		"anon":  "go 1.24\n",
+	}
+	for name, tc := range map[string]struct {
+		list string
+		want string // the modules read, as dir:path:release, or the error's text
+	}{
+		"release order, comments and blank lines": {
+			list: "# the modules\n. release\n\na   release # a comment\n  b/c release\ntools test\n",
+			want: ".:github.com/mcpid/mcpid:true a:github.com/mcpid/mcpid/a:true b/c:github.com/mcpid/mcpid/b/c:true tools:github.com/mcpid/mcpid/tools:false",
+		},
+		"another kind":       {list: ". release\na publish\n", want: "modules.txt:2: want a directory and release or test"},
+		"no kind":            {list: ". release\na\n", want: "modules.txt:2: want a directory and release or test"},
+		"listed twice":       {list: ". release\na release\n./a test\n", want: "modules.txt:3: a is listed twice"},
+		"no go.mod":          {list: ". release\nmissing release\n", want: "modules.txt:2: open"},
+		"no module declared": {list: ". release\nanon test\n", want: "declares no module"},
+		"root not first":     {list: "a release\n. release\n", want: "modules.txt:1: the first module must be the root"},
+		"root not released":  {list: ". test\n", want: "modules.txt:1: the first module must be the root"},
+		"nothing listed":     {list: "# nothing\n", want: "lists no module"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := repoWith(t, gomods)
+			if err := os.WriteFile(filepath.Join(dir, modulesFile), []byte(tc.list), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			mods, err := readModules(dir)
+			var got string
+			if err != nil {
+				got = err.Error()
+				if !strings.Contains(got, tc.want) {
+					t.Fatalf("readModules error %q; want one holding %q", got, tc.want)
+				}
+				return
+			}
+			var parts []string
+			for _, m := range mods {
+				parts = append(parts, fmt.Sprintf("%s:%s:%v", m.dir, m.path, m.release))
+			}
+			if got = strings.Join(parts, " "); got != tc.want {
+				t.Fatalf("readModules = %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestRepositoryModules reads the repository's own list: every module it
+// names exists and declares the path its directory gives it.
+func TestRepositoryModules(t *testing.T) {
+	mods, err := readModules("../../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range mods {
+		if m.path != rootPath && m.path != rootPath+"/"+filepath.ToSlash(m.dir) {
+			t.Errorf("%s declares module %s; want %s/%s", m.dir, m.path, rootPath, m.dir)
 		}
 	}
 }

@@ -1,0 +1,220 @@
+package chainguard_test
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpid/mcpid/toolname"
+	"github.com/mcpid/mcpid/toolname/internal/chainguard"
+)
+
+// stored is what a fake read returns: a revision and a value.
+type stored struct {
+	rev string
+	raw []byte
+}
+
+// chain returns the JSON of n tables of one chain, and of one table of
+// another chain.
+func chain(t *testing.T, n int) (tables [][]byte, other []byte) {
+	t.Helper()
+	var prev *toolname.Names
+	for i := range n {
+		next, err := toolname.Assign(toolname.Portable, []toolname.Key{{Server: "s", Tool: string(rune('a' + i))}}, toolname.WithPrevious(prev))
+		require.NoError(t, err)
+		data, err := json.Marshal(next)
+		require.NoError(t, err)
+		tables = append(tables, data)
+		prev = next
+	}
+	o, err := toolname.Assign(toolname.Portable, []toolname.Key{{Server: "s", Tool: "a"}})
+	require.NoError(t, err)
+	other, err = json.Marshal(o)
+	require.NoError(t, err)
+	return tables, other
+}
+
+// newGuard returns a guard that counts its decodes.
+func newGuard(decodes *int) *chainguard.Guard[*toolname.Names] {
+	return chainguard.New(func(raw []byte) (*toolname.Names, error) {
+		*decodes++
+		n := new(toolname.Names)
+		if err := n.UnmarshalJSON(raw); err != nil {
+			return nil, err
+		}
+		return n, nil
+	})
+}
+
+// from returns a read that returns s.
+func from(s stored) func(string) (string, []byte, error) {
+	return func(string) (string, []byte, error) { return s.rev, s.raw, nil }
+}
+
+func TestGuardLoads(t *testing.T) {
+	tables, other := chain(t, 3)
+	tests := []struct {
+		name    string
+		loads   []stored
+		wantErr error  // of the last load
+		wantGen uint64 // of the last load, when it succeeds
+	}{
+		{"empty chain", []stored{{"", nil}}, nil, 0},
+		{"first table", []stored{{"r1", tables[0]}}, nil, 1},
+		{"forward", []stored{{"r1", tables[0]}, {"r3", tables[2]}}, nil, 3},
+		{"same again", []stored{{"r2", tables[1]}, {"r2", tables[1]}}, nil, 2},
+		{"older", []stored{{"r3", tables[2]}, {"r1", tables[0]}}, toolname.ErrRollback, 0},
+		{"emptied", []stored{{"r1", tables[0]}, {"", nil}}, toolname.ErrRollback, 0},
+		{"another chain", []stored{{"r1", tables[0]}, {"x", other}}, toolname.ErrRollback, 0},
+		{"damaged", []stored{{"r1", []byte(`{"version":2,`)}}, toolname.ErrInvalidNames, 0},
+		{"empty value", []stored{{"r1", []byte{}}}, toolname.ErrInvalidNames, 0},
+		{"damaged after a table", []stored{{"r1", tables[0]}, {"r2", []byte("garbage")}}, toolname.ErrInvalidNames, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var decodes int
+			g := newGuard(&decodes)
+			var (
+				n   *toolname.Names
+				rev string
+				err error
+			)
+			for i, s := range tt.loads {
+				n, rev, err = g.Load(from(s))
+				if i < len(tt.loads)-1 {
+					require.NoError(t, err)
+				}
+			}
+			if tt.wantErr != nil {
+				require.ErrorIs(t, err, tt.wantErr)
+				assert.Nil(t, n)
+				assert.Empty(t, rev)
+				return
+			}
+			require.NoError(t, err)
+			_, gen := n.Chain()
+			assert.Equal(t, tt.wantGen, gen)
+			assert.Equal(t, tt.loads[len(tt.loads)-1].rev, rev)
+		})
+	}
+}
+
+// TestGuardRemembersAfterARefusal: a refused load changes nothing, so the
+// next good load is checked against the same memory.
+func TestGuardRemembersAfterARefusal(t *testing.T) {
+	tables, _ := chain(t, 3)
+	var decodes int
+	g := newGuard(&decodes)
+	_, _, err := g.Load(from(stored{"r2", tables[1]}))
+	require.NoError(t, err)
+	_, _, err = g.Load(from(stored{"", nil}))
+	require.ErrorIs(t, err, toolname.ErrRollback)
+	_, _, err = g.Load(from(stored{"r1", tables[0]}))
+	require.ErrorIs(t, err, toolname.ErrRollback)
+	_, _, err = g.Load(from(stored{"r3", tables[2]}))
+	require.NoError(t, err)
+}
+
+// TestGuardCache: a revision seen last is not fetched or decoded again.
+func TestGuardCache(t *testing.T) {
+	tables, _ := chain(t, 2)
+	var decodes int
+	g := newGuard(&decodes)
+	first, _, err := g.Load(func(cached string) (string, []byte, error) {
+		assert.Empty(t, cached)
+		return "r1", tables[0], nil
+	})
+	require.NoError(t, err)
+	again, rev, err := g.Load(func(cached string) (string, []byte, error) {
+		assert.Equal(t, "r1", cached)
+		return "r1", nil, nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, "r1", rev)
+	assert.Same(t, first, again)
+	assert.Equal(t, 1, decodes)
+
+	// A table stored through the guard is the one kept.
+	next, err := toolname.Assign(toolname.Portable, []toolname.Key{{Server: "s", Tool: "z"}}, toolname.WithPrevious(first))
+	require.NoError(t, err)
+	g.Stored("r9", next)
+	got, _, err := g.Load(func(cached string) (string, []byte, error) {
+		assert.Equal(t, "r9", cached)
+		return "r9", nil, nil
+	})
+	require.NoError(t, err)
+	assert.Same(t, next, got)
+	assert.Equal(t, 1, decodes)
+
+	// Another revision is decoded, even of the same generation.
+	_, rev, err = g.Load(from(stored{"r2", tables[1]}))
+	require.NoError(t, err)
+	assert.Equal(t, "r2", rev)
+	assert.Equal(t, 2, decodes)
+}
+
+// TestGuardRaceIsNotRollback: a load that read the table a concurrent swap
+// through the same value replaced is not a rollback, and does not lower
+// what the value remembers.
+func TestGuardRaceIsNotRollback(t *testing.T) {
+	tables, _ := chain(t, 3)
+	var decodes int
+	g := newGuard(&decodes)
+	_, _, err := g.Load(from(stored{"r1", tables[0]}))
+	require.NoError(t, err)
+	var third toolname.Names
+	require.NoError(t, third.UnmarshalJSON(tables[2]))
+	n, _, err := g.Load(func(string) (string, []byte, error) {
+		g.Stored("r3", &third) // a swap through the same value, while this load reads
+		return "r2", tables[1], nil
+	})
+	require.NoError(t, err)
+	_, gen := n.Chain()
+	assert.Equal(t, uint64(2), gen)
+	_, _, err = g.Load(from(stored{"r2", tables[1]}))
+	require.ErrorIs(t, err, toolname.ErrRollback, "the memory stays at generation 3")
+}
+
+func TestGuardReadError(t *testing.T) {
+	var decodes int
+	g := newGuard(&decodes)
+	boom := errors.New("unreachable")
+	_, _, err := g.Load(func(string) (string, []byte, error) { return "", nil, boom })
+	require.ErrorIs(t, err, boom)
+}
+
+// TestRollbackError: the error names what the value had seen and what
+// the load returned.
+func TestRollbackError(t *testing.T) {
+	have := chainguard.Position{ID: "0123456789abcdef0123456789abcdef", Generation: 7}
+	tests := []struct {
+		name  string
+		got   chainguard.Position
+		field string
+		input string
+	}{
+		{"emptied", chainguard.Position{}, "chain", ""},
+		{"another chain", chainguard.Position{ID: "ffffffffffffffffffffffffffffffff", Generation: 9}, "chain", "ffffffffffffffffffffffffffffffff"},
+		{"older", chainguard.Position{ID: have.ID, Generation: 3}, "generation", "3"},
+	}
+	messages := map[string]bool{}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := chainguard.Rollback(have, tt.got)
+			require.ErrorIs(t, err, toolname.ErrRollback)
+			var e *toolname.Error
+			require.ErrorAs(t, err, &e)
+			assert.Equal(t, toolname.CodeRollback, e.Code)
+			assert.Equal(t, tt.field, e.Field)
+			assert.Equal(t, tt.input, e.Input)
+			assert.Contains(t, e.Message(), have.ID)
+			assert.Contains(t, e.Message(), "generation 7")
+			assert.False(t, messages[e.Message()], "each case has its own message")
+			messages[e.Message()] = true
+		})
+	}
+}
