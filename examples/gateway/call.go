@@ -54,7 +54,7 @@ func (g *gateway) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 	ctx, cancel := context.WithTimeout(ctx, g.cfg.timeout)
 	defer cancel()
 	params := &mcp.CallToolParams{Name: st.key.Tool, Arguments: args}
-	rc := st.d.relay.start(ctx, req, params, g.cfg.timeout)
+	rc := st.d.relay.start(ctx, req, params, g.levels.of(req.Session), g.cfg.timeout)
 	res, err := cs.CallTool(ctx, params)
 	st.d.relay.end(rc)
 	if err == nil {

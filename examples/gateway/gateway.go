@@ -69,6 +69,7 @@ type gateway struct {
 	downstreams map[string]*downstream
 	ever        map[string]map[string]bool // the loaded chain's tools of each server, for its downstream
 
+	levels  sessionLevels         // the log level each client session set
 	table   atomic.Pointer[table] // what is served now
 	dirty   chan struct{}         // holds a pending change for the assigner
 	flushes chan chan struct{}    // asks the assigner to act on every change now
@@ -139,7 +140,8 @@ func newGateway(cfg config) (*gateway, error) {
 		// to the tools it relays, and relays its downstreams' logs.
 		Capabilities: withLogging(&mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}),
 	})
-	g.srv.AddReceivingMiddleware(g.byToolName)
+	g.srv.AddReceivingMiddleware(g.levels.record, g.byToolName)
+	g.srv.AddSendingMiddleware(sendLogs)
 	return g, nil
 }
 

@@ -41,6 +41,9 @@ const testServerEnv = "GATEWAY_TEST_SERVER"
 //	progress     a call sends two progress notifications and a log
 //	             message before it answers
 //	silent       never answer initialize
+//	logs         a call sends four log messages, one at each of the levels
+//	             debug, info, warning and error, before it answers, whether
+//	             or not its client set a level, as many servers do
 func testServer(t *testing.T, name, mode string) (server, env string) {
 	t.Helper()
 	exe, err := os.Executable()
@@ -201,9 +204,17 @@ func (s *testServerState) call(id json.RawMessage, tool string, progress any) in
 		}
 		s.notify("notifications/message", map[string]any{"level": "info", "logger": "test", "data": "working on " + tool})
 	}
+	if s.has("logs") {
+		for _, level := range testLogLevels {
+			s.notify("notifications/message", map[string]any{"level": level, "logger": "test", "data": level + " from " + tool})
+		}
+	}
 	s.reply(id, map[string]any{"content": []map[string]any{{"type": "text", "text": text}}})
 	return -1
 }
+
+// testLogLevels are the levels of the log messages of the logs mode.
+var testLogLevels = []string{"debug", "info", "warning", "error"}
 
 // storm lists 1,000 new tools every 20 ms.
 func (s *testServerState) storm() {
