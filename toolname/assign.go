@@ -214,7 +214,7 @@ func (a *assignment) keepPrevious() {
 			continue
 		}
 		var back named
-		prev.retired.namesOf(k, prev.gen, func(name string, e named) {
+		prev.retiredOf(k, func(name string, e named) {
 			if a.usable(name) && ownName(k, name) && (back.name == "" || name < back.name) {
 				back = named{name: name, reason: e.reason}
 			}
@@ -430,24 +430,19 @@ func (a *assignment) table() *Names {
 	slices.SortFunc(n.fallbacks, func(a, b Fallback) int { return strings.Compare(a.Name, b.Name) })
 	n.indexTools()
 	if prev := a.o.prev; prev != nil {
-		// The chain's retired names, at the next generation: those given
-		// back are held again, and the previous table's names that no
-		// key holds now join them. The store is written in place when
-		// prev is the chain's latest table, so this costs the change.
-		store := prev.retired.writable(prev.gen)
-		gen := prev.gen + 1
-		for _, name := range a.back {
-			store.unretire(name, gen)
-		}
+		// The chain's retired names at the next generation: prev's, but
+		// for those given back, and with prev's names that no key holds
+		// now. They are kept as a change beside prev's store, so that
+		// this costs the change, not the history (see retired.go).
+		ch := &change{retired: map[string]named{}, byKey: map[Key][]string{}, back: a.back}
 		for _, k := range prev.keys {
 			e := prev.byKey[k]
 			if _, current := n.byName[e.name]; !current {
-				store.retire(e.name, named{key: k, reason: e.reason}, gen)
+				ch.retired[e.name] = named{key: k, reason: e.reason}
+				ch.byKey[k] = append(ch.byKey[k], e.name)
 			}
 		}
-		store.head = gen
-		store.mu.Unlock()
-		n.retired, n.gen, n.chainID = store, gen, prev.chainID
+		n.retired, n.gen, n.chainID, n.change = prev.continued(), prev.gen+1, prev.chainID, ch
 	} else {
 		n.gen, n.chainID = 1, newChainID()
 	}

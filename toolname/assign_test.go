@@ -819,6 +819,6 @@ func BenchmarkAssignLongChain(b *testing.B) {
 // retiredNames returns the names n's chain has retired.
 func (n *Names) retiredNames() []string {
 	var out []string
-	n.retired.all(n.gen, func(name string, _ named) { out = append(out, name) })
+	n.retiredAll(func(name string, _ named) { out = append(out, name) })
 	return out
 }

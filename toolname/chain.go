@@ -123,7 +123,7 @@ func writeField(h hash.Hash, s string) {
 // keys, sorted by name.
 func (n *Names) retiredSorted() []named {
 	var out []named
-	n.retired.all(n.gen, func(name string, e named) {
+	n.retiredAll(func(name string, e named) {
 		e.name = name
 		out = append(out, e)
 	})

@@ -65,6 +65,10 @@ const (
 	// CodeChainNotEmpty means that [Seed] was given a store whose chain
 	// already holds a table: a chain is seeded only when it is empty.
 	CodeChainNotEmpty Code = "chain_not_empty"
+
+	// CodeStoreLocked means that [NewFileStore] was given a file that
+	// another FileStore, in this process or another, holds.
+	CodeStoreLocked Code = "store_locked"
 )
 
 // Sentinel errors, one per [Code], for use with [errors.Is]. An [*Error]
@@ -81,6 +85,7 @@ var (
 	ErrChainMismatch     = errors.New("toolname: " + string(CodeChainMismatch))
 	ErrRollback          = errors.New("toolname: " + string(CodeRollback))
 	ErrChainNotEmpty     = errors.New("toolname: " + string(CodeChainNotEmpty))
+	ErrStoreLocked       = errors.New("toolname: " + string(CodeStoreLocked))
 )
 
 // codes is the table of the package's codes, from which [Error.Message],
@@ -112,6 +117,9 @@ var codes = errcode.Table[Code, *Error]{
 	CodeChainNotEmpty: {Sentinel: ErrChainNotEmpty,
 		Message: "the chain already holds a table",
 		Hint:    "seed an empty chain, or continue this one with Update"},
+	CodeStoreLocked: {Sentinel: ErrStoreLocked,
+		Message: "another file store holds the file's lock",
+		Hint:    "stop the other gateway, or give each its own file; replicas share a chain through a shared store"},
 	CodeRollback: {Sentinel: ErrRollback, Explain: (*Error).explainRollback},
 }.Register("toolname")
 

@@ -1,8 +1,12 @@
 package toolname
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -54,6 +58,51 @@ func producedErrors(t *testing.T) map[string]error {
 		err = new(Names).UnmarshalJSON([]byte(data))
 		require.Error(t, err)
 		out["UnmarshalJSON "+name] = err
+	}
+	for name, err := range storeErrors(t) {
+		out[name] = err
+	}
+	return out
+}
+
+// storeErrors returns one error of every kind Update, Seed and the file
+// store return.
+func storeErrors(t *testing.T) map[string]error {
+	t.Helper()
+	out := map[string]error{}
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "names.json")
+	fs, err := NewFileStore(path)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = fs.Close() })
+	_, err = NewFileStore(path)
+	out["NewFileStore locked"] = err
+
+	first, _, err := Update(ctx, fs, Portable, []Key{{"a", "x"}})
+	require.NoError(t, err)
+	second, _, err := Update(ctx, fs, Portable, []Key{{"b", "x"}})
+	require.NoError(t, err)
+	_, err = fs.Swap(ctx, "stale", second)
+	out["Swap stale"] = err
+	_, _, err = Update(ctx, fs, OpenAI, []Key{{"a", "x"}})
+	out["Update mismatch"] = err
+	_, err = Seed(ctx, fs, first)
+	out["Seed not empty"] = err
+
+	other, err := Assign(Portable, []Key{{"a", "x"}})
+	require.NoError(t, err)
+	for name, n := range map[string]*Names{"older": first, "other chain": other} {
+		data, err := json.Marshal(n)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(path, data, 0o600))
+		_, _, err = fs.Load(ctx)
+		out["Load "+name] = err
+	}
+	require.NoError(t, os.Remove(path))
+	_, _, err = fs.Load(ctx)
+	out["Load emptied"] = err
+	for name, err := range out {
+		require.Error(t, err, name)
 	}
 	return out
 }

@@ -26,9 +26,11 @@ type Names struct {
 	byTool    map[string][]Key // the live keys of each own tool name, sorted
 	fallbacks []Fallback       // sorted by name
 	// retired holds the names of the chain that no key holds in this
-	// table, the generation of the chain gen, with the key that last held
-	// each; it is shared along the chain.
+	// table, with the key that last held each: those of the store at
+	// generation gen, or at gen-1 with change on top (see retired.go).
+	// The store is shared along the chain.
 	retired *retiredStore
+	change  *change
 	gen     uint64
 	chainID string  // see Chain
 	naming  *naming // nil for a version 1 table, which records none
@@ -105,7 +107,7 @@ func (n *Names) indexTools() {
 // isRetired reports whether name is a name of the chain that no live key
 // holds.
 func (n *Names) isRetired(name string) bool {
-	_, ok := n.retired.lookup(name, n.gen)
+	_, ok := n.retiredLookup(name)
 	return ok
 }
 

@@ -146,8 +146,7 @@ func (n *Names) UnmarshalJSON(data []byte) error {
 			return namesError("retired entry repeats a name", i, "name", e.name, nil)
 		}
 		if out.retired == nil {
-			out.retired = newRetiredStore()
-			out.retired.head = out.gen
+			out.retired = newRetiredStore(out.gen)
 		}
 		out.retired.retire(e.name, named{key: k, reason: e.reason}, 0)
 	}

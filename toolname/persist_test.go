@@ -29,7 +29,7 @@ func TestNamesJSONRoundTrip(t *testing.T) {
 	for _, pr := range profileRules {
 		t.Run(pr.name, func(t *testing.T) {
 			orig := chainAfter(t, pr.profile, 60)
-			require.NotEmpty(t, orig.retired, "the chain should have retired names")
+			require.NotEmpty(t, orig.retiredNames(), "the chain should have retired names")
 			data, err := json.Marshal(orig)
 			require.NoError(t, err)
 

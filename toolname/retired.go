@@ -5,18 +5,39 @@ import (
 	"sync"
 )
 
-// retiredStore holds the retired names of a chain for every table of it
-// at once: each name with the spans of generations in which no key held
-// it. Assign continuing the chain from its latest table writes into the
-// store in place, so that a change costs in proportion to itself and to
-// the live keys, not to the history; continuing from an older table
-// copies what that table sees into a store of its own. A table reads the
-// store at its own generation, so it never sees what later tables did.
+// The retired names of a chain are shared by its tables, so that a change
+// costs in proportion to itself and to the live keys, not to the history:
+//
+//   - A retiredStore holds the retired names of many generations at once:
+//     each name with the spans of generations in which no key held it. A
+//     table reads the store at a generation, so it never sees what later
+//     tables did.
+//   - A table built by Assign with WithPrevious does not write into the
+//     store: it reads its parent's generation and keeps its own change (the
+//     names that no key holds any more, and those given back) beside it.
+//     Building a table that is then dropped, as Update does when nothing
+//     new needs storing, leaves the store as it was.
+//   - A table's change is written into the store when the table is
+//     continued (it is the previous table of another Assign), in place
+//     when the store still stands at its parent's generation. A table
+//     continued after a sibling was, or continued from an older table,
+//     copies what it sees into a store of its own, once per continuation.
+
+// retiredStore holds the retired names of a chain for many of its tables.
 type retiredStore struct {
 	mu     sync.RWMutex
-	head   uint64            // the generation of the latest table written
+	head   uint64            // the generation of the latest change written
+	headBy *change           // the change written at head; nil for a loaded or copied store
 	byName map[string][]span // the spans of each name ever retired
 	byKey  map[Key][]string  // the names each key has had retired
+}
+
+// change is what a table built with WithPrevious changed in its parent's
+// retired names.
+type change struct {
+	retired map[string]named // names no key holds any more, with the key that last held them
+	byKey   map[Key][]string // the names in retired, by key
+	back    []string         // retired names given back to their keys
 }
 
 // span is a name retired in the generations [from, to), or from on when
@@ -29,13 +50,36 @@ type span struct {
 // alive reports whether s covers generation gen.
 func (s span) alive(gen uint64) bool { return s.from <= gen && (s.to == 0 || gen < s.to) }
 
-// lookup returns the key and reason of name, retired at generation gen.
-func (s *retiredStore) lookup(name string, gen uint64) (named, bool) {
+// newRetiredStore returns an empty store at generation gen.
+func newRetiredStore(gen uint64) *retiredStore {
+	return &retiredStore{head: gen, byName: map[string][]span{}, byKey: map[Key][]string{}}
+}
+
+// base returns the generation at which n reads its store: its parent's
+// when it keeps a change of its own.
+func (n *Names) base() uint64 {
+	if n.change != nil {
+		return n.gen - 1
+	}
+	return n.gen
+}
+
+// retiredLookup returns the key and reason of name, if it is a name of n's
+// chain that no live key of n holds. Call it only for a name that is not
+// live in n.
+func (n *Names) retiredLookup(name string) (named, bool) {
+	if n.change != nil {
+		if e, ok := n.change.retired[name]; ok {
+			return e, true
+		}
+	}
+	s := n.retired
 	if s == nil {
 		return named{}, false
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	gen := n.base()
 	for _, sp := range s.byName[name] {
 		if sp.alive(gen) {
 			return sp.named, true
@@ -44,13 +88,21 @@ func (s *retiredStore) lookup(name string, gen uint64) (named, bool) {
 	return named{}, false
 }
 
-// namesOf calls f with each name retired at gen that k held last.
-func (s *retiredStore) namesOf(k Key, gen uint64, f func(name string, e named)) {
+// retiredOf calls f with each retired name of n that k held last. It may
+// also call it with the live name of k, given back to it in n.
+func (n *Names) retiredOf(k Key, f func(name string, e named)) {
+	if n.change != nil {
+		for _, name := range n.change.byKey[k] {
+			f(name, n.change.retired[name])
+		}
+	}
+	s := n.retired
 	if s == nil {
 		return
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	gen := n.base()
 	for _, name := range s.byKey[k] {
 		for _, sp := range s.byName[name] {
 			if sp.alive(gen) && sp.key == k {
@@ -60,14 +112,24 @@ func (s *retiredStore) namesOf(k Key, gen uint64, f func(name string, e named)) 
 	}
 }
 
-// all calls f with every name retired at gen.
-func (s *retiredStore) all(gen uint64, f func(name string, e named)) {
+// retiredAll calls f with every retired name of n, in no order.
+func (n *Names) retiredAll(f func(name string, e named)) {
+	if n.change != nil {
+		for name, e := range n.change.retired {
+			f(name, e)
+		}
+	}
+	s := n.retired
 	if s == nil {
 		return
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	gen := n.base()
 	for name, spans := range s.byName {
+		if _, live := n.byName[name]; live {
+			continue // given back in n's change
+		}
 		for _, sp := range spans {
 			if sp.alive(gen) {
 				f(name, sp.named)
@@ -76,13 +138,42 @@ func (s *retiredStore) all(gen uint64, f func(name string, e named)) {
 	}
 }
 
-// newRetiredStore returns an empty store at generation 0.
-func newRetiredStore() *retiredStore {
-	return &retiredStore{byName: map[string][]span{}, byKey: map[Key][]string{}}
+// continued returns a store that holds n's retired names at n's
+// generation, for a table that continues n to read: n's own store, with
+// n's change written into it when the store still stands at n's parent's
+// generation (or already holds it), and otherwise a copy of what n sees.
+func (n *Names) continued() *retiredStore {
+	s := n.retired
+	if s == nil {
+		return newRetiredStore(n.gen)
+	}
+	s.mu.Lock()
+	switch {
+	case s.head == n.gen && s.headBy == n.change:
+		// n's generation is the latest written, and it is n's.
+		s.mu.Unlock()
+		return s
+	case n.change != nil && s.head == n.gen-1:
+		// Nothing was written after n's parent: write n's change.
+		for _, name := range n.change.back {
+			s.unretire(name, n.gen)
+		}
+		for name, e := range n.change.retired {
+			s.retire(name, e, n.gen)
+		}
+		s.head, s.headBy = n.gen, n.change
+		s.mu.Unlock()
+		return s
+	}
+	s.mu.Unlock()
+	c := newRetiredStore(n.gen)
+	c.headBy = n.change
+	n.retiredAll(func(name string, e named) { c.retire(name, e, 0) })
+	return c
 }
 
 // retire records name, held last by e.key, as retired from generation gen
-// on. The caller holds the write lock.
+// on. The caller holds the write lock, or is the only user of s.
 func (s *retiredStore) retire(name string, e named, gen uint64) {
 	e.name = ""
 	if !slices.Contains(s.byKey[e.key], name) {
@@ -100,29 +191,4 @@ func (s *retiredStore) unretire(name string, gen uint64) {
 			spans[i].to = gen
 		}
 	}
-}
-
-// writable returns a store that a table of generation gen may write its
-// successor into, locked for writing: s itself when gen is its latest
-// generation, and otherwise a new store holding what gen sees.
-func (s *retiredStore) writable(gen uint64) *retiredStore {
-	if s == nil {
-		s = newRetiredStore()
-	}
-	s.mu.Lock()
-	if s.head == gen {
-		return s
-	}
-	c := newRetiredStore()
-	for name, spans := range s.byName {
-		for _, sp := range spans {
-			if sp.alive(gen) {
-				c.retire(name, sp.named, 0)
-			}
-		}
-	}
-	s.mu.Unlock()
-	c.head = gen
-	c.mu.Lock()
-	return c
 }

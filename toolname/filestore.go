@@ -1,0 +1,207 @@
+package toolname
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/mcpid/mcpid/toolname/internal/chainguard"
+)
+
+// FileStore is a [Store] that keeps a chain's latest table in one file,
+// for a gateway that runs as a single process. Replicas share a chain
+// through a store on a server instead (the modules
+// github.com/mcpid/mcpid/toolname/redisstore and .../pgstore).
+//
+// A swap writes the whole table to a temporary file in the same directory,
+// syncs it, renames it over the file and syncs the directory, so that a
+// crash at any moment leaves the old table or the new one, never part of
+// one, and a table once stored stays stored. A crash may leave a
+// temporary file named after the file with a leading '.' and a random
+// suffix; it can be removed.
+//
+// The FileStore holds an exclusive advisory lock (flock) on the file's
+// path with ".lock" appended, a file that no swap replaces, for as long as
+// it is open, so that two gateways never write one chain: a second
+// NewFileStore of the path, in this process or another, is refused.
+//
+// A revision is a hash of the file's content. Load reads the file and
+// hashes it each time (a chain of 100,000 retired names is several MB), and
+// decodes it only when the revision changed; every swap writes the whole
+// table. A file that does not decode as a table is an error, never an
+// empty chain, and is left as it is; a file that goes backwards under an
+// open FileStore (emptied, an older table, another chain) is refused with
+// [ErrRollback], as [Store] requires.
+type FileStore struct {
+	path  string
+	lock  *os.File // nil once closed
+	guard *chainguard.Guard[*Names]
+	mu    sync.Mutex // one Load or Swap at a time: each reads or replaces the whole file
+}
+
+// NewFileStore opens the chain kept in the file at path, which need not
+// exist yet (its directory must), and takes its lock. Another FileStore
+// holding the lock is an [*Error] with Code [CodeStoreLocked]; a platform
+// without advisory file locks (flock) is [errors.ErrUnsupported], rather
+// than a file shared unlocked. Close releases the lock.
+func NewFileStore(path string) (*FileStore, error) {
+	f, err := os.OpenFile(path+".lock", os.O_RDONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("toolname: file store %s: %w", path, err)
+	}
+	if err := lockFile(f); err != nil {
+		_ = f.Close()
+		if errors.Is(err, errLocked) {
+			return nil, &Error{Code: CodeStoreLocked, Field: "path", Index: -1, Offset: -1, Input: path}
+		}
+		return nil, fmt.Errorf("toolname: file store %s: %w", path, err)
+	}
+	return &FileStore{path: path, lock: f, guard: chainguard.New(decodeNames)}, nil
+}
+
+// errLocked is what lockFile returns for a lock held elsewhere.
+var errLocked = errors.New("locked")
+
+// decodeNames decodes a stored table.
+func decodeNames(raw []byte) (*Names, error) {
+	n := new(Names)
+	if err := n.UnmarshalJSON(raw); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// errClosed is the error of a FileStore used after Close.
+var errClosed = fmt.Errorf("toolname: file store: %w", os.ErrClosed)
+
+// Load returns the table in the file and its revision: nil and "" when
+// there is no file.
+func (s *FileStore) Load(ctx context.Context) (*Names, Revision, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, "", err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lock == nil {
+		return nil, "", errClosed
+	}
+	n, rev, err := s.guard.Load(func(string) (string, []byte, error) {
+		data, rev, err := s.read()
+		return string(rev), data, err
+	})
+	return n, Revision(rev), err
+}
+
+// read returns the file's content and revision: nil and "" when there is
+// no file.
+func (s *FileStore) read() ([]byte, Revision, error) {
+	data, err := os.ReadFile(s.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, "", nil
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("toolname: file store: %w", err)
+	}
+	return data, contentRevision(data), nil
+}
+
+// contentRevision is the revision of a file holding data: the first 128
+// bits of its SHA-256, in hex.
+func contentRevision(data []byte) Revision {
+	sum := sha256.Sum256(data)
+	return Revision(hex.EncodeToString(sum[:16]))
+}
+
+// Swap writes next to the file if rev is the revision of its content (""
+// for no file), and returns the new revision; otherwise it writes nothing
+// and returns an error matching [ErrStale]. A nil next is an [*Error] with
+// Code [CodeInvalidNames].
+func (s *FileStore) Swap(ctx context.Context, rev Revision, next *Names) (Revision, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	if next == nil {
+		return "", namesError("no table to store", -1, "", "", nil)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lock == nil {
+		return "", errClosed
+	}
+	_, current, err := s.read()
+	if err != nil {
+		return "", err
+	}
+	if current != rev {
+		return "", &Error{Code: CodeStale, Index: -1, Offset: -1}
+	}
+	data, err := json.Marshal(next)
+	if err != nil {
+		return "", err
+	}
+	if err := writeFileAtomic(s.path, data); err != nil {
+		return "", fmt.Errorf("toolname: file store: %w", err)
+	}
+	stored := contentRevision(data)
+	s.guard.Stored(string(stored), next)
+	return stored, nil
+}
+
+// Close releases the lock. The FileStore cannot be used after it.
+func (s *FileStore) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lock == nil {
+		return errClosed
+	}
+	err := s.lock.Close()
+	s.lock = nil
+	return err
+}
+
+// writeFileAtomic writes data to path: to a temporary file in the same
+// directory, synced, then renamed over path, and the directory synced, so
+// that a crash leaves the old content or the new, never part of one, and
+// what was written stays written.
+func writeFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+		return err
+	}
+	return syncDir(filepath.Dir(path))
+}
+
+// syncDir makes a rename in dir durable: until the directory is synced, a
+// power loss may undo the rename, and the names just served with it.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
