@@ -68,7 +68,7 @@ func decode(raw []byte) (*toolname.Names, error) {
 //
 //	{}                 no key: the chain was never stored
 //	{"!type", type}    the key is not a hash
-//	{"!fields"}        the hash lacks its "rev" or "table" field
+//	{"!fields"}        the hash lacks its "table" field, or a non-empty "rev"
 //	{rev}              rev is ARGV[1]: the caller's table is the latest
 //	{rev, table}       the latest revision and its table
 var loadScript = redis.NewScript(`
@@ -76,7 +76,7 @@ local kind = redis.call('TYPE', KEYS[1]).ok
 if kind == 'none' then return {} end
 if kind ~= 'hash' then return {'!type', kind} end
 local rev = redis.call('HGET', KEYS[1], 'rev')
-if not rev or redis.call('HEXISTS', KEYS[1], 'table') == 0 then return {'!fields'} end
+if not rev or rev == '' or redis.call('HEXISTS', KEYS[1], 'table') == 0 then return {'!fields'} end
 if rev == ARGV[1] then return {rev} end
 return {rev, redis.call('HGET', KEYS[1], 'table')}
 `)
@@ -132,7 +132,7 @@ func (s *Store) read(ctx context.Context, cached string) (string, []byte, error)
 	case reply[0] == "!type" && len(reply) == 2:
 		return "", nil, fmt.Errorf("the key %q holds a %s, not a table: %w", s.key, reply[1], toolname.ErrInvalidNames)
 	case reply[0] == "!fields":
-		return "", nil, fmt.Errorf("the hash %q lacks its rev or table field: %w", s.key, toolname.ErrInvalidNames)
+		return "", nil, fmt.Errorf("the hash %q lacks its table or a revision: %w", s.key, toolname.ErrInvalidNames)
 	case len(reply) == 1:
 		return reply[0], nil, nil
 	case len(reply) == 2:

@@ -80,6 +80,7 @@ func TestNotATable(t *testing.T) {
 		{"a list", func(key string) error { return c.RPush(ctx, key, "names").Err() }},
 		{"a hash without rev", func(key string) error { return c.HSet(ctx, key, "table", "{}").Err() }},
 		{"a hash without table", func(key string) error { return c.HSet(ctx, key, "rev", "r1").Err() }},
+		{"an empty revision", func(key string) error { return c.HSet(ctx, key, "rev", "", "table", "{}").Err() }},
 		{"a hash of other fields", func(key string) error { return c.HSet(ctx, key, "users", "1").Err() }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
