@@ -35,7 +35,7 @@ func TestParseArgs(t *testing.T) {
 	want.MaxLen = 50
 	assert.Equal(t, want, o.cfg.profile)
 	assert.True(t, o.cfg.qualifyAll)
-	assert.Equal(t, "names.json", o.cfg.statePath)
+	assert.Equal(t, "names.json", o.state)
 	assert.True(t, o.Stdio)
 
 	o, err = parseArgs(nil, io.Discard)
