@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -95,4 +96,38 @@ func TestSeedMovesAStateFile(t *testing.T) {
 	assert.Equal(t, before, c.names(t))
 	require.ErrorIs(t, seed(t.Context(), to, from, testTimeout), toolname.ErrChainNotEmpty)
 	require.ErrorContains(t, seed(t.Context(), to, filepath.Join(dir, "missing.json"), testTimeout), "missing.json")
+}
+
+// TestNameNotServedYet: a replica that lists a tool it could not name yet
+// (its own swaps fail) routes a call by the name another replica stored
+// for that very tool, after one look in the store; a name stored for a
+// tool it does not list is unknown there, even when it lists a tool of
+// that own name.
+func TestNameNotServedYet(t *testing.T) {
+	shared := new(memStore)
+	alphaA := inProcessServer("alpha", "search", "fetch")
+	_, ca := startGateway(t, config{store: shared}, alphaA)
+	require.Equal(t, []string{"fetch", "search"}, ca.names(t))
+
+	stuck := &flakyStore{Store: shared}
+	stuck.fail.Store(true)
+	alphaB := inProcessServer("alpha", "fetch")
+	b, cb := startGateway(t, config{store: stuck, startTimeout: 300 * time.Millisecond}, alphaB, inProcessServer("beta", "search"))
+	require.Equal(t, []string{"fetch"}, cb.names(t), "beta's search is not named: b cannot store")
+	// b's failed rounds back off to seconds apart: b reloads the store
+	// only with its next change.
+	require.Eventually(t, func() bool { return stuck.failures.Load() >= 5 }, testTimeout, 10*time.Millisecond)
+
+	// alpha gets a tool on b first, which b cannot name, then on a.
+	failures := stuck.failures.Load()
+	addEchoTool(alphaB.transport.(inProcess).srv, "alpha", "list")
+	require.Eventually(t, func() bool { return stuck.failures.Load() > failures }, testTimeout, 10*time.Millisecond)
+	require.Contains(t, b.liveTools(), toolname.Key{Server: "alpha", Tool: "list"})
+	addEchoTool(alphaA.transport.(inProcess).srv, "alpha", "list")
+	require.Eventually(t, ca.hasNames(t.Context(), 3), testTimeout, 10*time.Millisecond)
+
+	require.NotContains(t, cb.names(t), "list", "b has not reloaded")
+	assert.Equal(t, `alpha answered list(query="q")`, resultText(cb.call(t, "list", "q")), "looked up in the store")
+	_, err := cb.cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "search", Arguments: map[string]any{}})
+	require.ErrorContains(t, err, "unknown tool", "alpha's search, which b does not list, is never beta's")
 }

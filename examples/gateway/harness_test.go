@@ -30,7 +30,7 @@ type client struct {
 
 // startGateway starts a gateway on the given downstream servers and
 // connects a client to it; both are closed when the test ends.
-func startGateway(t *testing.T, cfg config, specs ...downstreamSpec) (*gateway, *client) {
+func startGateway(t testing.TB, cfg config, specs ...downstreamSpec) (*gateway, *client) {
 	t.Helper()
 	if cfg.timeout == 0 {
 		cfg.timeout = testTimeout
@@ -56,7 +56,7 @@ func startGateway(t *testing.T, cfg config, specs ...downstreamSpec) (*gateway, 
 }
 
 // waitReady waits until g answers its first tools/list.
-func waitReady(t *testing.T, g *gateway) {
+func waitReady(t testing.TB, g *gateway) {
 	t.Helper()
 	select {
 	case <-g.ready:

@@ -39,7 +39,7 @@ func TestReplicas(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		start func(testing.TB) *dbserver.Server
-		open  func(t *testing.T, url, chain string) toolname.Store
+		open  func(t testing.TB, url, chain string) toolname.Store
 	}{
 		{"redis", dbserver.StartRedis, openRedis},
 		{"postgres", dbserver.StartPostgres, openPostgres},
@@ -56,7 +56,7 @@ func TestReplicas(t *testing.T) {
 	}
 }
 
-func openRedis(t *testing.T, url, chain string) toolname.Store {
+func openRedis(t testing.TB, url, chain string) toolname.Store {
 	opts, err := redis.ParseURL(url)
 	require.NoError(t, err)
 	client := redis.NewClient(opts)
@@ -64,7 +64,7 @@ func openRedis(t *testing.T, url, chain string) toolname.Store {
 	return redisstore.New(client, chain)
 }
 
-func openPostgres(t *testing.T, url, chain string) toolname.Store {
+func openPostgres(t testing.TB, url, chain string) toolname.Store {
 	pool, err := pgxpool.New(t.Context(), url)
 	require.NoError(t, err)
 	t.Cleanup(pool.Close)
