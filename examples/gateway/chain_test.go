@@ -131,3 +131,24 @@ func TestNameNotServedYet(t *testing.T) {
 	_, err := cb.cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "search", Arguments: map[string]any{}})
 	require.ErrorContains(t, err, "unknown tool", "alpha's search, which b does not list, is never beta's")
 }
+
+// TestStoreLostWhileServing: a store that loses the chain under a running
+// gateway (here the state file removed, as a Redis restarted without
+// persistence loses its key) is refused: the stored names keep routing,
+// and a new tool is not named, so that no name can go to a second tool.
+func TestStoreLostWhileServing(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "names.json")
+	logs := new(syncBuffer)
+	alpha := inProcessServer("alpha", "search")
+	g, c := startGateway(t, config{store: fileStore(t, state), logger: slog.New(slog.NewTextHandler(logs, nil))}, alpha)
+	require.Equal(t, []string{"search"}, c.names(t))
+
+	require.NoError(t, os.Remove(state))
+	addEchoTool(alpha.transport.(inProcess).srv, "alpha", "fetch")
+	require.Eventually(t, func() bool { return len(g.liveTools()) == 2 }, testTimeout, 10*time.Millisecond)
+	require.NoError(t, g.flush(t.Context()))
+	assert.Equal(t, []string{"search"}, c.names(t))
+	assert.Equal(t, `alpha answered search(query="x")`, resultText(c.call(t, "search", "x")))
+	assert.Contains(t, logs.String(), string(toolname.CodeRollback))
+	assert.NoFileExists(t, state, "nothing is written over a lost chain")
+}
