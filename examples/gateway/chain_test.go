@@ -152,3 +152,19 @@ func TestStoreLostWhileServing(t *testing.T) {
 	assert.Contains(t, logs.String(), string(toolname.CodeRollback))
 	assert.NoFileExists(t, state, "nothing is written over a lost chain")
 }
+
+// TestChainMismatch: a gateway whose naming options differ from those its
+// chain records (here -qualify all on a chain of -qualify collision)
+// names no new tool and says why; it never renames the stored ones.
+func TestChainMismatch(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "names.json")
+	store := fileStore(t, state)
+	g, _ := startGateway(t, config{store: store}, inProcessServer("alpha", "search"))
+	g.close()
+
+	logs := new(syncBuffer)
+	cfg := config{store: store, qualifyAll: true, startTimeout: 300 * time.Millisecond, logger: slog.New(slog.NewTextHandler(logs, nil))}
+	_, c := startGateway(t, cfg, inProcessServer("alpha", "search", "fetch"))
+	assert.Equal(t, []string{"search"}, c.names(t), "the stored name, and no new one")
+	assert.Contains(t, logs.String(), string(toolname.CodeChainMismatch))
+}

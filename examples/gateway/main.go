@@ -54,7 +54,9 @@
 // moment loses nothing, since the store is the truth. A replica hears of
 // another's table at once (Redis pub/sub, PostgreSQL LISTEN/NOTIFY) and
 // reloads; it writes only to name tools of its own. While the store is
-// down, the stored names keep routing and new tools wait, unlisted.
+// down, the stored names keep routing and new tools wait, unlisted. The
+// chain records -profile, -qualify and -max-len: a replica started with
+// others names no new tool and logs toolname's chain_mismatch error.
 //
 // -backup FILE keeps, on local disk, the last table loaded from or stored
 // in the store. A store that holds less than it (emptied by a restart
@@ -253,8 +255,8 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	if o.chain == "" {
 		return nil, serve.Usage(fs, "-chain must not be empty")
 	}
-	if o.seed != "" && o.state == "" {
-		return nil, serve.Usage(fs, "-seed needs -state: the store to seed")
+	if (o.seed != "" || o.cfg.backupPath != "") && o.state == "" {
+		return nil, serve.Usage(fs, "-seed and -backup need -state: the store to seed, or to back up")
 	}
 	if err := o.Mode.Check(fs); err != nil {
 		return nil, err

@@ -72,6 +72,7 @@ func TestParseArgs(t *testing.T) {
 		{"-start-timeout", "0s"},
 		{"-chain", ""},
 		{"-seed", "names.json"},
+		{"-backup", "backup.json"},
 		{"-server", "a=x"},
 		{"extra"},
 	} {
