@@ -71,7 +71,12 @@ import (
 //
 // The result is injective (no two keys share a name), every name is valid
 // under the profile and at most MaxLen long, and it is deterministic: no
-// map order, no random seed, nothing taken from the process. The scheme is
+// map order, no random seed, nothing taken from the process. The one
+// random part of a table is its chain id ([Names.Chain]), made when
+// Assign starts a chain (without [WithPrevious]); a table built with
+// WithPrevious keeps its predecessor's id, and its generation is one more.
+// The table also records the profile, MaxLen and the options that shaped
+// it, for [Update]. The scheme is
 // part of the package's compatibility promise: the same set of keys, with
 // the same options and previous table, gets the same names from every
 // process and every release, so names can be cached, logged and shown in
@@ -251,7 +256,7 @@ func (a *assignment) propose() {
 			continue
 		}
 		var start int
-		buf, start, s.reason = a.candidate(buf[:0], k, true)
+		buf, start, s.reason = a.r.candidate(buf[:0], k, true)
 		a.mark(i, buf, start)
 	}
 }
@@ -259,23 +264,23 @@ func (a *assignment) propose() {
 // candidate appends to buf the folded candidate of k, "server__tool" when
 // qualified, with a leading '_' where the profile needs one. It returns
 // where the tool starts in buf and the reasons so far.
-func (a *assignment) candidate(buf []byte, k Key, qualify bool) ([]byte, int, Reason) {
+func (r *rule) candidate(buf []byte, k Key, qualify bool) ([]byte, int, Reason) {
 	var reason Reason
 	start := 0
 	if qualify {
 		reason |= Qualified
-		buf = a.r.appendFolded(buf, k.Server)
+		buf = r.appendFolded(buf, k.Server)
 		if string(buf) != k.Server {
 			reason |= Folded
 		}
 		buf = append(buf, "__"...)
 		start = len(buf)
 	}
-	buf = a.r.appendFolded(buf, k.Tool)
+	buf = r.appendFolded(buf, k.Tool)
 	if string(buf[start:]) != k.Tool {
 		reason |= Folded
 	}
-	if a.r.lead && (len(buf) == 0 || !isLead(buf[0])) {
+	if r.lead && (len(buf) == 0 || !isLead(buf[0])) {
 		reason |= Folded
 		buf = append(buf, 0)
 		copy(buf[1:], buf)
@@ -390,26 +395,42 @@ const minKeptServer = 8
 
 // hashPrefix returns what a hashed name holds before its hash: the
 // qualified candidate base ("server__tool", the tool starting at tool),
-// cut to fit maxLen with the hash, and reports whether it cut. It keeps
+// cut by hashCut to fit maxLen with the hash, and reports whether it cut.
+func hashPrefix(base string, tool, maxLen int) (string, bool) {
+	server, t := base[:tool-len("__")], base[tool:]
+	keepServer, keepTool, withTool, cut := hashCut(len(server), len(t), maxLen)
+	switch {
+	case !withTool:
+		return server[:keepServer] + "__", cut
+	case !cut:
+		return base + "_", false
+	}
+	return server[:keepServer] + "__" + t[:keepTool] + "_", true
+}
+
+// hashCut says how a hashed name is cut from a candidate whose server
+// part is serverLen bytes long and whose tool part toolLen (0 when the
+// hash stands in for the tool) to fit maxLen with its hash: it keeps the
+// first keepServer bytes of the server part and, withTool, "__" and the
+// first keepTool bytes of the tool part and a '_' before the hash. It keeps
 // the "__" and what the model chooses by: the tool part whole while the
 // limit leaves room for it, the server part shortened first, down to no
 // less than its first minKeptServer bytes, then the tool part. A name
 // whose tool part folding left unreadable, or whose limit leaves no room
-// for a tool part, is "server__" and the hash.
-func hashPrefix(base string, tool, maxLen int) (string, bool) {
-	server, t := base[:tool-len("__")], base[tool:]
+// for a tool part, is "server__" and the hash. cut reports whether it
+// kept less than the whole candidate.
+func hashCut(serverLen, toolLen, maxLen int) (keepServer, keepTool int, withTool, cut bool) {
 	room := maxLen - len("__") - len("_") - hashLen // for server and tool
-	if t == "" || room < 2 {
+	if toolLen == 0 || room < 2 {
 		// No tool part, or no room for one beside a server part.
-		keep := min(len(server), maxLen-len("__")-hashLen)
-		return server[:keep] + "__", keep < len(server) || t != ""
+		keep := min(serverLen, maxLen-len("__")-hashLen)
+		return keep, 0, false, keep < serverLen || toolLen != 0
 	}
-	if len(server)+len(t) <= room {
-		return base + "_", false
+	if serverLen+toolLen <= room {
+		return serverLen, toolLen, true, false
 	}
-	keepServer := min(len(server), max(minKeptServer, room-len(t)), room-1)
-	keepTool := min(len(t), room-keepServer)
-	return server[:keepServer] + "__" + t[:keepTool] + "_", true
+	keepServer = min(serverLen, max(minKeptServer, room-toolLen), room-1)
+	return keepServer, min(toolLen, room-keepServer), true, true
 }
 
 // table builds the Names of this call: the names given, and the names of

@@ -46,7 +46,8 @@
 // A gateway builds each table from the one before with [WithPrevious]: a
 // key keeps its name while it is present, a name is never given to
 // another key, and [Names.MarshalJSON] carries the chain across restarts
-// ([WithPrevious]'s example runs one):
+// ([WithPrevious]'s example runs one). [Update] with a [Store] does all of
+// this, [NewFileStore] keeping the file (see below); by hand it is:
 //
 //	// Start: restore the table saved by the last run, if any.
 //	var prev *toolname.Names
@@ -65,8 +66,45 @@
 //	// write data to path, serve names, route calls with names.Resolve
 //	prev = names
 //
+// # Names shared by every replica
+//
+// A gateway that runs as several replicas keeps its chain in a [Store]
+// that all of them reach, and names its tools with [Update] instead of
+// Assign: Update loads the latest table, assigns from it, and stores the
+// result only when a key gets a name the chain never held, retrying when
+// another replica stored first ([ErrStale]). A replica serves only what
+// Update returned, so every replica gives a tool one name, and no name
+// ever goes to a second tool. [NewFileStore] keeps a chain in a file for
+// a single process; the modules github.com/mcpid/mcpid/toolname/redisstore
+// and github.com/mcpid/mcpid/toolname/pgstore keep it in Redis or
+// PostgreSQL for replicas, and toolname/storetest checks any Store.
+//
+// The rules that keep a shared chain safe:
+//
+//   - A table records its chain: a random id made with the chain's first
+//     table, a generation one past the table it continues, and the
+//     options that shape names ([Names.Chain]; [Names.MarshalJSON] gives
+//     the format). Update with other options is [ErrChainMismatch], never
+//     a renaming of every tool; options change only on purpose, by
+//     seeding a new chain ([Seed]).
+//   - A chain never goes backwards: a store value remembers the chain id
+//     and the highest generation it has loaded or stored, and refuses
+//     ([ErrRollback]) a load of another chain, an older table, or none (a
+//     server restarted without persistence, a restored backup). Seed
+//     starts a chain again, only on an empty one.
+//   - A stored value that is not a table is an error ([ErrInvalidNames]),
+//     never an empty chain, and is left as it is.
+//
+// Every write stores the whole table, with every name the chain ever
+// gave: a chain of 100,000 retired names is several MB of JSON, written
+// on each new name. A store decodes a value only when its revision
+// changed, so an Update that stores nothing costs a revision check and an
+// Assign.
+//
 // # Errors
 //
-// Every error is an [*Error]; test its Code with [errors.Is] and the
-// sentinels, such as [ErrInvalidKey].
+// Every error the package's rules give is an [*Error]; test its Code with
+// [errors.Is] and the sentinels, such as [ErrInvalidKey]. What a store
+// could not do (a file it could not write, a server it could not reach,
+// a context that ended) is returned as that error, wrapped.
 package toolname

@@ -364,15 +364,15 @@ func reservedError(index int, name string) *Error {
 // Position for an empty chain).
 func rollbackError(have, got chainguard.Position) error {
 	e := &Error{Code: CodeRollback, Field: "chain", Index: -1, Offset: -1, Input: got.ID}
-	held := "chain " + have.ID + " at generation " + strconv.FormatUint(have.Generation, 10)
+	held := ", where it held generation " + strconv.FormatUint(have.Generation, 10) + " of chain " + have.ID
 	switch {
 	case got.ID == "":
-		e.detail = "the store holds no table, where it held " + held
+		e.detail = "the store holds no table" + held
 	case got.ID != have.ID:
-		e.detail = "the store holds another chain, where it held " + held
+		e.detail = "the store holds another chain" + held
 	default:
 		e.Field, e.Input = "generation", strconv.FormatUint(got.Generation, 10)
-		e.detail = "the store holds an older table of the chain than the " + held + " it held"
+		e.detail = "the store holds an older table" + held
 	}
 	return e
 }

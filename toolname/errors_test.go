@@ -14,6 +14,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcpid/mcpid/toolname/internal/chainguard"
 )
 
 // producedErrors returns one error of every kind the package returns:
@@ -53,7 +55,7 @@ func producedErrors(t *testing.T) map[string]error {
 	for name, data := range map[string]string{
 		"syntax":  `{`,
 		"version": `{"version":7}`,
-		"entry":   `{"version":1,"names":[{"server":"s","tool":"t","name":"x.y:z"}]}`,
+		"entry":   `{"version":1,"names":[{"server":"s","tool":"t","name":"x.y:z"}],"retired":[]}`,
 	} {
 		err = new(Names).UnmarshalJSON([]byte(data))
 		require.Error(t, err)
@@ -196,7 +198,18 @@ func TestErrorText(t *testing.T) {
 	_, keyErr := Assign(OpenAI, []Key{{"s", "t"}, {"s", "caf\xc3"}})
 	_, profileErr := Assign(Profile{MaxLen: 5}, nil)
 	_, reservedErr := Assign(OpenAI, nil, WithReserved("ok", "my tool"))
-	namesErr := new(Names).UnmarshalJSON([]byte(`{"version":1,"names":[{"server":"s","tool":"t","name":"s__t","reason":"renamed"}]}`))
+	have := chainguard.Position{ID: "0123456789abcdef0123456789abcdef", Generation: 7}
+	ctx := context.Background()
+	fs, err := NewFileStore(filepath.Join(t.TempDir(), "names.json"))
+	require.NoError(t, err)
+	defer fs.Close()
+	_, _, err = Update(ctx, fs, Portable, []Key{{"a", "x"}})
+	require.NoError(t, err)
+	p := OpenAI
+	p.MaxLen = 40
+	_, _, mismatchErr := Update(ctx, fs, p, []Key{{"a", "x"}}, WithQualifyAll(), WithReserved("help"))
+	notEmptyErr := func() error { n, _, _ := fs.Load(ctx); _, err := Seed(ctx, fs, n); return err }()
+	namesErr := new(Names).UnmarshalJSON([]byte(`{"version":1,"names":[{"server":"s","tool":"t","name":"s__t","reason":"renamed"}],"retired":[]}`))
 	tests := []struct {
 		name string
 		err  error
@@ -215,6 +228,16 @@ func TestErrorText(t *testing.T) {
 			`toolname: invalid_names: not a table that Names.MarshalJSON writes: names entry has an unknown reason (index=0, reason="renamed"); restore a table saved by MarshalJSON, or start a new chain`},
 		{"names, the text as a whole", new(Names).UnmarshalJSON([]byte(`{}{}`)), CodeInvalidNames,
 			`toolname: invalid_names: not a table that Names.MarshalJSON writes: text after the table; restore a table saved by MarshalJSON, or start a new chain`},
+		{"stale", &Error{Code: CodeStale, Index: -1, Offset: -1}, CodeStale,
+			`toolname: stale_revision: another writer stored a newer table of the chain; load the chain again and retry`},
+		{"chain mismatch", mismatchErr, CodeChainMismatch,
+			`toolname: chain_mismatch: the chain records other naming options: profile=Portable MaxLen=63 QualifyAll=false Reserved=[] (options="profile=OpenAI MaxLen=40 QualifyAll=true Reserved=[help]"); use the chain's options, or seed a new chain with tables assigned under the new ones`},
+		{"rollback, emptied", rollbackError(have, chainguard.Position{}), CodeRollback,
+			`toolname: rollback: the store holds no table, where it held generation 7 of chain 0123456789abcdef0123456789abcdef (chain=""); find out what emptied or restored the store, then seed it again from a backup with Seed`},
+		{"rollback, older", rollbackError(have, chainguard.Position{ID: have.ID, Generation: 3}), CodeRollback,
+			`toolname: rollback: the store holds an older table, where it held generation 7 of chain 0123456789abcdef0123456789abcdef (generation="3"); find out what emptied or restored the store, then seed it again from a backup with Seed`},
+		{"chain not empty", notEmptyErr, CodeChainNotEmpty,
+			`toolname: chain_not_empty: the chain already holds a table; seed an empty chain, or continue this one with Update`},
 		{"unknown code", &Error{Code: "other", Index: 2, Offset: -1, Input: "x"}, "other",
 			`toolname: other (index=2, input="x")`},
 		{"unknown code, no input", &Error{Code: "other", Index: -1, Offset: -1}, "other",

@@ -1,10 +1,10 @@
 package toolname
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -33,17 +33,19 @@ import (
 // NewFileStore of the path, in this process or another, is refused.
 //
 // A revision is a hash of the file's content. Load reads the file and
-// hashes it each time (a chain of 100,000 retired names is several MB), and
-// decodes it only when the revision changed; every swap writes the whole
-// table. A file that does not decode as a table is an error, never an
+// hashes it each time (a chain of 100,000 retired names is several MB),
+// into a buffer it keeps, and decodes it only when the revision changed;
+// every swap writes the whole table. A file that does not decode as a table is an error, never an
 // empty chain, and is left as it is; a file that goes backwards under an
 // open FileStore (emptied, an older table, another chain) is refused with
-// [ErrRollback], as [Store] requires.
+// [ErrRollback], as [Store] requires. It does not implement [Watcher]: no
+// other process writes the file.
 type FileStore struct {
 	path  string
 	lock  *os.File // nil once closed
 	guard *chainguard.Guard[*Names]
-	mu    sync.Mutex // one Load or Swap at a time: each reads or replaces the whole file
+	mu    sync.Mutex   // one Load or Swap at a time: each reads or replaces the whole file
+	buf   bytes.Buffer // the file as read last, kept for its room
 }
 
 // NewFileStore opens the chain kept in the file at path, which need not
@@ -100,15 +102,22 @@ func (s *FileStore) Load(ctx context.Context) (*Names, Revision, error) {
 }
 
 // read returns the file's content and revision: nil and "" when there is
-// no file.
+// no file. The content is in the store's buffer, valid until the next
+// read; UnmarshalJSON copies what it keeps.
 func (s *FileStore) read() ([]byte, Revision, error) {
-	data, err := os.ReadFile(s.path)
+	f, err := os.Open(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, "", nil
 	}
 	if err != nil {
 		return nil, "", fmt.Errorf("toolname: file store: %w", err)
 	}
+	defer f.Close()
+	s.buf.Reset()
+	if _, err := s.buf.ReadFrom(f); err != nil {
+		return nil, "", fmt.Errorf("toolname: file store: %w", err)
+	}
+	data := s.buf.Bytes()
 	return data, contentRevision(data), nil
 }
 
@@ -142,7 +151,7 @@ func (s *FileStore) Swap(ctx context.Context, rev Revision, next *Names) (Revisi
 	if current != rev {
 		return "", &Error{Code: CodeStale, Index: -1, Offset: -1}
 	}
-	data, err := json.Marshal(next)
+	data, err := next.MarshalJSON()
 	if err != nil {
 		return "", err
 	}

@@ -2,7 +2,6 @@ package toolname_test
 
 import (
 	"context"
-	"encoding/json"
 	"strconv"
 	"sync"
 	"testing"
@@ -85,7 +84,7 @@ func (m *memStore) Swap(ctx context.Context, rev toolname.Revision, next *toolna
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	raw, err := json.Marshal(next)
+	raw, err := next.MarshalJSON()
 	if err != nil {
 		return "", err
 	}

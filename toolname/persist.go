@@ -3,8 +3,6 @@ package toolname
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,16 +15,6 @@ const (
 	tableVersion  = 2
 )
 
-// tableJSON is the JSON form of a Names table.
-type tableJSON struct {
-	Version    int          `json:"version"`
-	Chain      string       `json:"chain,omitempty"`
-	Generation uint64       `json:"generation,omitempty"`
-	Options    *optionsJSON `json:"options,omitempty"`
-	Names      []entryJSON  `json:"names"`
-	Retired    []entryJSON  `json:"retired"`
-}
-
 // optionsJSON is the JSON form of the options that shape a chain's names.
 type optionsJSON struct {
 	Profile    string   `json:"profile"`
@@ -35,120 +23,74 @@ type optionsJSON struct {
 	Reserved   []string `json:"reserved"`
 }
 
-// entryJSON is one name with its key and, when it is not the bare tool
-// name, the reason.
-type entryJSON struct {
-	Server string `json:"server"`
-	Tool   string `json:"tool"`
-	Name   string `json:"name"`
-	Reason string `json:"reason,omitempty"`
-}
-
-// MarshalJSON writes the whole table. [Names.UnmarshalJSON] gives back a
-// table equal in every respect, so that a gateway can continue its chain
-// across restarts. The JSON has this shape:
-//
-//	{"version":1,
-//	 "names":[{"server":"github","tool":"search","name":"github__search","reason":"qualified"},…],
-//	 "retired":[{"server":"gitlab","tool":"search","name":"gitlab__search","reason":"qualified"},…]}
-//
-// "names" holds every key with its name, in the order of [Names.All];
-// "retired" holds the names of the chain that no key holds now, each with
-// the key that last held it, sorted by name. "reason" is the [Reason] as
-// its String method writes it, left out for a bare tool name. The output
-// is deterministic. A nil *Names writes an empty table.
-func (n *Names) MarshalJSON() ([]byte, error) {
-	t := tableJSON{Version: tableVersion1, Names: []entryJSON{}, Retired: []entryJSON{}}
-	if n != nil {
-		if m := n.naming; m != nil {
-			t.Version, t.Chain, t.Generation = tableVersion, n.chainID, n.gen
-			t.Options = &optionsJSON{Profile: m.rule.name, MaxLen: m.maxLen, QualifyAll: m.qualifyAll, Reserved: m.reserved}
-			if t.Options.Reserved == nil {
-				t.Options.Reserved = []string{}
-			}
-		}
-		for _, k := range n.keys {
-			t.Names = append(t.Names, newEntry(k, n.byKey[k]))
-		}
-		for _, e := range n.retiredSorted() {
-			t.Retired = append(t.Retired, newEntry(e.key, e))
-		}
-	}
-	return json.Marshal(t)
-}
-
-func newEntry(k Key, e named) entryJSON {
-	j := entryJSON{Server: k.Server, Tool: k.Tool, Name: e.name}
-	if e.reason != 0 {
-		j.Reason = e.reason.String()
-	}
-	return j
-}
-
 // UnmarshalJSON reads a table that [Names.MarshalJSON] wrote into n. It
 // replaces n's contents; call it on a new Names, before sharing it.
 //
-// It accepts only what MarshalJSON can write: the version it writes, no
-// unknown members, keys that [Assign] accepts, names valid under the [MCP]
-// profile (which every profile's names are), reasons that String writes,
-// a reason exactly when the name is not the tool name, and no key or name
-// listed twice. Anything else is an [*Error] with Code [CodeInvalidNames],
-// and n is left as it was: a damaged table is reported, never read as an
-// empty one, which would rename every tool. The names are not checked
-// against a profile: [Assign] with [WithPrevious] renames the ones that
-// are not valid under its profile. Nor can UnmarshalJSON tell whether each
-// name is the one Assign gave its key: keep the file where only the
-// gateway writes it.
+// It accepts only tables that [Assign] could produce, as MarshalJSON
+// writes them: version 2, or version 1 (written before tables recorded
+// their chain; see [Names.Chain]); each member that MarshalJSON writes,
+// once, and no other; keys that Assign accepts; names valid under the
+// [MCP] profile (which every profile's names are), and for a version 2
+// table live names valid under the recorded profile and not reserved;
+// reasons that String writes, a reason exactly when the name is not the
+// tool name; no key or name listed twice; a bare name (one without "__")
+// only as its key's own tool name; and a name holding "__" only as a
+// qualified name that Assign derives from its own key: its server part is
+// the key's own server, folded, shortened or hashed as Assign does it
+// under one of the profiles, and a hash suffix is the key's own. So a
+// table in which "evil::search" holds "a__search" is refused, and
+// WithPrevious can never hand a tampered name on. Anything else is an
+// [*Error] with Code [CodeInvalidNames], and n is left as it was: a
+// damaged table is reported, never read as an empty one, which would
+// rename every tool.
+//
+// Its cost is linear in the input, in time and in memory: the table it
+// builds shares one copy of the text for its strings, and a table of
+// 100,000 names takes a few bytes of memory per byte of input.
 func (n *Names) UnmarshalJSON(data []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	var t tableJSON
-	if err := dec.Decode(&t); err != nil {
-		return namesError("bad JSON", -1, "", "", err)
+	if !json.Valid(data) {
+		return invalidJSON(data)
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return namesError("text after the table", -1, "", "", nil)
+	s := &tableScan{data: data, text: string(data)}
+	// Count the entries first, so that every map is made at its size.
+	var count [2]int
+	t, err := s.scan(func(list, _ int, _ scannedEntry) error {
+		count[list]++
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	out := &Names{
-		byKey:  make(map[Key]named, len(t.Names)),
-		byName: make(map[string]Key, len(t.Names)),
+		keys:   make([]Key, 0, count[0]),
+		byKey:  make(map[Key]named, count[0]),
+		byName: make(map[string]Key, count[0]),
 	}
 	if err := t.readChain(out); err != nil {
 		return err
 	}
-	for i, j := range t.Names {
-		k, e, err := j.read("names", i)
-		if err != nil {
-			return err
-		}
-		if _, dup := out.byKey[k]; dup {
-			return namesError("names entry repeats a key", i, "tool", k.Tool, nil)
-		}
-		if _, dup := out.byName[e.name]; dup {
-			return namesError("names entry repeats a name", i, "name", e.name, nil)
-		}
-		if m := out.naming; m != nil && !m.allows(e.name) {
-			return namesError("names entry has a name that the chain's options do not allow", i, "name", e.name, nil)
-		}
-		out.keys = append(out.keys, k)
-		out.byKey[k] = e
-		out.byName[e.name] = k
-		if e.reason != 0 {
-			out.fallbacks = append(out.fallbacks, Fallback{Key: k, Name: e.name, Reason: e.reason})
-		}
+	if count[1] > 0 {
+		out.retired = newRetiredStore(out.gen, count[1])
 	}
-	for i, j := range t.Retired {
-		k, e, err := j.read("retired", i)
+	check := newDeriveCheck(count[0] + count[1])
+	if out.naming != nil {
+		check.budget += len(out.naming.reserved)
+	}
+	if _, err := s.scan(func(list, i int, j scannedEntry) error {
+		k, e, err := j.read(lists[list], i, check)
 		if err != nil {
 			return err
+		}
+		if list == 0 {
+			return out.addLive(i, k, e)
 		}
 		if out.held(e.name) {
 			return namesError("retired entry repeats a name", i, "name", e.name, nil)
 		}
-		if out.retired == nil {
-			out.retired = newRetiredStore(out.gen)
-		}
 		out.retired.retire(e.name, named{key: k, reason: e.reason}, 0)
+		return nil
+	}); err != nil {
+		return err
 	}
 	slices.SortFunc(out.keys, compareKeys)
 	slices.SortFunc(out.fallbacks, func(a, b Fallback) int { return strings.Compare(a.Name, b.Name) })
@@ -160,27 +102,68 @@ func (n *Names) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// invalidJSON is the error for data that is not one JSON value.
+func invalidJSON(data []byte) error {
+	var first json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&first); err != nil {
+		return namesError("bad JSON", -1, "", "", err)
+	}
+	return namesError("text after the table", -1, "", "", nil)
+}
+
+// addLive adds entry i of "names", k named e.
+func (n *Names) addLive(i int, k Key, e named) error {
+	if _, dup := n.byKey[k]; dup {
+		return namesError("names entry repeats a key", i, "tool", k.Tool, nil)
+	}
+	if _, dup := n.byName[e.name]; dup {
+		return namesError("names entry repeats a name", i, "name", e.name, nil)
+	}
+	if m := n.naming; m != nil && !m.allows(e.name) {
+		return namesError("names entry has a name that the chain's options do not allow", i, "name", e.name, nil)
+	}
+	n.keys = append(n.keys, k)
+	n.byKey[k] = e
+	n.byName[e.name] = k
+	if e.reason != 0 {
+		n.fallbacks = append(n.fallbacks, Fallback{Key: k, Name: e.name, Reason: e.reason})
+	}
+	return nil
+}
+
 // readChain checks the version and the chain's identity and options, and
 // sets them in out: a version 2 table records all of them, a version 1
-// table none.
-func (t *tableJSON) readChain(out *Names) error {
-	switch t.Version {
+// table none. Both hold both lists.
+func (t *scannedTable) readChain(out *Names) error {
+	switch t.version {
 	case tableVersion1:
-		if t.Chain != "" || t.Generation != 0 || t.Options != nil {
-			return namesError("version 1 table with a chain", -1, "version", strconv.Itoa(t.Version), nil)
+		if t.chain != "" || t.generation != 0 || t.options != nil {
+			return namesError("version 1 table with a chain", -1, "version", "1", nil)
 		}
-		return nil
 	case tableVersion:
+		if err := t.readIdentity(out); err != nil {
+			return err
+		}
 	default:
-		return namesError("unknown version", -1, "version", strconv.Itoa(t.Version), nil)
+		return namesError("unknown version", -1, "version", strconv.FormatUint(t.version, 10), nil)
 	}
-	if !validChainID(t.Chain) {
-		return namesError("chain id is not 32 lower-case hex digits", -1, "chain", t.Chain, nil)
+	if !t.names || !t.retired {
+		return namesError("table without its names or its retired names", -1, "", "", nil)
 	}
-	if t.Generation == 0 {
+	return nil
+}
+
+// readIdentity checks and sets the chain id, generation and options of a
+// version 2 table.
+func (t *scannedTable) readIdentity(out *Names) error {
+	if !validChainID(t.chain) {
+		return namesError("chain id is not 32 lower-case hex digits", -1, "chain", t.chain, nil)
+	}
+	if t.generation == 0 {
 		return namesError("generation is not positive", -1, "generation", "0", nil)
 	}
-	o := t.Options
+	o := t.options
 	if o == nil {
 		return namesError("version 2 table without options", -1, "options", "", nil)
 	}
@@ -191,45 +174,54 @@ func (t *tableJSON) readChain(out *Names) error {
 	if o.MaxLen < minMaxLen || o.MaxLen > r.maxLen {
 		return namesError("options have a MaxLen the profile does not allow", -1, "max_len", strconv.Itoa(o.MaxLen), nil)
 	}
+	if o.Reserved == nil {
+		return namesError("options without reserved names", -1, "reserved", "", nil)
+	}
 	for i, name := range o.Reserved {
 		if !r.valid(name, o.MaxLen) || i > 0 && o.Reserved[i-1] >= name {
 			return namesError("reserved names are not valid, sorted and distinct", i, "reserved", name, nil)
 		}
 	}
-	out.chainID, out.gen = t.Chain, t.Generation
+	out.chainID, out.gen = t.chain, t.generation
 	out.naming = &naming{rule: r, maxLen: o.MaxLen, qualifyAll: o.QualifyAll, reserved: o.Reserved}
 	return nil
 }
 
 // read checks one entry of list and returns its key, and its name with
 // the reason.
-func (j entryJSON) read(list string, i int) (Key, named, error) {
-	k := Key{Server: j.Server, Tool: j.Tool}
+func (j scannedEntry) read(list string, i int, check *deriveCheck) (Key, named, error) {
+	k := Key{Server: j.server, Tool: j.tool}
 	if badField(k.Server) != validField {
 		return k, named{}, namesError(list+" entry has an empty or invalid server", i, "server", k.Server, nil)
 	}
 	if badField(k.Tool) != validField {
 		return k, named{}, namesError(list+" entry has an empty or invalid tool", i, "tool", k.Tool, nil)
 	}
-	if !mcpRule.valid(j.Name, mcpRule.maxLen) {
-		return k, named{}, namesError(list+" entry has a name that is not a valid MCP tool name", i, "name", j.Name, nil)
+	if !mcpRule.valid(j.name, mcpRule.maxLen) {
+		return k, named{}, namesError(list+" entry has a name that is not a valid MCP tool name", i, "name", j.name, nil)
 	}
-	reason, ok := parseReason(j.Reason)
-	if !ok || j.Reason == "none" {
-		return k, named{}, namesError(list+" entry has an unknown reason", i, "reason", j.Reason, nil)
+	reason, ok := parseReason(j.reason)
+	if !ok || j.reason == "none" {
+		return k, named{}, namesError(list+" entry has an unknown reason", i, "reason", j.reason, nil)
 	}
-	if (reason == 0) != (j.Name == k.Tool) {
-		return k, named{}, namesError(list+" entry has a reason that disagrees with its name (a reason is given exactly when the name is not the tool name)", i, "reason", j.Reason, nil)
+	if (reason == 0) != (j.name == k.Tool) {
+		return k, named{}, namesError(list+" entry has a reason that disagrees with its name (a reason is given exactly when the name is not the tool name)", i, "reason", j.reason, nil)
 	}
-	if !strings.Contains(j.Name, "__") && j.Name != k.Tool {
+	qualified := strings.Contains(j.name, "__")
+	if !qualified && j.name != k.Tool {
 		// Assign gives a bare name only as a key's own tool name: a
 		// look-alike could take another key's name.
-		return k, named{}, namesError(list+" entry has a bare name that is not its own tool name", i, "name", j.Name, nil)
+		return k, named{}, namesError(list+" entry has a bare name that is not its own tool name", i, "name", j.name, nil)
 	}
-	if strings.Contains(j.Name, "__") && reason&Qualified == 0 {
+	if qualified && reason&Qualified == 0 {
 		// Assign gives a name holding "__" only as a key's own
 		// qualified name: a bare one could impersonate another key.
-		return k, named{}, namesError(list+" entry has a name holding \"__\" that is not qualified", i, "name", j.Name, nil)
+		return k, named{}, namesError(list+" entry has a name holding \"__\" that is not qualified", i, "name", j.name, nil)
 	}
-	return k, named{name: j.Name, reason: reason}, nil
+	if qualified && !check.derives(k, j.name, reason) {
+		// Nor is it another key's qualified name, "evil::search"
+		// holding "a__search".
+		return k, named{}, namesError(list+" entry has a qualified name that Assign does not derive from its key", i, "name", j.name, nil)
+	}
+	return k, named{name: j.name, reason: reason}, nil
 }

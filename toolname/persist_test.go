@@ -10,8 +10,86 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// tableJSON is the JSON form of a Names table, as encoding/json writes
+// it: the reference that MarshalJSON's output is checked against.
+type tableJSON struct {
+	Version    int          `json:"version"`
+	Chain      string       `json:"chain,omitempty"`
+	Generation uint64       `json:"generation,omitempty"`
+	Options    *optionsJSON `json:"options,omitempty"`
+	Names      []entryJSON  `json:"names"`
+	Retired    []entryJSON  `json:"retired"`
+}
+
+// entryJSON is one entry of a table's JSON form.
+type entryJSON struct {
+	Server string `json:"server"`
+	Tool   string `json:"tool"`
+	Name   string `json:"name"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// referenceJSON is what encoding/json writes for n.
+func referenceJSON(t *testing.T, n *Names) []byte {
+	t.Helper()
+	tj := tableJSON{Version: tableVersion1, Names: []entryJSON{}, Retired: []entryJSON{}}
+	if m := n.naming; m != nil {
+		tj.Version, tj.Chain, tj.Generation = tableVersion, n.chainID, n.gen
+		tj.Options = &optionsJSON{Profile: m.rule.name, MaxLen: m.maxLen, QualifyAll: m.qualifyAll, Reserved: append([]string{}, m.reserved...)}
+	}
+	entry := func(k Key, e named) entryJSON {
+		j := entryJSON{Server: k.Server, Tool: k.Tool, Name: e.name}
+		if e.reason != 0 {
+			j.Reason = e.reason.String()
+		}
+		return j
+	}
+	for _, k := range n.keys {
+		tj.Names = append(tj.Names, entry(k, n.byKey[k]))
+	}
+	for _, e := range n.retiredSorted() {
+		tj.Retired = append(tj.Retired, entry(e.key, e))
+	}
+	data, err := json.Marshal(tj)
+	require.NoError(t, err)
+	return data
+}
+
+// TestMarshalJSONIsEncodingJSON: MarshalJSON writes, byte for byte, what
+// encoding/json writes for the same table, escapes included.
+func TestMarshalJSONIsEncodingJSON(t *testing.T) {
+	for _, pr := range profileRules {
+		n := chainAfter(t, pr.profile, 80)
+		data, err := n.MarshalJSON()
+		require.NoError(t, err)
+		assert.Equal(t, string(referenceJSON(t, n)), string(data), pr.name)
+	}
+	odd := []string{"a<b>&c", "quote\"back\\slash", "ctl\x01\x1f\b\f\n\r\t", "line\u2028para\u2029", "bad\xffutf8", "日本", "é\u0301", "\x7f"}
+	for _, s := range odd {
+		want, err := json.Marshal(s)
+		require.NoError(t, err)
+		assert.Equal(t, string(want), string(appendJSONString(nil, s)), "%q", s)
+	}
+	keys := make([]Key, 0, len(odd))
+	for _, s := range odd {
+		if badField(s) == validField {
+			keys = append(keys, Key{s, s + "x"})
+		}
+	}
+	n, err := Assign(MCP, keys, WithReserved("zz", "aa"))
+	require.NoError(t, err)
+	data, err := n.MarshalJSON()
+	require.NoError(t, err)
+	assert.Equal(t, string(referenceJSON(t, n)), string(data))
+	var back Names
+	require.NoError(t, back.UnmarshalJSON(data))
+	again, err := back.MarshalJSON()
+	require.NoError(t, err)
+	assert.Equal(t, string(data), string(again))
+}
+
 // chainAfter returns the table after the first n events of the simulation.
-func chainAfter(t *testing.T, p Profile, n int) *Names {
+func chainAfter(t testing.TB, p Profile, n int) *Names {
 	t.Helper()
 	var prev *Names
 	for _, ev := range churnEvents(2, n) {
@@ -103,9 +181,18 @@ func TestNamesUnmarshalErrors(t *testing.T) {
 		{"empty object", `{}`, "version", -1, "0", false},
 		{"null", `null`, "version", -1, "0", false},
 		{"unknown version", `{"version":3,"names":[],"retired":[]}`, "version", -1, "3", false},
-		{"unknown member", `{"version":1,"names":[],"retired":[],"extra":1}`, "", -1, "", true},
+		{"unknown member", `{"version":1,"names":[],"retired":[],"extra":1}`, "", -1, "extra", false},
+		{"member twice", `{"version":1,"names":[],"names":[],"retired":[]}`, "names", -1, "", false},
+		{"entry member twice", table(`{"server":"a","server":"a","tool":"t","name":"t"}`, ""), "server", 0, "", false},
+		{"unknown entry member", table(`{"server":"a","tool":"t","name":"t","note":1}`, ""), "", 0, "note", false},
+		{"names null", `{"version":1,"names":null,"retired":[]}`, "names", -1, "", false},
+		{"no retired", `{"version":1,"names":[]}`, "", -1, "", false},
+		{"version 1.0", `{"version":1.0,"names":[],"retired":[]}`, "version", -1, "1.0", false},
+		{"version as a string", `{"version":"1","names":[],"retired":[]}`, "version", -1, "", false},
+		{"a list, not a table", `[]`, "", -1, "", false},
+		{"invalid UTF-8 in a server", table("{\"server\":\"a\xff\",\"tool\":\"t\",\"name\":\"t\"}", ""), "server", 0, "a\xff", false},
 		{"trailing text", table("", "") + `{}`, "", -1, "", false},
-		{"wrong type", `{"version":1,"names":{}}`, "", -1, "", true},
+		{"wrong type", `{"version":1,"names":{}}`, "names", -1, "", false},
 		{"empty server", table(entry("", "t", "t", ""), ""), "server", 0, "", false},
 		{"empty tool", table(good+","+entry("s", "", "x", "folded"), ""), "tool", 1, "", false},
 		{"empty name", table(entry("s", "t", "", "qualified"), ""), "name", 0, "", false},

@@ -24,12 +24,19 @@ import (
 //     copies what it sees into a store of its own, once per continuation.
 
 // retiredStore holds the retired names of a chain for many of its tables.
+// Most names are retired once, and most keys retire one name: the maps
+// hold those, and the rare others wait in maps of their own, which keeps
+// a loaded table of 100,000 retired names small. The index by key is
+// built when a table first asks for a key's names (a key that is not
+// live comes in), not when a table is loaded to be served.
 type retiredStore struct {
-	mu     sync.RWMutex
-	head   uint64            // the generation of the latest change written
-	headBy *change           // the change written at head; nil for a loaded or copied store
-	byName map[string][]span // the spans of each name ever retired
-	byKey  map[Key][]string  // the names each key has had retired
+	mu        sync.RWMutex
+	head      uint64            // the generation of the latest change written
+	headBy    *change           // the change written at head; nil for a loaded or copied store
+	byName    map[string]span   // the latest span of each name ever retired
+	older     map[string][]span // the earlier spans of names retired more than once
+	byKey     map[Key]string    // the first name each key has had retired; nil until needed
+	moreByKey map[Key][]string  // the other names of keys that had several retired
 }
 
 // change is what a table built with WithPrevious changed in its parent's
@@ -43,16 +50,72 @@ type change struct {
 // span is a name retired in the generations [from, to), or from on when
 // to is 0, with the key that last held it.
 type span struct {
-	named
+	key      Key
+	reason   Reason
 	from, to uint64
 }
 
 // alive reports whether s covers generation gen.
 func (s span) alive(gen uint64) bool { return s.from <= gen && (s.to == 0 || gen < s.to) }
 
-// newRetiredStore returns an empty store at generation gen.
-func newRetiredStore(gen uint64) *retiredStore {
-	return &retiredStore{head: gen, byName: map[string][]span{}, byKey: map[Key][]string{}}
+// named returns the key and reason of s.
+func (s span) named() named { return named{key: s.key, reason: s.reason} }
+
+// newRetiredStore returns an empty store at generation gen, with room for
+// size names.
+func newRetiredStore(gen uint64, size int) *retiredStore {
+	return &retiredStore{head: gen, byName: make(map[string]span, size)}
+}
+
+// indexKeys builds byKey and moreByKey, if they are not built yet. The
+// caller holds the write lock.
+func (s *retiredStore) indexKeys() {
+	if s.byKey != nil {
+		return
+	}
+	s.byKey = make(map[Key]string, len(s.byName))
+	for name, sp := range s.byName {
+		s.indexKey(sp.key, name)
+	}
+	for name, spans := range s.older {
+		for _, sp := range spans {
+			s.indexKey(sp.key, name)
+		}
+	}
+}
+
+// indexKey records that k has had name retired.
+func (s *retiredStore) indexKey(k Key, name string) {
+	if first, ok := s.byKey[k]; !ok {
+		s.byKey[k] = name
+	} else if first != name && !slices.Contains(s.moreByKey[k], name) {
+		if s.moreByKey == nil {
+			s.moreByKey = map[Key][]string{}
+		}
+		s.moreByKey[k] = append(s.moreByKey[k], name)
+	}
+}
+
+// spans calls f with every span of name until f returns true.
+func (s *retiredStore) spans(name string, f func(sp span) bool) {
+	if sp, ok := s.byName[name]; ok && f(sp) {
+		return
+	}
+	for _, sp := range s.older[name] {
+		if f(sp) {
+			return
+		}
+	}
+}
+
+// names calls f with every name k has had retired.
+func (s *retiredStore) names(k Key, f func(name string)) {
+	if name, ok := s.byKey[k]; ok {
+		f(name)
+	}
+	for _, name := range s.moreByKey[k] {
+		f(name)
+	}
 }
 
 // base returns the generation at which n reads its store: its parent's
@@ -80,12 +143,13 @@ func (n *Names) retiredLookup(name string) (named, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	gen := n.base()
-	for _, sp := range s.byName[name] {
-		if sp.alive(gen) {
-			return sp.named, true
-		}
-	}
-	return named{}, false
+	var e named
+	found := false
+	s.spans(name, func(sp span) bool {
+		e, found = sp.named(), sp.alive(gen)
+		return found
+	})
+	return e, found
 }
 
 // retiredOf calls f with each retired name of n that k held last. It may
@@ -101,15 +165,24 @@ func (n *Names) retiredOf(k Key, f func(name string, e named)) {
 		return
 	}
 	s.mu.RLock()
+	if s.byKey == nil {
+		s.mu.RUnlock()
+		s.mu.Lock()
+		s.indexKeys()
+		s.mu.Unlock()
+		s.mu.RLock()
+	}
 	defer s.mu.RUnlock()
 	gen := n.base()
-	for _, name := range s.byKey[k] {
-		for _, sp := range s.byName[name] {
+	s.names(k, func(name string) {
+		s.spans(name, func(sp span) bool {
 			if sp.alive(gen) && sp.key == k {
-				f(name, sp.named)
+				f(name, sp.named())
+				return true
 			}
-		}
-	}
+			return false
+		})
+	})
 }
 
 // retiredAll calls f with every retired name of n, in no order.
@@ -126,13 +199,15 @@ func (n *Names) retiredAll(f func(name string, e named)) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	gen := n.base()
-	for name, spans := range s.byName {
-		if _, live := n.byName[name]; live {
-			continue // given back in n's change
+	for name, sp := range s.byName {
+		if _, live := n.byName[name]; !live && sp.alive(gen) {
+			f(name, sp.named())
 		}
+	}
+	for name, spans := range s.older {
 		for _, sp := range spans {
-			if sp.alive(gen) {
-				f(name, sp.named)
+			if _, live := n.byName[name]; !live && sp.alive(gen) {
+				f(name, sp.named())
 			}
 		}
 	}
@@ -145,7 +220,7 @@ func (n *Names) retiredAll(f func(name string, e named)) {
 func (n *Names) continued() *retiredStore {
 	s := n.retired
 	if s == nil {
-		return newRetiredStore(n.gen)
+		return newRetiredStore(n.gen, 0)
 	}
 	s.mu.Lock()
 	switch {
@@ -166,7 +241,7 @@ func (n *Names) continued() *retiredStore {
 		return s
 	}
 	s.mu.Unlock()
-	c := newRetiredStore(n.gen)
+	c := newRetiredStore(n.gen, 0)
 	c.headBy = n.change
 	n.retiredAll(func(name string, e named) { c.retire(name, e, 0) })
 	return c
@@ -175,20 +250,23 @@ func (n *Names) continued() *retiredStore {
 // retire records name, held last by e.key, as retired from generation gen
 // on. The caller holds the write lock, or is the only user of s.
 func (s *retiredStore) retire(name string, e named, gen uint64) {
-	e.name = ""
-	if !slices.Contains(s.byKey[e.key], name) {
-		s.byKey[e.key] = append(s.byKey[e.key], name)
+	if s.byKey != nil {
+		s.indexKey(e.key, name)
 	}
-	s.byName[name] = append(s.byName[name], span{named: e, from: gen})
+	if sp, ok := s.byName[name]; ok {
+		if s.older == nil {
+			s.older = map[string][]span{}
+		}
+		s.older[name] = append(s.older[name], sp)
+	}
+	s.byName[name] = span{key: e.key, reason: e.reason, from: gen}
 }
 
 // unretire records that name is held again from generation gen on. The
 // caller holds the write lock.
 func (s *retiredStore) unretire(name string, gen uint64) {
-	spans := s.byName[name]
-	for i := range spans {
-		if spans[i].to == 0 {
-			spans[i].to = gen
-		}
+	if sp, ok := s.byName[name]; ok && sp.to == 0 {
+		sp.to = gen
+		s.byName[name] = sp
 	}
 }

@@ -14,6 +14,23 @@ type Revision string
 // Store is where the latest table of a chain lives, for every replica of a
 // gateway. [Update] continues the chain through it and [Seed] starts it.
 // Its methods are safe for concurrent use.
+//
+// Besides the compare-and-swap, a Store keeps these rules, which
+// toolname/storetest checks:
+//
+//   - Load of a value that is not a table (damaged, truncated, another
+//     program's) is an error matching [ErrInvalidNames], never an empty
+//     chain, and the value is left as it is.
+//   - A store value remembers the chain id and the highest generation
+//     ([Names.Chain]) it has loaded or stored, and Load refuses, with an
+//     error matching [ErrRollback], another chain, an older table, or no
+//     table once it has seen one. A table it stores is what it holds from
+//     then on.
+//   - A store value keeps the table of the revision it read last, and
+//     decodes again only when the revision changed.
+//   - A context that ends stops Load and Swap with its error.
+//
+// Every Swap stores the whole table.
 type Store interface {
 	// Load returns the latest table and its revision: nil and "" for a
 	// chain never stored.

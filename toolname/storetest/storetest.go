@@ -176,17 +176,8 @@ func wantErr(t *testing.T, what string, err, target error) {
 	}
 }
 
-// names returns every key of n with its name.
-func names(n *toolname.Names) map[toolname.Key]string {
-	out := map[toolname.Key]string{}
-	for k, name := range n.All() {
-		out[k] = name
-	}
-	return out
-}
-
-// sameTable fails the test unless a and b name the same keys alike and
-// stand at the same place of the same chain.
+// sameTable fails the test unless want and got are the same table: the
+// same names, retired names, chain, generation and options.
 func sameTable(t *testing.T, what string, want, got *toolname.Names) {
 	t.Helper()
 	wantJSON, err := json.Marshal(want)
@@ -602,7 +593,7 @@ func (s *suite) damagedValues(t *testing.T) {
 func (s *suite) resetIsRollback(t *testing.T) {
 	a := s.open(t, "c")
 	ctx := context.Background()
-	mustUpdate(t, a, keys("a", "x"))
+	older, _ := mustUpdate(t, a, keys("a", "x"))
 	backup, _ := mustUpdate(t, a, keys("b", "x"))
 	s.h.Reset(t, s.chain("c"))
 	_, _, err := a.Load(ctx)
@@ -620,6 +611,19 @@ func (s *suite) resetIsRollback(t *testing.T) {
 	}
 	n, _ := mustLoad(t, a)
 	sameTable(t, "Load after the chain was seeded again", backup, n)
+
+	// Even an older table, seeded on purpose through the same value, is
+	// what the chain holds from then on.
+	s.h.Reset(t, s.chain("c"))
+	if _, err := toolname.Seed(ctx, a, older); err != nil {
+		t.Fatalf("Seed of the emptied chain from an older table: %v", err)
+	}
+	n, _ = mustLoad(t, a)
+	sameTable(t, "Load after the chain was seeded with an older table", older, n)
+	next, _ := mustUpdate(t, a, keys("c", "x"))
+	if _, gen := next.Chain(); gen != 2 {
+		t.Errorf("the table after the seeded generation 1 is generation %d, want 2", gen)
+	}
 }
 
 func (s *suite) olderIsRollback(t *testing.T) {

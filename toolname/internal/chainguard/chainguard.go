@@ -15,6 +15,27 @@
 // A Guard checks a load against what its store value knew when the load
 // began, so that a load racing with a swap through the same value (which
 // may read the table just replaced) is not taken for a rollback.
+//
+// A store keeps one Guard per store value, and goes through it on every
+// load and after every swap that stored (toolname.FileStore is one):
+//
+//	guard := chainguard.New(func(raw []byte) (*toolname.Names, error) {
+//		n := new(toolname.Names)
+//		if err := n.UnmarshalJSON(raw); err != nil {
+//			return nil, err
+//		}
+//		return n, nil
+//	})
+//
+//	// Load:
+//	n, rev, err := guard.Load(func(cached string) (string, []byte, error) {
+//		// Read the chain's revision ("" for none) and, unless it is
+//		// cached, its value.
+//	})
+//	return n, toolname.Revision(rev), err
+//
+//	// Swap, once the compare-and-swap stored next under rev:
+//	guard.Stored(string(rev), next)
 package chainguard
 
 import "sync"
@@ -97,16 +118,19 @@ func (g *Guard[T]) Load(read func(cached string) (rev string, raw []byte, err er
 	return table, rev, nil
 }
 
-// Stored records that a swap stored next under rev: the store value now
-// knows next's chain and generation, and keeps next as the table of rev.
+// Stored records that a swap stored next under rev: the store holds it,
+// so the store value now knows next's chain and generation, even when
+// they are older than what it knew (a chain seeded again on purpose), and
+// keeps next as the table of rev.
 func (g *Guard[T]) Stored(rev string, next T) {
 	id, gen := next.Chain()
-	g.remember(rev, next, Position{ID: id, Generation: gen})
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.seen, g.pos, g.rev, g.table = true, Position{ID: id, Generation: gen}, rev, next
 }
 
 // remember makes table, at pos, the newest table seen, unless a newer one
-// of its chain was recorded meanwhile. A table of another chain replaces
-// the memory only when stored: Load has refused it otherwise.
+// of its chain was recorded meanwhile by a concurrent load or swap.
 func (g *Guard[T]) remember(rev string, table T, pos Position) {
 	g.mu.Lock()
 	defer g.mu.Unlock()

@@ -179,6 +179,26 @@ func TestGuardRaceIsNotRollback(t *testing.T) {
 	require.ErrorIs(t, err, toolname.ErrRollback, "the memory stays at generation 3")
 }
 
+// TestGuardStoredResets: a table stored through the value is what the
+// store holds, even an older one seeded again on purpose.
+func TestGuardStoredResets(t *testing.T) {
+	tables, other := chain(t, 3)
+	var decodes int
+	g := newGuard(&decodes)
+	_, _, err := g.Load(from(stored{"r3", tables[2]}))
+	require.NoError(t, err)
+	var first toolname.Names
+	require.NoError(t, first.UnmarshalJSON(tables[0]))
+	g.Stored("s1", &first)
+	n, _, err := g.Load(from(stored{"s1", nil}))
+	require.NoError(t, err)
+	assert.Same(t, &first, n)
+	_, _, err = g.Load(from(stored{"r2", tables[1]}))
+	require.NoError(t, err, "generation 2 follows the seeded generation 1")
+	_, _, err = g.Load(from(stored{"x", other}))
+	require.ErrorIs(t, err, toolname.ErrRollback)
+}
+
 func TestGuardReadError(t *testing.T) {
 	var decodes int
 	g := newGuard(&decodes)
