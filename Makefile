@@ -29,6 +29,9 @@ STORES      := $(filter toolname/%store,$(MODULES))
 check:
 	@./.ci/services $(MAKE) --no-print-directory checks
 
+# checks is check with the servers the environment names (MCPID_*; see
+# .ci/services): without them, the store tests skip, saying so, unless
+# CI=true, where they fail.
 checks: fmt vet staticcheck test ts-journeys installable apicheck fuzz-smoke bench-smoke
 
 # test-stores runs the tests of the stores' modules alone, with the

@@ -62,6 +62,14 @@
 // replicas then refuse the older table as above, and the chain needs an
 // operator ([toolname.Seed], from a replica's backup).
 //
+// # Outages
+//
+// While PostgreSQL cannot be reached, Load and Swap return the pool's
+// error, and a caller of [toolname.Update] serves nothing new meanwhile.
+// A Watch keeps its channel open through the outage, listens again on a
+// new connection as soon as one opens, and then sends the chain's
+// revision.
+//
 // # Connections
 //
 // A Store uses its pool for Load and Swap, one connection at a time, and

@@ -42,6 +42,15 @@
 // several megabytes of JSON, sent to Redis by each Swap and read by each
 // replica once per new revision.
 //
+// # Outages
+//
+// While Redis cannot be reached, Load and Swap return the client's error
+// once its retries are spent (with go-redis's defaults, about 1.7 s;
+// the client's MaxRetries and DialerRetries set it), and a caller of
+// [toolname.Update] serves nothing new meanwhile. A Watch keeps its
+// channel open through the outage and sends the chain's revision when it
+// has subscribed again.
+//
 // # Persistence
 //
 // Redis must keep what it acknowledged: a chain it forgets lets nothing

@@ -43,8 +43,9 @@ var (
 // New returns the store of the named chain on client: one replica's
 // handle. Every replica of a gateway opens its own on the same chain.
 // New does not reach the server: the first [Store.Load] or [Store.Swap]
-// does, and reports an error if it cannot. The client stays the
-// caller's, to close.
+// does, and reports an error if it cannot. An empty chain name makes
+// every method return [ErrNoChain]. The client stays the caller's, to
+// close.
 func New(client redis.UniversalClient, chain string) *Store {
 	return &Store{
 		client: client,

@@ -75,6 +75,9 @@ func (s *Store) forward(ctx context.Context, sub *redis.PubSub, out chan toolnam
 		case *redis.Message:
 			offer(out, toolname.Revision(m.Payload))
 		case *redis.Subscription:
+			if m.Kind != "subscribe" {
+				continue
+			}
 			// Subscribed again after a lost connection.
 			if rev, err := s.client.HGet(ctx, s.key, "rev").Result(); err == nil || errors.Is(err, redis.Nil) {
 				offer(out, toolname.Revision(rev))

@@ -26,7 +26,7 @@ import (
 )
 
 // How to get the servers, for the skip message.
-const howTo = "run `make test-stores` (or `make check`), which starts a Redis and a PostgreSQL server and sets it, or `.ci/services go test ./...`"
+const howTo = "run `make test-stores` or `make check` (each starts a Redis and a PostgreSQL server of its own, and sets it), or `.ci/services go test ./...`"
 
 // Env returns the environment variable name, or skips t when it is unset
 // (fails it under CI=true).
@@ -44,11 +44,17 @@ func Env(t testing.TB, name string) string {
 }
 
 // RedisURL returns the shared Redis server's URL, MCPID_REDIS_URL.
-func RedisURL(t testing.TB) string { return Env(t, "MCPID_REDIS_URL") }
+func RedisURL(t testing.TB) string {
+	t.Helper()
+	return Env(t, "MCPID_REDIS_URL")
+}
 
 // PostgresURL returns the shared PostgreSQL server's URL,
 // MCPID_POSTGRES_URL.
-func PostgresURL(t testing.TB) string { return Env(t, "MCPID_POSTGRES_URL") }
+func PostgresURL(t testing.TB) string {
+	t.Helper()
+	return Env(t, "MCPID_POSTGRES_URL")
+}
 
 // Server is a database server of a test's own, on 127.0.0.1 at a port
 // of its own, with its data in a temporary directory. Stop and Start stop

@@ -282,7 +282,11 @@ func writeSums(repo string, mods []repoModule, dir string) error {
 
 // buildConsumer go gets the published modules, packed at version, into
 // the consumer module in dir, with the proxy first and no replace, then
-// builds and runs it.
+// builds and runs it. It uses a module cache of its own, beside dir:
+// the user's cache may hold the repository's modules at this very
+// version from an earlier HEAD, and would serve them instead of the
+// packed ones. The user's cache still serves every other module, as a
+// file proxy, so that nothing is downloaded twice.
 func buildConsumer(dir, proxy, version string, published []string) error {
 	gomod := "module example.com/consumer\n\ngo 1.25.5\n"
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644); err != nil {
@@ -292,10 +296,15 @@ func buildConsumer(dir, proxy, version string, published []string) error {
 	if err != nil {
 		return err
 	}
+	cache, err := goEnv("GOMODCACHE")
+	if err != nil {
+		return err
+	}
 	env := append(os.Environ(),
-		"GOPROXY=file://"+filepath.ToSlash(proxy)+","+upstream,
-		"GONOSUMDB="+rootPath, // not published: no checksum database knows it
-		"GOFLAGS=-mod=mod",
+		"GOPROXY=file://"+filepath.ToSlash(proxy)+",file://"+filepath.ToSlash(filepath.Join(cache, "cache", "download"))+","+upstream,
+		"GOMODCACHE="+filepath.Join(filepath.Dir(dir), "modcache"),
+		"GONOSUMDB="+rootPath,          // not published: no checksum database knows it
+		"GOFLAGS=-mod=mod -modcacherw", // so that the temporary cache can be deleted
 		"GOWORK=off",
 	)
 	get := []string{"go", "get"}
@@ -304,7 +313,7 @@ func buildConsumer(dir, proxy, version string, published []string) error {
 	}
 	steps := [][]string{
 		get,
-		{"go", "build", "-o", "consumer", "."},
+		{"go", "build", "-trimpath", "-o", "consumer", "."},
 		{filepath.Join(dir, "consumer")},
 	}
 	for _, s := range steps {

@@ -11,11 +11,15 @@ import (
 	"log"
 	"os"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/mcpid/mcpid/gosdk"
 	"github.com/mcpid/mcpid/mcpgo"
 	"github.com/mcpid/mcpid/toolname"
+	"github.com/mcpid/mcpid/toolname/pgstore"
+	"github.com/mcpid/mcpid/toolname/redisstore"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/mcpid/mcpid"
 	"github.com/mcpid/mcpid/searchfetch"
@@ -166,6 +170,28 @@ func decodeError() error {
 	}
 	return clientError(ctx, session, "cin_4f2a/orders:o1")
 }
+
+// sharedStores opens a chain on Redis and on PostgreSQL, as replicas of a
+// gateway do. The consumer only builds it, proving that the stores' modules
+// install: it has no server to reach.
+func sharedStores(ctx context.Context, redisURL, postgresURL string) ([]toolname.Store, error) {
+	opts, err := redis.ParseURL(redisURL)
+	if err != nil {
+		return nil, err
+	}
+	onRedis := redisstore.New(redis.NewClient(opts), "mcpid")
+	pool, err := pgxpool.New(ctx, postgresURL)
+	if err != nil {
+		return nil, err
+	}
+	onPostgres, err := pgstore.New(ctx, pool, "mcpid")
+	if err != nil {
+		return nil, err
+	}
+	return []toolname.Store{onRedis, onPostgres}, nil
+}
+
+var _ = sharedStores
 
 func main() {
 	selfContained()
