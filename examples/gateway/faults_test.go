@@ -240,12 +240,15 @@ func TestLogsBeforeSetLevel(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		transport mcp.Transport
+		version   string // the client's protocol version; "" for the SDK's latest
 		level     string // "" sets none
 		want      []string
 	}{
-		{"direct", &mcp.CommandTransport{Command: direct}, "", []string{"debug", "info", "warning", "error"}},
-		{"gateway", inProcess{g.srv}, "", []string{"debug", "info", "warning", "error"}},
-		{"gateway after setLevel", inProcess{g.srv}, "warning", []string{"warning", "error"}},
+		{"direct", &mcp.CommandTransport{Command: direct}, "", "", []string{"debug", "info", "warning", "error"}},
+		{"gateway", inProcess{g.srv}, "", "", []string{"debug", "info", "warning", "error"}},
+		{"gateway, MCP 2025-11-25", inProcess{g.srv}, "2025-11-25", "", []string{"debug", "info", "warning", "error"}},
+		{"gateway after setLevel", inProcess{g.srv}, "", "warning", []string{"warning", "error"}},
+		{"gateway after setLevel, MCP 2025-11-25", inProcess{g.srv}, "2025-11-25", "warning", []string{"warning", "error"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var mu sync.Mutex
@@ -258,9 +261,12 @@ func TestLogsBeforeSetLevel(t *testing.T) {
 					got = append(got, string(req.Params.Level))
 				},
 			})
-			cs, err := client.Connect(t.Context(), tc.transport, nil)
+			cs, err := client.Connect(t.Context(), tc.transport, &mcp.ClientSessionOptions{ProtocolVersion: tc.version})
 			require.NoError(t, err)
 			defer cs.Close()
+			if tc.version != "" {
+				require.Equal(t, tc.version, cs.InitializeResult().ProtocolVersion)
+			}
 			if tc.level != "" {
 				//lint:ignore SA1019 the gateway relays logs while hosts use them
 				require.NoError(t, cs.SetLoggingLevel(t.Context(), &mcp.SetLoggingLevelParams{Level: mcp.LoggingLevel(tc.level)}))
