@@ -61,36 +61,6 @@ func (g *gateway) nameTools() error {
 	return g.keepBackup(ctx)
 }
 
-// countEver adds, once, the tools of the chain's whole history to the
-// distinct tools each downstream has had, which its cap counts (see
-// maxEver): so a restart does not let a server have another maxEver.
-func (g *gateway) countEver() {
-	if g.everCounted || g.stored == nil {
-		return
-	}
-	g.everCounted = true
-	data, err := json.Marshal(g.stored)
-	var keys struct{ Names, Retired []toolname.Key }
-	if err == nil {
-		err = json.Unmarshal(data, &keys)
-	}
-	if err != nil {
-		g.cfg.logger.Warn("gateway: cannot count the chain's tools", "err", err)
-		return
-	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	for _, k := range append(keys.Names, keys.Retired...) {
-		if g.ever[k.Server] == nil {
-			g.ever[k.Server] = map[string]bool{}
-		}
-		g.ever[k.Server][k.Tool] = true
-		if d := g.downstreams[k.Server]; d != nil {
-			d.ever[k.Tool] = true
-		}
-	}
-}
-
 // nameOptions are the options of every Update: those the chain records.
 func (g *gateway) nameOptions() []toolname.Option {
 	opts := []toolname.Option{toolname.WithLogger(g.cfg.logger)}
