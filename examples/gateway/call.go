@@ -42,30 +42,36 @@ func (g *gateway) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 		return toolError(nil, mcpid.NewError(mcpid.CodeNotFound,
 			fmt.Sprintf("no tool is named %q", name), "list the tools again and call one by its listed name")), nil
 	}
+	return g.forward(ctx, req, st), nil
+}
+
+// forward sends the call req to the tool st, and returns its answer.
+func (g *gateway) forward(ctx context.Context, req *mcp.CallToolRequest, st servedTool) *mcp.CallToolResult {
+	name := req.Params.Name
 	args, ok := arguments(req.Params.Arguments)
 	if !ok {
 		return toolError(st.tool, mcpid.NewError(searchfetch.CodeInvalidArguments,
-			"the arguments are not a JSON object", "pass the arguments as one object that follows the tool's input schema")), nil
+			"the arguments are not a JSON object", "pass the arguments as one object that follows the tool's input schema"))
 	}
 	cs := st.d.session.Load()
 	if cs == nil {
-		return toolError(st.tool, unavailable(name)), nil
+		return toolError(st.tool, unavailable(name))
 	}
 	ctx, cancel := context.WithTimeout(ctx, g.cfg.timeout)
 	defer cancel()
 	params := &mcp.CallToolParams{Name: st.key.Tool, Arguments: args}
-	rc := st.d.relay.start(ctx, req, params, g.cfg.timeout)
+	rc := st.d.relay.start(ctx, req, params, g.levels.of(req.Session), g.cfg.timeout)
 	res, err := cs.CallTool(ctx, params)
 	st.d.relay.end(rc)
 	if err == nil {
-		return res, nil
+		return res
 	}
 	g.cfg.logger.Warn("gateway: call failed", "server", st.key.Server, "tool", st.key.Tool, "err", err)
 	if werr := (*jsonrpc.Error)(nil); errors.As(err, &werr) {
 		return toolError(st.tool, mcpid.NewError(codeCallRefused,
-			fmt.Sprintf("the server behind %q refused the call: %q", name, clip(werr.Message, maxRefusal)), "check the arguments against the tool's input schema")), nil
+			fmt.Sprintf("the server behind %q refused the call: %q", name, clip(werr.Message, maxRefusal)), "check the arguments against the tool's input schema"))
 	}
-	return toolError(st.tool, unavailable(name)), nil
+	return toolError(st.tool, unavailable(name))
 }
 
 func unavailable(name string) *mcpid.Error {
@@ -74,29 +80,27 @@ func unavailable(name string) *mcpid.Error {
 }
 
 // byToolName is the gateway's receiving middleware. A tools/call whose name
-// the gateway does not serve is looked up with [toolname.Names.Lookup]:
-// MCP Apps and prompts call a downstream's tools by their own bare names,
-// which the gateway may have qualified. A name that exactly one live tool
-// has is routed to it; one that several have is an ambiguous_tool error
-// naming them; any other is left to the SDK, which answers that the tool
-// is unknown.
+// the gateway does not serve is looked up in the store (see route): another
+// replica may have named a tool this one has not relisted yet, and MCP Apps
+// and prompts call a downstream's tools by their own bare names, which the
+// gateway may have qualified ([toolname.Names.Lookup]). A name that leads
+// to a tool this replica lists is routed to it; a bare name that several
+// tools have is an ambiguous_tool error naming them; any other is left to
+// the SDK, which answers that the tool is unknown.
 func (g *gateway) byToolName(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		call, ok := req.(*mcp.CallToolRequest)
 		if !ok || method != "tools/call" || call.Params == nil {
 			return next(ctx, method, req)
 		}
-		t := g.table.Load()
-		if _, ok := t.tools[call.Params.Name]; ok {
+		if _, ok := g.table.Load().tools[call.Params.Name]; ok {
 			return next(ctx, method, req)
 		}
-		k, err := t.names.Lookup(call.Params.Name)
+		st, err := g.route(ctx, call.Params.Name)
 		var terr *toolname.Error
 		switch {
 		case err == nil:
-			if name, ok := t.byKey[k]; ok {
-				call.Params.Name = name
-			}
+			return g.forward(ctx, call, st), nil
 		case errors.As(err, &terr) && terr.Code == toolname.CodeAmbiguousTool:
 			return toolError(nil, mcpid.NewError(codeAmbiguousTool,
 				fmt.Sprintf("%d tools are named %q", len(terr.Candidates), call.Params.Name),

@@ -66,31 +66,29 @@ func (t inProcess) Connect(ctx context.Context) (mcp.Connection, error) {
 // client of the gateway sees: the names, a routed call, a server joining
 // without renaming anyone, and a restart from the saved table.
 func runDemo(ctx context.Context, o *options, stdout io.Writer) error {
-	cfg := o.cfg
-	if cfg.statePath == "" {
+	if o.state == "" {
 		dir, err := os.MkdirTemp("", "gateway-demo-")
 		if err != nil {
 			return err
 		}
 		defer os.RemoveAll(dir)
-		cfg.statePath = filepath.Join(dir, "names.json")
+		o.state = filepath.Join(dir, "names.json")
 	}
-	after, err := demoFirstRun(ctx, cfg, stdout)
+	after, err := demoFirstRun(ctx, o, stdout)
 	if err != nil {
 		return err
 	}
-	return demoRestart(ctx, cfg, after, stdout)
+	return demoRestart(ctx, o, after, stdout)
 }
 
 // demoFirstRun starts a gateway on the demo servers, shows the names and a
 // routed call, has gamma join, and returns the names the client sees then.
-func demoFirstRun(ctx context.Context, cfg config, stdout io.Writer) ([]string, error) {
-	g, cs, err := demoGateway(ctx, cfg, demoServers())
+func demoFirstRun(ctx context.Context, o *options, stdout io.Writer) ([]string, error) {
+	g, cs, closeAll, err := demoGateway(ctx, o, demoServers())
 	if err != nil {
 		return nil, err
 	}
-	defer g.close()
-	defer cs.Close()
+	defer closeAll()
 	before, err := listNames(ctx, cs)
 	if err != nil {
 		return nil, err
@@ -118,23 +116,25 @@ func demoFirstRun(ctx context.Context, cfg config, stdout io.Writer) ([]string, 
 	return after, nil
 }
 
-// demoRestart starts a new gateway from the saved table, the servers
+// demoRestart starts a new gateway from the stored table, the servers
 // started in another order, and shows that the names are the same.
-func demoRestart(ctx context.Context, cfg config, before []string, stdout io.Writer) error {
+func demoRestart(ctx context.Context, o *options, before []string, stdout io.Writer) error {
 	servers := append(demoServers(), inProcessServer("gamma", "search", "list_repos"))
 	slices.Reverse(servers)
-	g, cs, err := demoGateway(ctx, cfg, servers)
+	_, cs, closeAll, err := demoGateway(ctx, o, servers)
 	if err != nil {
 		return err
 	}
-	defer g.close()
-	defer cs.Close()
+	defer closeAll()
 	restarted, err := listNames(ctx, cs)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "\nThe gateway restarts from %s: same names: %v\n", filepath.Base(cfg.statePath), slices.Equal(before, restarted))
-	data, err := os.ReadFile(cfg.statePath)
+	fmt.Fprintf(stdout, "\nThe gateway restarts from %s: same names: %v\n", filepath.Base(o.state), slices.Equal(before, restarted))
+	if strings.Contains(o.state, "://") {
+		return nil
+	}
+	data, err := os.ReadFile(o.state)
 	if err != nil {
 		return err
 	}
@@ -146,22 +146,28 @@ func demoRestart(ctx context.Context, cfg config, before []string, stdout io.Wri
 	return nil
 }
 
-// demoGateway starts a gateway on servers and connects a client to it.
-func demoGateway(ctx context.Context, cfg config, servers []downstreamSpec) (*gateway, *mcp.ClientSession, error) {
-	g, err := newGateway(cfg)
+// demoGateway opens the store, starts a gateway on servers and connects
+// a client to it; closeAll closes all three.
+func demoGateway(ctx context.Context, o *options, servers []downstreamSpec) (g *gateway, cs *mcp.ClientSession, closeAll func(), err error) {
+	store, closeStore, err := openStore(ctx, o.state, o.chain)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	if err := g.start(ctx, servers); err != nil {
-		g.close()
-		return nil, nil, err
+	cfg := o.cfg
+	cfg.store = store
+	if g, err = newGateway(cfg); err == nil {
+		if err = g.start(ctx, servers); err == nil {
+			cs, err = mcp.NewClient(&mcp.Implementation{Name: "demo-client", Version: "v0.1.0"}, nil).Connect(ctx, inProcess{g.srv}, nil)
+		}
+		if err != nil {
+			g.close()
+		}
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "demo-client", Version: "v0.1.0"}, nil).Connect(ctx, inProcess{g.srv}, nil)
 	if err != nil {
-		g.close()
-		return nil, nil, err
+		closeStore()
+		return nil, nil, nil, err
 	}
-	return g, cs, nil
+	return g, cs, func() { _ = cs.Close(); g.close(); closeStore() }, nil
 }
 
 // listNames returns the names of the tools the client sees, sorted.

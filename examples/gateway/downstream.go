@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/mcpid/mcpid/toolname"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -311,4 +312,34 @@ func schemaSize(t *mcp.Tool) int {
 	in, _ := json.Marshal(t.InputSchema)
 	out, _ := json.Marshal(t.OutputSchema)
 	return len(in) + len(out)
+}
+
+// countEver adds, once, the tools of the chain's whole history to the
+// distinct tools each downstream has had, which its cap counts (see
+// maxEver): so a restart does not let a server have another maxEver.
+func (g *gateway) countEver() {
+	if g.everCounted || g.stored == nil {
+		return
+	}
+	g.everCounted = true
+	data, err := json.Marshal(g.stored)
+	var keys struct{ Names, Retired []toolname.Key }
+	if err == nil {
+		err = json.Unmarshal(data, &keys)
+	}
+	if err != nil {
+		g.cfg.logger.Warn("gateway: cannot count the chain's tools", "err", err)
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, k := range append(keys.Names, keys.Retired...) {
+		if g.ever[k.Server] == nil {
+			g.ever[k.Server] = map[string]bool{}
+		}
+		g.ever[k.Server][k.Tool] = true
+		if d := g.downstreams[k.Server]; d != nil {
+			d.ever[k.Tool] = true
+		}
+	}
 }

@@ -3,23 +3,21 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"maps"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/mcpid/mcpid/examples/internal/serve"
 	"github.com/mcpid/mcpid/gosdk"
+	"github.com/mcpid/mcpid/toolname"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -108,17 +106,10 @@ func boundedCall(t *testing.T, c *client, name, query string) string {
 func TestHungStart(t *testing.T) {
 	silent, silentEnv := testServer(t, "silent", "silent")
 	ok, okEnv := testServer(t, "ok", "tools=lookup")
-	cfg, specs := fromArgs(t, io.Discard, "-server", silent, "-env", silentEnv, "-server", ok, "-env", okEnv)
+	cfg, specs := fromArgs(t, io.Discard, "-server", silent, "-env", silentEnv, "-server", ok, "-env", okEnv, "-start-timeout", "1s")
 	cfg.timeout = 10 * time.Minute
-	g, err := newGateway(cfg)
-	require.NoError(t, err)
-	t.Cleanup(g.close)
-	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
-	defer cancel()
-	require.NoError(t, g.start(ctx, specs), "the start waits for the silent server no longer than startSettle")
-	require.Eventually(t, func() bool {
-		return slices.Equal([]string{"lookup"}, slices.Sorted(maps.Keys(g.table.Load().tools)))
-	}, testTimeout, 20*time.Millisecond)
+	_, c := startGateway(t, cfg, specs...)
+	assert.Equal(t, []string{"lookup"}, c.names(t), "the first listing waits for the silent server no longer than -start-timeout")
 }
 
 // TestDownstreamRestarts: a downstream that dies is started again with
@@ -234,46 +225,89 @@ func TestProgressAndLogRelay(t *testing.T) {
 	}
 }
 
-// flakySaver is a state-file writer that fails while told to, as a full
-// disk does, and counts its attempts.
-type flakySaver struct {
-	fail     atomic.Bool
-	attempts atomic.Int64
-	failures atomic.Int64
-}
+// TestLogsBeforeSetLevel: a downstream's log messages reach a caller that
+// never set a level, as that downstream sends them to a client connected
+// to it directly; a caller that sets a level gets the messages at that
+// level and above.
+func TestLogsBeforeSetLevel(t *testing.T) {
+	srv, env := testServer(t, "chatty", "logs")
+	cfg, specs := fromArgs(t, io.Discard, "-server", srv, "-env", env)
+	g, _ := startGateway(t, cfg, specs...)
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	direct := exec.Command(exe)
+	direct.Env = append(os.Environ(), testServerEnv+"=logs")
 
-var errDiskFull = errors.New("no space left on device")
-
-func (s *flakySaver) save(path string, data []byte) error {
-	s.attempts.Add(1)
-	if s.fail.Load() {
-		s.failures.Add(1)
-		return errDiskFull
+	for _, tc := range []struct {
+		name      string
+		transport mcp.Transport
+		version   string // the client's protocol version; "" for the SDK's latest
+		level     string // "" sets none
+		want      []string
+	}{
+		{"direct", &mcp.CommandTransport{Command: direct}, "", "", []string{"debug", "info", "warning", "error"}},
+		{"gateway", inProcess{g.srv}, "", "", []string{"debug", "info", "warning", "error"}},
+		{"gateway, MCP 2025-11-25", inProcess{g.srv}, "2025-11-25", "", []string{"debug", "info", "warning", "error"}},
+		{"gateway after setLevel", inProcess{g.srv}, "", "warning", []string{"warning", "error"}},
+		{"gateway after setLevel, MCP 2025-11-25", inProcess{g.srv}, "2025-11-25", "warning", []string{"warning", "error"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var got []string
+			client := mcp.NewClient(&mcp.Implementation{Name: "reader", Version: "v0"}, &mcp.ClientOptions{
+				//lint:ignore SA1019 the gateway relays logs while hosts use them
+				LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+					mu.Lock()
+					defer mu.Unlock()
+					got = append(got, string(req.Params.Level))
+				},
+			})
+			cs, err := client.Connect(t.Context(), tc.transport, &mcp.ClientSessionOptions{ProtocolVersion: tc.version})
+			require.NoError(t, err)
+			defer cs.Close()
+			if tc.version != "" {
+				require.Equal(t, tc.version, cs.InitializeResult().ProtocolVersion)
+			}
+			if tc.level != "" {
+				//lint:ignore SA1019 the gateway relays logs while hosts use them
+				require.NoError(t, cs.SetLoggingLevel(t.Context(), &mcp.SetLoggingLevelParams{Level: mcp.LoggingLevel(tc.level)}))
+			}
+			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "search", Arguments: map[string]any{}})
+			require.NoError(t, err)
+			require.Equal(t, "test answered search", resultText(res))
+			require.Eventually(t, func() bool {
+				mu.Lock()
+				defer mu.Unlock()
+				return len(got) >= len(tc.want)
+			}, testTimeout, 10*time.Millisecond, "got %v", &got)
+			mu.Lock()
+			defer mu.Unlock()
+			assert.Equal(t, tc.want, got)
+		})
 	}
-	return writeFileAtomic(path, data)
 }
 
-// TestSaveFailureServesSaved: while the table cannot be saved, the gateway
-// serves the last saved one; the new tool gets its name once a save
-// succeeds.
+// TestSaveFailureServesSaved: while the table cannot be stored, the
+// gateway serves the last stored one; the new tool gets its name once a
+// swap succeeds.
 func TestSaveFailureServesSaved(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "names.json")
-	saver := new(flakySaver)
+	store := &flakyStore{Store: fileStore(t, state)}
 	alpha := inProcessServer("alpha", "search")
-	g, c := startGateway(t, config{statePath: state, save: saver.save}, alpha)
+	g, c := startGateway(t, config{store: store}, alpha)
 	require.Equal(t, []string{"search"}, c.names(t))
 
-	saver.fail.Store(true)
+	store.fail.Store(true)
 	addEchoTool(alpha.transport.(inProcess).srv, "alpha", "late")
-	require.Eventually(t, func() bool { return saver.failures.Load() >= 1 }, testTimeout, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return store.failures.Load() >= 1 }, testTimeout, 10*time.Millisecond)
 	require.NoError(t, g.flush(t.Context()))
-	assert.Equal(t, []string{"search"}, c.names(t), "a name not saved is not served")
+	assert.Equal(t, []string{"search"}, c.names(t), "a name not stored is not served")
 	saved, err := os.ReadFile(state)
 	require.NoError(t, err)
 	assert.NotContains(t, string(saved), "late")
 
-	saver.fail.Store(false)
-	require.Eventually(t, c.hasNames(t.Context(), 2), testTimeout, 20*time.Millisecond, "the save is tried again")
+	store.fail.Store(false)
+	require.Eventually(t, c.hasNames(t.Context(), 2), testTimeout, 20*time.Millisecond, "the swap is tried again")
 	assert.Equal(t, []string{"late", "search"}, c.names(t))
 	saved, err = os.ReadFile(state)
 	require.NoError(t, err)
@@ -281,62 +315,39 @@ func TestSaveFailureServesSaved(t *testing.T) {
 }
 
 // TestStartOnUnwritableState: a state file that can be read but not
-// written does not stop the start: the gateway serves the loaded names,
-// holds back the new ones, and saves once it can.
+// written does not stop the start: the gateway serves the stored names,
+// holds back the new ones, and stores them once it can.
 func TestStartOnUnwritableState(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "names.json")
-	g, _ := startGateway(t, config{statePath: state}, inProcessServer("alpha", "search"), inProcessServer("beta", "search"))
+	first := fileStore(t, state)
+	g, _ := startGateway(t, config{store: first}, inProcessServer("alpha", "search"), inProcessServer("beta", "search"))
 	g.close()
+	require.NoError(t, first.Close())
 
-	saver := new(flakySaver)
-	saver.fail.Store(true)
+	store := &flakyStore{Store: fileStore(t, state)}
+	store.fail.Store(true)
 	logs := new(syncBuffer)
-	cfg := config{statePath: state, save: saver.save, logger: slog.New(slog.NewTextHandler(logs, nil))}
+	cfg := config{store: store, logger: slog.New(slog.NewTextHandler(logs, nil)), startTimeout: 300 * time.Millisecond}
 	_, c := startGateway(t, cfg, inProcessServer("alpha", "search"), inProcessServer("beta", "search"), inProcessServer("gamma", "search"))
 	assert.Equal(t, []string{"alpha__search", "beta__search"}, c.names(t))
 	assert.Contains(t, logs.String(), errDiskFull.Error())
 
-	saver.fail.Store(false)
+	store.fail.Store(false)
 	require.Eventually(t, c.hasNames(t.Context(), 3), testTimeout, 20*time.Millisecond)
 	assert.Equal(t, []string{"alpha__search", "beta__search", "gamma__search"}, c.names(t))
 }
 
-// TestStateLocked: two gateways never share a state file.
+// TestStateLocked: two gateways never share a state file: the second
+// one's -state is refused, naming the file, until the first one closes it.
 func TestStateLocked(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "names.json")
-	g, err := newGateway(config{statePath: state})
+	_, closeFirst, err := openStore(t.Context(), state, "mcpid")
 	require.NoError(t, err)
-	_, err = newGateway(config{statePath: state})
-	require.ErrorIs(t, err, errStateLocked)
+	_, _, err = openStore(t.Context(), state, "mcpid")
+	require.ErrorIs(t, err, toolname.ErrStoreLocked)
 	assert.Contains(t, err.Error(), state)
-	g.close()
-	g, err = newGateway(config{statePath: state})
+	closeFirst()
+	_, closeSecond, err := openStore(t.Context(), state, "mcpid")
 	require.NoError(t, err, "the lock is released at close")
-	g.close()
-}
-
-// TestLockNotCreatable: where the lock file cannot be created (here a
-// directory stands in its place, as a read-only directory would refuse
-// it), the gateway starts, serves the saved names, and saves new ones only
-// once it holds the lock; a gateway that started meanwhile and holds it
-// keeps it to itself.
-func TestLockNotCreatable(t *testing.T) {
-	state := filepath.Join(t.TempDir(), "names.json")
-	g, _ := startGateway(t, config{statePath: state}, inProcessServer("alpha", "search"))
-	g.close()
-	require.NoError(t, os.Remove(state+".lock"))
-	require.NoError(t, os.Mkdir(state+".lock", 0o700))
-
-	first, c := startGateway(t, config{statePath: state}, inProcessServer("alpha", "search"), inProcessServer("beta", "fetch"))
-	assert.Equal(t, []string{"search"}, c.names(t), "beta's fetch is not saved, so not served")
-
-	require.NoError(t, os.Remove(state+".lock"))
-	second, err := newGateway(config{statePath: state})
-	require.NoError(t, err, "the lock file can be created now")
-	require.NoError(t, first.flush(t.Context()))
-	assert.Equal(t, []string{"search"}, c.names(t), "the second gateway holds the lock: the first saves nothing")
-
-	second.close()
-	require.Eventually(t, c.hasNames(t.Context(), 2), testTimeout, 20*time.Millisecond, "the first takes the lock and saves")
-	assert.Equal(t, []string{"fetch", "search"}, c.names(t))
+	closeSecond()
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -20,69 +19,84 @@ import (
 type config struct {
 	profile    toolname.Profile
 	qualifyAll bool
-	statePath  string        // "" keeps the table in memory only
-	timeout    time.Duration // bound on starting a downstream, listing its tools, and each call
-	logger     *slog.Logger
-	// save writes the table to the state file; nil means writeFileAtomic.
-	// Tests put a failing writer here, as a full disk would fail.
-	save func(path string, data []byte) error
+	store      toolname.Store // where the chain lives; nil keeps it in this process
+	backupPath string         // the backup of the store's table; "" keeps none
+	timeout    time.Duration  // bound on starting a downstream, listing its tools, each call, and each store request
+	// startTimeout bounds the wait of the first tools/list for every
+	// downstream's tools to be named; 0 means defaultStartTimeout.
+	startTimeout time.Duration
+	logger       *slog.Logger
 }
 
 // Timing of the gateway's own work. Each is a bound that keeps one
 // downstream from costing the others, not a tuning knob.
 const (
-	// startSettle is the longest the first table waits for the servers
-	// that are slow to start; those still starting then join later,
-	// each getting names as it arrives (a hung server never delays the
-	// others by more than this, nor by -timeout).
-	startSettle = 2 * time.Second
+	// defaultStartTimeout is the longest the first tools/list waits for
+	// every downstream to list its tools and for their names to be
+	// stored (-start-timeout; never beyond -timeout): those still
+	// starting then join later, each getting names as it arrives.
+	defaultStartTimeout = 10 * time.Second
 	// relistEvery is the shortest time between two listings of one
 	// downstream's tools: a flood of tools/list_changed costs at most a
 	// few listings a second.
 	relistEvery = 250 * time.Millisecond
 	// The backoff between restarts of a downstream that died or did not
-	// start, and between attempts to save a table that could not be
-	// saved: doubled at each failure from its least to its most.
+	// start: doubled at each failure from its least to its most.
 	retryMin = 100 * time.Millisecond
 	retryMax = 30 * time.Second
+	// namingRetryMax is the most that the backoff between naming rounds
+	// that failed (the store cannot be reached, or is refused) grows to:
+	// a store that comes back serves the waiting tools within it.
+	namingRetryMax = 5 * time.Second
 )
 
 // gateway serves the tools of its downstream servers on one MCP server,
-// under the names of a toolname table that it continues with WithPrevious
-// on every change, and routes each call by looking the name up.
+// under the names of the chain its store holds, which it continues with
+// [toolname.Update] on every change (see chain.go), and routes each call by
+// looking the name up.
 //
-// Calls take none of the locks that relists and saves hold: they read
-// the served table and each downstream's session through atomic pointers.
-// One goroutine, the assigner (see assignLoop), builds and saves each new
-// table; each downstream has a goroutine of its own that connects, lists
+// Calls take none of the locks that relists and naming rounds hold: they
+// read the served table and each downstream's session through atomic
+// pointers. One goroutine, the assigner (see assignLoop), runs the naming
+// rounds; each downstream has a goroutine of its own that connects, lists
 // and restarts it.
 type gateway struct {
-	cfg  config
-	srv  *mcp.Server
-	lock *stateLock // nil without a state file
+	cfg config
+	srv *mcp.Server
 
 	ctx    context.Context // ends at close
 	cancel context.CancelFunc
-	wg     sync.WaitGroup // the assigner and the downstreams' goroutines
+	wg     sync.WaitGroup // the assigner, the watcher and the downstreams' goroutines
 
 	mu          sync.Mutex // guards downstreams, ever, and every downstream's tools and ever
 	downstreams map[string]*downstream
-	ever        map[string]map[string]bool // the loaded chain's tools of each server, for its downstream
+	ever        map[string]map[string]bool // the chain's tools of each server, for its downstream
 
+	levels  sessionLevels         // the log level each client session set
 	table   atomic.Pointer[table] // what is served now
 	dirty   chan struct{}         // holds a pending change for the assigner
-	flushes chan chan struct{}    // asks the assigner to act on every change now
+	flushes chan chan struct{}    // asks the assigner for a round now
 	started sync.Once
 
+	// ready is closed when the first tools/list may be answered: every
+	// downstream has listed its tools (or failed to start) and a round
+	// has named them, or startTimeout has passed.
+	ready     chan struct{}
+	readyOnce sync.Once
+	listed    atomic.Bool // every downstream listed, or failed to start, once
+
 	// Owned by the assigner.
-	saved  *toolname.Names       // the last table on disk (or loaded from it)
-	served map[string]servedTool // name -> what srv serves under it
+	stored      *toolname.Names       // the table of the last round that succeeded, or the backup's
+	backup      *toolname.Names       // the backup, until the store is found to hold it
+	backupRev   toolname.Revision     // the store's revision last written to the backup
+	everCounted bool                  // the chain's history is counted in ever
+	served      map[string]servedTool // name -> what srv serves under it
 }
 
 // table is what the gateway serves: an immutable value that calls read
 // without locks.
 type table struct {
-	names *toolname.Names // the saved table the names come from
+	names *toolname.Names // the stored table the names come from
 	tools map[string]servedTool
 	byKey map[toolname.Key]string
 }
@@ -95,9 +109,8 @@ type servedTool struct {
 }
 
 // newGateway returns a gateway with no downstream servers yet. With a
-// state file, it locks it, so that no other gateway uses it, and loads the
-// table saved there, if the file exists; a file that is not a table is an
-// error, never a reason to start a new chain.
+// backup, it serves the backup's names until the store is found to hold
+// them (see checkBackup); a backup that is not a table is an error.
 func newGateway(cfg config) (*gateway, error) {
 	if cfg.logger == nil {
 		cfg.logger = slog.New(slog.DiscardHandler)
@@ -105,33 +118,30 @@ func newGateway(cfg config) (*gateway, error) {
 	if cfg.timeout <= 0 {
 		cfg.timeout = 30 * time.Second
 	}
-	if cfg.save == nil {
-		cfg.save = writeFileAtomic
+	if cfg.startTimeout <= 0 {
+		cfg.startTimeout = defaultStartTimeout
+	}
+	cfg.startTimeout = min(cfg.startTimeout, cfg.timeout)
+	if cfg.store == nil {
+		cfg.store = new(memStore)
 	}
 	g := &gateway{
 		cfg:         cfg,
 		downstreams: map[string]*downstream{},
+		ever:        map[string]map[string]bool{},
 		dirty:       make(chan struct{}, 1),
 		flushes:     make(chan chan struct{}),
+		ready:       make(chan struct{}),
 		served:      map[string]servedTool{},
 	}
-	if cfg.statePath != "" {
-		lock, notHeld, err := lockState(cfg.statePath)
+	if cfg.backupPath != "" {
+		backup, err := readTable(cfg.backupPath)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("reading the backup: %w", err)
 		}
-		if notHeld != nil {
-			cfg.logger.Warn("gateway: cannot lock the state file; serving the saved names, and saving once it can be locked", "err", notHeld)
-		}
-		g.lock = lock
+		g.backup, g.stored = backup, backup
 	}
-	st, err := loadState(cfg.statePath)
-	if err != nil {
-		g.lock.release()
-		return nil, err
-	}
-	g.saved, g.ever = st.names, st.ever
-	g.table.Store(&table{names: g.saved})
+	g.table.Store(&table{names: g.stored})
 	g.ctx, g.cancel = context.WithCancel(context.Background())
 	g.srv = mcp.NewServer(&mcp.Implementation{Name: "mcpid-gateway", Version: "v0.1.0"}, &mcp.ServerOptions{
 		Logger: cfg.logger,
@@ -139,16 +149,18 @@ func newGateway(cfg config) (*gateway, error) {
 		// to the tools it relays, and relays its downstreams' logs.
 		Capabilities: withLogging(&mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}),
 	})
-	g.srv.AddReceivingMiddleware(g.byToolName)
+	g.srv.AddReceivingMiddleware(g.levels.record, g.firstListing, g.byToolName)
+	g.srv.AddSendingMiddleware(sendLogs)
 	return g, nil
 }
 
-// start connects to every downstream server at once and builds the first
-// table from the tools of those that answered within startSettle (or
-// failed sooner), all together, so that their names do not depend on
-// which answered first. The others join as they come; a server that fails
-// to start is retried with backoff meanwhile. It returns once the first
-// table is served, or with the error that kept it from being built.
+// start connects to every downstream server at once and starts naming
+// their tools. The first tools/list waits (see firstListing) until every
+// server has listed its tools, or failed to start, and a round has named
+// them all together, so that a client that lists once sees them all and
+// no name depends on which server answered first; or until startTimeout
+// has passed. Servers slower than that join as they come; a server that
+// fails to start is retried with backoff meanwhile.
 func (g *gateway) start(ctx context.Context, specs []downstreamSpec) error {
 	var firsts []chan struct{}
 	for _, spec := range specs {
@@ -158,29 +170,69 @@ func (g *gateway) start(ctx context.Context, specs []downstreamSpec) error {
 		}
 		firsts = append(firsts, d.first)
 	}
-	settle := time.NewTimer(min(g.cfg.timeout, startSettle))
-	defer settle.Stop()
-wait:
-	for _, first := range firsts {
-		select {
-		case <-first:
-		case <-settle.C:
-			break wait
-		case <-ctx.Done():
-			return ctx.Err()
+	g.wg.Add(1)
+	go func() {
+		defer g.wg.Done()
+		deadline := time.NewTimer(g.cfg.startTimeout)
+		defer deadline.Stop()
+	wait:
+		for _, first := range firsts {
+			select {
+			case <-first:
+			case <-deadline.C:
+				g.markReady()
+				break wait
+			case <-ctx.Done():
+				return
+			case <-g.ctx.Done():
+				return
+			}
 		}
+		g.started.Do(func() {
+			g.wg.Add(2)
+			go g.assignLoop()
+			go g.follow()
+		})
+		// The first round that succeeds from now on (this one, or a
+		// retry while the store is down) lets the listing go, or the
+		// deadline does.
+		g.listed.Store(true)
+		_ = g.flush(g.ctx)
+		select {
+		case <-deadline.C:
+			g.markReady()
+		case <-g.ready:
+		case <-g.ctx.Done():
+		}
+	}()
+	return nil
+}
+
+// markReady lets the first tools/list be answered.
+func (g *gateway) markReady() {
+	g.readyOnce.Do(func() { close(g.ready) })
+}
+
+// firstListing is the gateway's receiving middleware that holds the first
+// tools/list until the gateway is ready (see start); later listings never
+// wait.
+func (g *gateway) firstListing(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "tools/list" {
+			select {
+			case <-g.ready:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		return next(ctx, method, req)
 	}
-	g.started.Do(func() {
-		g.wg.Add(1)
-		go g.assignLoop()
-	})
-	return g.flush(ctx)
 }
 
 // join connects one more downstream server while the gateway runs, and
-// returns once its first attempt is over and the table has followed: its
-// tools have new names, and no other tool is renamed. A server that fails
-// to start is an error, and is retried with backoff all the same.
+// returns once its first attempt is over and a round has named its tools:
+// no other tool is renamed. A server that fails to start is an error, and
+// is retried with backoff all the same.
 func (g *gateway) join(ctx context.Context, spec downstreamSpec) error {
 	d, err := g.launch(spec)
 	if err != nil {
@@ -218,8 +270,8 @@ func (g *gateway) launch(spec downstreamSpec) (*downstream, error) {
 	return d, nil
 }
 
-// close ends every downstream session and the assigner, then releases the
-// state file: a table is never saved after close returns.
+// close ends every downstream session and the assigner: no round runs
+// after close returns. The store is its opener's to close.
 func (g *gateway) close() {
 	g.cancel()
 	g.wg.Wait()
@@ -231,10 +283,10 @@ func (g *gateway) close() {
 			t.wait() // no process outlives the gateway
 		}
 	}
-	g.lock.release()
 }
 
-// changed tells the assigner that some downstream's tools changed.
+// changed tells the assigner that some downstream's tools, or the store's
+// table, changed.
 func (g *gateway) changed() {
 	select {
 	case g.dirty <- struct{}{}:
@@ -242,7 +294,8 @@ func (g *gateway) changed() {
 	}
 }
 
-// flush has the assigner act on every change so far, and waits for it.
+// flush has the assigner run a round now, and waits for it. A round that
+// fails is not an error here: the assigner logs it and tries again.
 func (g *gateway) flush(ctx context.Context) error {
 	done := make(chan struct{})
 	select {
@@ -260,9 +313,9 @@ func (g *gateway) flush(ctx context.Context) error {
 	}
 }
 
-// assignLoop builds a new table for each change, one at a time: changes
-// that come while it works merge into one. A table that cannot be saved is
-// tried again with backoff.
+// assignLoop runs a naming round for each change, one at a time: changes
+// that come while it works merge into one. A round that fails is tried
+// again with backoff.
 func (g *gateway) assignLoop() {
 	defer g.wg.Done()
 	delay := retryMin
@@ -277,13 +330,17 @@ func (g *gateway) assignLoop() {
 		case <-g.ctx.Done():
 			return
 		}
-		if err := g.reassign(); err != nil {
-			g.cfg.logger.Warn("gateway: the new table is not served; serving the last saved one", "err", err, "retry_in", delay)
+		err := g.nameTools()
+		if err != nil && g.ctx.Err() == nil {
+			g.cfg.logger.Warn("gateway: new tools wait unlisted; the stored names keep routing", "err", err, "retry_in", delay)
 			retry.Reset(delay)
-			delay = min(2*delay, retryMax)
+			delay = min(2*delay, namingRetryMax)
 		} else {
 			retry.Stop()
 			delay = retryMin
+			if g.listed.Load() {
+				g.markReady()
+			}
 		}
 		if done != nil {
 			close(done)
@@ -291,36 +348,34 @@ func (g *gateway) assignLoop() {
 	}
 }
 
-// reassign builds the next table from the tools of every downstream, with
-// the last saved table as previous, saves it, and serves it.
-//
-// Every name a client sees is on disk first: should saving fail, the new
-// table is dropped and the last saved one stays served (for the tools that
-// are still listed), so that a name handed out unsaved can never, after a
-// restart, be handed to another tool. Runs on the assigner only.
-func (g *gateway) reassign() error {
-	live := g.liveTools()
-	keys := make([]toolname.Key, 0, len(live))
-	for k := range live {
-		keys = append(keys, k)
+// follow starts a round whenever the store tells that a table was stored,
+// by this replica or another, if the store can tell ([toolname.Watcher]).
+// It watches again, with backoff, when the watch ends or cannot start,
+// and starts a round then, for the tables it may have missed.
+func (g *gateway) follow() {
+	defer g.wg.Done()
+	w, ok := g.cfg.store.(toolname.Watcher)
+	if !ok {
+		return
 	}
-	opts := []toolname.Option{toolname.WithPrevious(g.saved), toolname.WithLogger(g.cfg.logger)}
-	if g.cfg.qualifyAll {
-		opts = append(opts, toolname.WithQualifyAll())
-	}
-	names, err := toolname.Assign(g.cfg.profile, keys, opts...)
-	if err != nil {
-		return fmt.Errorf("assigning tool names: %w", err)
-	}
-	var saveErr error
-	if g.saved == nil || !sameNames(names, g.saved) {
-		saveErr = g.save(names)
-		if saveErr == nil {
-			g.saved = names
+	delay := retryMin
+	for g.ctx.Err() == nil {
+		revs, err := w.Watch(g.ctx)
+		if err == nil {
+			delay = retryMin
+			g.changed()
+			for range revs {
+				g.changed()
+			}
+		} else {
+			g.cfg.logger.Warn("gateway: cannot watch the store; other replicas' names are read at the next round", "err", err, "retry_in", delay)
 		}
+		select {
+		case <-time.After(delay):
+		case <-g.ctx.Done():
+		}
+		delay = min(2*delay, namingRetryMax)
 	}
-	g.serve(live)
-	return saveErr
 }
 
 // liveTools returns the tools every downstream lists now.
@@ -337,47 +392,13 @@ func (g *gateway) liveTools() map[toolname.Key]servedTool {
 	return live
 }
 
-// save writes names to the state file, unless the gateway is closing.
-func (g *gateway) save(names *toolname.Names) error {
-	if g.cfg.statePath == "" {
-		return nil
-	}
-	if g.ctx.Err() != nil {
-		return errors.New("the gateway is closed")
-	}
-	if err := g.lock.take(); err != nil {
-		return fmt.Errorf("locking the state file: %w", err)
-	}
-	data, err := json.Marshal(names)
-	if err != nil {
-		return err
-	}
-	if err := g.cfg.save(g.cfg.statePath, append(data, '\n')); err != nil {
-		return fmt.Errorf("saving the state file: %w", err)
-	}
-	return nil
-}
-
-// sameNames reports whether a and b give the same names to the same keys.
-func sameNames(a, b *toolname.Names) bool {
-	if a.Len() != b.Len() {
-		return false
-	}
-	for k, name := range a.All() {
-		if other, ok := b.Name(k); !ok || other != name {
-			return false
-		}
-	}
-	return true
-}
-
-// serve puts the live tools that the saved table names on the MCP server,
+// serve puts the live tools that the stored table names on the MCP server,
 // changing only what changed, so that the SDK tells clients that the list
 // changed only when it did. Runs on the assigner only.
 func (g *gateway) serve(live map[toolname.Key]servedTool) {
-	next := &table{names: g.saved, tools: map[string]servedTool{}, byKey: map[toolname.Key]string{}}
+	next := &table{names: g.stored, tools: map[string]servedTool{}, byKey: map[toolname.Key]string{}}
 	var added []string
-	for k, name := range g.saved.All() {
+	for k, name := range g.stored.All() {
 		st, ok := live[k]
 		if !ok || !g.cfg.profile.Valid(name) {
 			continue

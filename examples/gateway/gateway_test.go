@@ -104,15 +104,17 @@ func waitChanged(t *testing.T, c *client) {
 // and a server that joined before the restart keeps its names.
 func TestRestartWithState(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "names.json")
-	g, c := startGateway(t, config{statePath: state}, inProcessServer("alpha", "search"))
-	require.FileExists(t, state, "the table is saved at start")
+	store := fileStore(t, state)
+	g, c := startGateway(t, config{store: store}, inProcessServer("alpha", "search"))
+	require.FileExists(t, state, "the table is stored at start")
 	require.NoError(t, g.join(t.Context(), inProcessServer("beta", "search")))
 	before := c.names(t)
 	assert.Equal(t, []string{"beta__search", "search"}, before)
 	g.close()
+	require.NoError(t, store.Close())
 
 	// Started fresh, the two would be alpha__search and beta__search.
-	_, c2 := startGateway(t, config{statePath: state}, inProcessServer("beta", "search"), inProcessServer("alpha", "search"))
+	_, c2 := startGateway(t, config{store: fileStore(t, state)}, inProcessServer("beta", "search"), inProcessServer("alpha", "search"))
 	assert.Equal(t, before, c2.names(t))
 	assert.Equal(t, `alpha answered search(query="x")`, resultText(c2.call(t, "search", "x")))
 }
@@ -123,7 +125,7 @@ func TestRestartWithState(t *testing.T) {
 func TestNoSaveAfterClose(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "names.json")
 	alpha := inProcessServer("alpha", "search")
-	g, c := startGateway(t, config{statePath: state}, alpha)
+	g, c := startGateway(t, config{store: fileStore(t, state)}, alpha)
 	saved, err := os.ReadFile(state)
 	require.NoError(t, err)
 	before := c.names(t)
@@ -147,8 +149,11 @@ func TestCorruptState(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			state := filepath.Join(t.TempDir(), "names.json")
 			require.NoError(t, os.WriteFile(state, []byte(data), 0o600))
-			_, err := newGateway(config{statePath: state})
-			require.ErrorIs(t, err, toolname.ErrInvalidNames)
+			err := checkStore(t.Context(), fileStore(t, state), state, testTimeout)
+			require.ErrorIs(t, err, toolname.ErrInvalidNames, "a damaged state file is never a new chain")
+			assert.Contains(t, err.Error(), state)
+			_, err = readTable(state)
+			require.ErrorIs(t, err, toolname.ErrInvalidNames, "nor a backup, nor a table to seed")
 			assert.Contains(t, err.Error(), state)
 			kept, err := os.ReadFile(state)
 			require.NoError(t, err)
@@ -208,8 +213,8 @@ func TestTooManyTools(t *testing.T) {
 func TestListChangedFlood(t *testing.T) {
 	const flood = 500
 	lists := new(listings)
-	saver := new(flakySaver)
-	_, c := startGateway(t, config{statePath: filepath.Join(t.TempDir(), "names.json"), save: saver.save},
+	store := &flakyStore{Store: fileStore(t, filepath.Join(t.TempDir(), "names.json"))}
+	_, c := startGateway(t, config{store: store},
 		downstreamSpec{"noisy", scripted{answersInitialize: true, tools: `[{"name":"search","inputSchema":{"type":"object"}}]`, floodChanged: flood, lists: lists}},
 	)
 	assert.Equal(t, []string{"search"}, c.names(t))
@@ -217,7 +222,7 @@ func TestListChangedFlood(t *testing.T) {
 	require.Eventually(t, func() bool { total, _ := lists.counts(); return total >= 2 }, testTimeout, 10*time.Millisecond)
 	total, maxOpen := lists.counts()
 	assert.Equal(t, 1, maxOpen, "tools/list requests in flight at once (%d in all, for %d notifications)", total, flood)
-	assert.Equal(t, int64(1), saver.attempts.Load(), "only the first table is saved")
+	assert.Equal(t, int64(1), store.swaps.Load(), "only the first table is stored")
 	select {
 	case <-c.changed:
 		t.Error("the client was told of a change that changed nothing")

@@ -3,10 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mcpid/mcpid/toolname"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -26,7 +30,7 @@ type client struct {
 
 // startGateway starts a gateway on the given downstream servers and
 // connects a client to it; both are closed when the test ends.
-func startGateway(t *testing.T, cfg config, specs ...downstreamSpec) (*gateway, *client) {
+func startGateway(t testing.TB, cfg config, specs ...downstreamSpec) (*gateway, *client) {
 	t.Helper()
 	if cfg.timeout == 0 {
 		cfg.timeout = testTimeout
@@ -35,6 +39,7 @@ func startGateway(t *testing.T, cfg config, specs ...downstreamSpec) (*gateway, 
 	require.NoError(t, err)
 	t.Cleanup(g.close)
 	require.NoError(t, g.start(t.Context(), specs))
+	waitReady(t, g)
 	c := &client{changed: make(chan struct{}, 16)}
 	mc := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
@@ -48,6 +53,46 @@ func startGateway(t *testing.T, cfg config, specs ...downstreamSpec) (*gateway, 
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.cs.Close() })
 	return g, c
+}
+
+// waitReady waits until g answers its first tools/list.
+func waitReady(t testing.TB, g *gateway) {
+	t.Helper()
+	select {
+	case <-g.ready:
+	case <-time.After(testTimeout):
+		t.Fatal("the gateway is not ready")
+	}
+}
+
+// fileStore opens the file store at path; it is closed when the test ends,
+// if it is open still.
+func fileStore(t *testing.T, path string) *toolname.FileStore {
+	t.Helper()
+	s, err := toolname.NewFileStore(path)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+// flakyStore is a real store whose swaps fail while told to, as they fail
+// on a full disk, and that counts them.
+type flakyStore struct {
+	toolname.Store
+	fail     atomic.Bool
+	swaps    atomic.Int64
+	failures atomic.Int64
+}
+
+var errDiskFull = errors.New("no space left on device")
+
+func (s *flakyStore) Swap(ctx context.Context, rev toolname.Revision, next *toolname.Names) (toolname.Revision, error) {
+	s.swaps.Add(1)
+	if s.fail.Load() {
+		s.failures.Add(1)
+		return "", errDiskFull
+	}
+	return s.Store.Swap(ctx, rev, next)
 }
 
 // names returns the names the client sees, sorted.

@@ -29,18 +29,49 @@
 //
 // Names are never reused, even across faults. On every change (a
 // downstream's notifications/tools/list_changed, a server joining, dying
-// or coming back), the table is re-assigned with [toolname.WithPrevious]:
-// no tool is renamed and no name is ever given to another tool. With
-// -state FILE the table is saved (a temporary file, fsync, rename) before
-// it is served, and loaded at the next start. Should saving fail (a full
-// disk, a read-only file system), the new names are not served: the
-// gateway keeps serving the last saved table, logs why, and tries again
-// with backoff. So a name a client has seen is always on disk, and a
-// restart can never give it to another tool. A state file that can be read
-// but not written does not stop the start. The file is locked (flock on
-// FILE.lock) so that two gateways never share it; the second one exits
-// with an error. A file that is not a table stops the gateway with an
-// error; it never starts a new chain in silence.
+// or coming back), the names come from [toolname.Update], which continues
+// the chain in the store named by -state and stores a table there before
+// it is served whenever it gives a tool a name the chain never held: no
+// tool is renamed, and no name is ever given to another tool. Should the
+// store fail (a full disk, a database that cannot be reached), the new
+// names are not served: the gateway keeps serving the last stored table,
+// logs why, and tries again with backoff. A store whose value is not a
+// table stops the gateway with an error; it never starts a new chain in
+// silence. Without -state the names last as long as the process.
+//
+// # Replicas
+//
+// -state FILE keeps the chain in a file ([toolname.NewFileStore]) that one
+// gateway locks for itself: a second one exits with an error. Replicas
+// behind a load balancer share a chain in Redis (-state redis://… or
+// rediss://…) or PostgreSQL (-state postgres://… or postgresql://…), the
+// URL given to go-redis or pgx as it is, under -chain NAME (default
+// mcpid). Every replica then serves the same name for the same tool,
+// whichever server started or listed first; a call reaches that tool or
+// is an unknown tool, on any replica (a name a replica does not serve yet
+// is looked up in the store once, and routed only to a tool it lists
+// under the very key the chain gave that name); a replica killed at any
+// moment loses nothing, since the store is the truth. A replica hears of
+// another's table at once (Redis pub/sub, PostgreSQL LISTEN/NOTIFY) and
+// reloads; it writes only to name tools of its own. While the store is
+// down, the stored names keep routing and new tools wait, unlisted. The
+// chain records -profile, -qualify and -max-len: a replica started with
+// others names no new tool and logs toolname's chain_mismatch error.
+//
+// -backup FILE keeps, on local disk, the last table loaded from or stored
+// in the store. A store that holds less than it (emptied by a restart
+// without persistence, another chain, an older table restored) is refused
+// with toolname's rollback error, logged: the gateway serves the backup's
+// names and names no new tool until the store holds the chain again. The
+// chain is put back on purpose only: -seed FILE stores a backup, or a
+// state file, as the first table of an EMPTY chain (also how a gateway
+// moves from a state file to Redis or PostgreSQL), then runs as usual.
+//
+// The first tools/list waits until every downstream has listed its tools
+// (or failed to start) and their names are stored, or for -start-timeout
+// (default 10 s, at most -timeout); it then answers with what is stored
+// (the backup's names while the store is down or refused). Clients that
+// list once see every tool; later listings never wait.
 //
 // # Faults
 //
@@ -56,7 +87,7 @@
 //     backoff (100 ms doubling to 30 s); its tools stay listed and answer
 //     resource_unavailable meanwhile, and when it comes back with other
 //     tools, clients get tools/list_changed;
-//   - the first table waits at most 2 s (or -timeout, if shorter) for slow
+//   - the first tools/list waits at most -start-timeout for slow
 //     downstreams; the others are served then, and the slow ones join when
 //     they answer;
 //   - one downstream can make the gateway hold at most 1,000 live tools and
@@ -64,8 +95,8 @@
 //     refused with a warning naming it; names already given are kept);
 //     a tool whose schemas exceed 64 KiB is skipped with a warning;
 //   - relists of one downstream are coalesced, one at a time and at most
-//     four a second; a relist that changes nothing saves nothing and
-//     notifies no one; calls never wait on a relist or a save.
+//     four a second; a relist that changes nothing stores nothing and
+//     notifies no one; calls never wait on a relist or the store.
 //
 // A failure on the way to a downstream is a tool error with the mcpid JSON
 // envelope (resource_unavailable; invalid_arguments for arguments that are
@@ -86,6 +117,8 @@
 //	    -server 'docs=/usr/local/bin/docs-mcp --root "/srv/my docs"' \
 //	    -server 'tickets=/usr/local/bin/tickets-mcp' -env 'tickets=TOKEN=…'
 //	go run -C examples ./gateway -http 127.0.0.1:8080 -server ...   # streamable HTTP at /mcp
+//	go run -C examples ./gateway -http 127.0.0.1:8080 -state redis://redis.internal:6379/0 \
+//	    -backup /var/lib/gateway/names.json -server ...     # one of several replicas
 //
 // Each -server is one argument, NAME=COMMAND ARG...: the command line is
 // split into words as a POSIX shell splits them, quotes and backslashes
@@ -97,7 +130,7 @@
 // by another. With no -server, the gateway uses an in-process demo set of
 // servers whose tool names collide. With no mode flag it runs the demo: it
 // prints the names, a routed call, a server joining without renaming
-// anyone, and a restart from the saved table.
+// anyone, and a restart from the stored table.
 //
 // The -http mode listens only on loopback addresses (this example has no
 // authentication), bounds request bodies, cuts off slow and idle clients,
@@ -144,6 +177,9 @@ type options struct {
 	cfg     config
 	servers []serverFlag
 	limits  serve.Limits
+	state   string // -state: a file path, or a Redis or PostgreSQL URL
+	chain   string // -chain
+	seed    string // -seed
 }
 
 // serverFlag is one -server: a name and a command line, with the -env
@@ -179,7 +215,11 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	profile := fs.String("profile", "portable", "tool-name rule: portable, openai, anthropic, gemini or mcp")
 	qualify := fs.String("qualify", "collision", "collision: qualify a tool as server__tool only when needed; all: always")
 	maxLen := fs.Int("max-len", 0, "the longest name, `N` bytes, below the profile's own limit: leaves room for a client's prefix (Claude Code's mcp__<server>__ within 64)")
-	fs.StringVar(&o.cfg.statePath, "state", "", "save the name table to `FILE` before serving each change, and continue it at start")
+	fs.StringVar(&o.state, "state", "", "where the names live: a `FILE` (one gateway), or a redis://, rediss://, postgres:// or postgresql:// URL shared by every replica; each name is stored there before it is served")
+	fs.StringVar(&o.chain, "chain", "mcpid", "the `NAME` of the chain in a Redis or PostgreSQL store")
+	fs.StringVar(&o.cfg.backupPath, "backup", "", "keep the last table of the store in `FILE`, and refuse a store that holds less (emptied, another chain, an older table)")
+	fs.StringVar(&o.seed, "seed", "", "store the table in `FILE` (a backup, or a state file) as the first of an empty chain, then run")
+	fs.DurationVar(&o.cfg.startTimeout, "start-timeout", defaultStartTimeout, "how long the first tools/list waits for every server's tools to be named (at most -timeout)")
 	o.Mode.Register(fs)
 	fs.DurationVar(&o.cfg.timeout, "timeout", 30*time.Second, "bound on starting a downstream server, listing its tools, and each call")
 	fs.DurationVar(&o.limits.SessionIdle, "session-timeout", o.limits.SessionIdle, "end HTTP sessions idle for this long")
@@ -209,8 +249,14 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	default:
 		return nil, serve.Usage(fs, "-qualify %q: want all or collision", *qualify)
 	}
-	if o.cfg.timeout <= 0 || o.limits.SessionIdle <= 0 {
-		return nil, serve.Usage(fs, "-timeout and -session-timeout must be positive")
+	if o.cfg.timeout <= 0 || o.limits.SessionIdle <= 0 || o.cfg.startTimeout <= 0 {
+		return nil, serve.Usage(fs, "-timeout, -start-timeout and -session-timeout must be positive")
+	}
+	if o.chain == "" {
+		return nil, serve.Usage(fs, "-chain must not be empty")
+	}
+	if (o.seed != "" || o.cfg.backupPath != "") && o.state == "" {
+		return nil, serve.Usage(fs, "-seed and -backup need -state: the store to seed, or to back up")
 	}
 	if err := o.Mode.Check(fs); err != nil {
 		return nil, err
@@ -276,6 +322,24 @@ func (s serverFlag) spec(environ []string, stderr io.Writer, logger *slog.Logger
 	}}
 }
 
+// seed stores the table in the file at path as the first table of the
+// store's chain, which must be empty.
+func seed(ctx context.Context, store toolname.Store, path string, timeout time.Duration) error {
+	names, err := readTable(path)
+	if err == nil && names == nil {
+		err = fmt.Errorf("%s: no such file", path)
+	}
+	if err != nil {
+		return fmt.Errorf("-seed: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if _, err := toolname.Seed(ctx, store, names); err != nil {
+		return fmt.Errorf("-seed %s: %w", path, err)
+	}
+	return nil
+}
+
 // run parses args and runs the chosen mode until it ends or ctx is done.
 // The demo goes to stdout; logs go to stderr, which in -stdio mode is the
 // only place they may go.
@@ -287,6 +351,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	o.cfg.logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	if o.Demo() {
 		return runDemo(ctx, o, stdout)
+	}
+	store, closeStore, err := openStore(ctx, o.state, o.chain)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	o.cfg.store = store
+	if err := checkStore(ctx, store, o.state, o.cfg.timeout); err != nil {
+		return err
+	}
+	if o.seed != "" {
+		if err := seed(ctx, store, o.seed, o.cfg.timeout); err != nil {
+			return err
+		}
 	}
 	g, err := newGateway(o.cfg)
 	if err != nil {

@@ -24,7 +24,8 @@ func TestParseArgs(t *testing.T) {
 		"-server", `docs=/bin/docs-mcp  --stdio -v --root '/srv/my docs' --name "it's"`,
 		"-server", "a=b=c",
 		"-env", "docs=EMPTY=",
-		"-profile", "openai", "-qualify", "all", "-state", "names.json", "-stdio", "-max-len", "50",
+		"-profile", "openai", "-qualify", "all", "-state", "redis://127.0.0.1:6379/0", "-stdio", "-max-len", "50",
+		"-chain", "prod", "-backup", "backup.json", "-seed", "names.json", "-start-timeout", "3s",
 	}, io.Discard)
 	require.NoError(t, err)
 	assert.Equal(t, []serverFlag{
@@ -35,13 +36,19 @@ func TestParseArgs(t *testing.T) {
 	want.MaxLen = 50
 	assert.Equal(t, want, o.cfg.profile)
 	assert.True(t, o.cfg.qualifyAll)
-	assert.Equal(t, "names.json", o.cfg.statePath)
+	assert.Equal(t, "redis://127.0.0.1:6379/0", o.state)
+	assert.Equal(t, "prod", o.chain)
+	assert.Equal(t, "backup.json", o.cfg.backupPath)
+	assert.Equal(t, "names.json", o.seed)
+	assert.Equal(t, 3*time.Second, o.cfg.startTimeout)
 	assert.True(t, o.Stdio)
 
 	o, err = parseArgs(nil, io.Discard)
 	require.NoError(t, err)
 	assert.Equal(t, toolname.Portable, o.cfg.profile, "the default profile")
 	assert.False(t, o.cfg.qualifyAll, "the default qualify mode")
+	assert.Equal(t, "mcpid", o.chain, "the default chain")
+	assert.Equal(t, defaultStartTimeout, o.cfg.startTimeout, "the default -start-timeout")
 
 	for _, args := range [][]string{
 		{"-server", "noequals"},
@@ -62,6 +69,10 @@ func TestParseArgs(t *testing.T) {
 		{"-http", "example.com:80"},
 		{"-timeout", "0s"},
 		{"-session-timeout", "0s"},
+		{"-start-timeout", "0s"},
+		{"-chain", ""},
+		{"-seed", "names.json"},
+		{"-backup", "backup.json"},
 		{"-server", "a=x"},
 		{"extra"},
 	} {

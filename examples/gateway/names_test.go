@@ -24,8 +24,8 @@ import (
 func TestChurnNeverReusesNames(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 22))
 	state := filepath.Join(t.TempDir(), "names.json")
-	saver := new(flakySaver)
-	cfg := config{statePath: state, save: saver.save, timeout: testTimeout}
+	store := &flakyStore{}
+	cfg := config{store: store, timeout: testTimeout}
 	servers := map[string]*mcp.Server{}
 	var specs []downstreamSpec
 	for _, name := range []string{"alpha", "beta", "gamma"} {
@@ -55,17 +55,30 @@ func TestChurnNeverReusesNames(t *testing.T) {
 		}
 	}
 
-	g, err := newGateway(cfg)
-	require.NoError(t, err)
+	// Each gateway opens the state file; closing it releases the file.
+	var file *toolname.FileStore
+	open := func() *gateway {
+		var err error
+		file, err = toolname.NewFileStore(state)
+		require.NoError(t, err)
+		store.Store = file
+		g, err := newGateway(cfg)
+		require.NoError(t, err)
+		return g
+	}
+	closeAll := func(g *gateway) {
+		g.close()
+		require.NoError(t, file.Close())
+	}
+	g := open()
 	require.NoError(t, g.start(t.Context(), specs))
 	restarts, failed := 0, 0
 	for range 150 {
-		saver.fail.Store(rng.IntN(2) == 0)
+		store.fail.Store(rng.IntN(2) == 0)
 		switch op := rng.IntN(4); {
 		case op == 0:
-			g.close()
-			g, err = newGateway(cfg)
-			require.NoError(t, err)
+			closeAll(g)
+			g = open()
 			require.NoError(t, g.start(t.Context(), specs))
 			restarts++
 		default:
@@ -83,8 +96,8 @@ func TestChurnNeverReusesNames(t *testing.T) {
 		require.NoError(t, g.flush(t.Context()))
 		observe(g)
 	}
-	failed = int(saver.failures.Load())
-	g.close()
+	failed = int(store.failures.Load())
+	closeAll(g)
 	t.Logf("%d names served for %d keys; %d restarts, %d failed saves", len(keyOf), len(nameOf), restarts, failed)
 	require.Positive(t, restarts)
 	require.Positive(t, failed)
@@ -186,8 +199,8 @@ func TestMaxLen(t *testing.T) {
 // without any client having seen it given twice.
 func TestNoReuseAfterFailedSave(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "names.json")
-	saver := new(flakySaver)
-	cfg := config{statePath: state, save: saver.save}
+	store := &flakyStore{Store: fileStore(t, state)}
+	cfg := config{store: store}
 	alpha, beta := inProcessServer("alpha", "search"), inProcessServer("beta", "search")
 	served := map[string]toolname.Key{}
 	record := func(g *gateway) {
@@ -200,16 +213,16 @@ func TestNoReuseAfterFailedSave(t *testing.T) {
 	}
 
 	g, _ := startGateway(t, cfg, alpha, beta)
-	saver.fail.Store(true)
+	store.fail.Store(true)
 	addEchoTool(alpha.transport.(inProcess).srv, "alpha", "fetch")
-	require.Eventually(t, func() bool { return saver.failures.Load() >= 1 }, testTimeout, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return store.failures.Load() >= 1 }, testTimeout, 10*time.Millisecond)
 	require.NoError(t, g.flush(t.Context()))
 	record(g)
 	g.close()
 
 	alpha.transport.(inProcess).srv.RemoveTools("fetch")
 	addEchoTool(beta.transport.(inProcess).srv, "beta", "fetch")
-	saver.fail.Store(false)
+	store.fail.Store(false)
 	g, _ = startGateway(t, cfg, alpha, beta)
 	record(g)
 	assert.Equal(t, toolname.Key{Server: "beta", Tool: "fetch"}, served["fetch"])

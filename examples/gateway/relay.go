@@ -5,10 +5,13 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
+	"weak"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -32,7 +35,13 @@ import (
 // back to the caller's token. A log message names no call: it goes to the
 // caller when all the calls in flight to that downstream come from one
 // client session, and to no one otherwise, so that no client reads
-// another's logs. The caller's session filters logs by the level it set.
+// another's logs.
+//
+// Log messages go on as the downstream sent them, as they would reach a
+// client connected to it directly: a caller that set no level gets them
+// all, and one that did (logging/setLevel for its session, or the call's
+// own level on MCP 2026-07-28) gets those at that level and above (see
+// levels).
 type relay struct {
 	mu      sync.Mutex
 	byToken map[string]*relayedCall // the gateway's progress token -> its call
@@ -46,12 +55,13 @@ const relayQueue = 64
 type relayedCall struct {
 	ctx      context.Context // the caller's
 	session  *mcp.ServerSession
-	token    any           // the caller's progress token; nil when it asked for none
-	ours     string        // the progress token the downstream was given for it
-	timeout  time.Duration // bound on sending one notification
-	queue    chan any      // *mcp.ProgressNotificationParams or *mcp.LoggingMessageParams
-	answered chan struct{} // closed once the call's answer is in
-	drained  chan struct{} // closed once the queue is sent and empty
+	token    any              // the caller's progress token; nil when it asked for none
+	level    mcp.LoggingLevel // the least level of log message the caller wants; "" for all
+	ours     string           // the progress token the downstream was given for it
+	timeout  time.Duration    // bound on sending one notification
+	queue    chan any         // *mcp.ProgressNotificationParams or *mcp.LoggingMessageParams
+	answered chan struct{}    // closed once the call's answer is in
+	drained  chan struct{}    // closed once the queue is sent and empty
 }
 
 // nextToken numbers the progress tokens the gateway gives downstreams.
@@ -59,11 +69,12 @@ var nextToken atomic.Uint64
 
 // start registers the call req, to be sent downstream as params, and
 // starts sending its notifications on; end must follow.
-func (r *relay) start(ctx context.Context, req *mcp.CallToolRequest, params *mcp.CallToolParams, timeout time.Duration) *relayedCall {
+func (r *relay) start(ctx context.Context, req *mcp.CallToolRequest, params *mcp.CallToolParams, level mcp.LoggingLevel, timeout time.Duration) *relayedCall {
 	c := &relayedCall{
 		ctx:      ctx,
 		session:  req.Session,
 		token:    req.Params.GetProgressToken(),
+		level:    level,
 		timeout:  timeout,
 		queue:    make(chan any, relayQueue),
 		answered: make(chan struct{}),
@@ -75,6 +86,9 @@ func (r *relay) start(ctx context.Context, req *mcp.CallToolRequest, params *mcp
 			params.Meta = mcp.Meta{}
 		}
 		params.Meta[mcp.MetaKeyLogLevel] = level
+		if l, ok := level.(string); ok {
+			c.level = mcp.LoggingLevel(l)
+		}
 	}
 	if c.token != nil {
 		c.ours = "gateway-" + strconv.FormatUint(nextToken.Add(1), 10)
@@ -135,8 +149,89 @@ func (c *relayedCall) send(n any) {
 		n.ProgressToken = c.token
 		_ = c.session.NotifyProgress(ctx, n)
 	case *mcp.LoggingMessageParams:
-		_ = c.session.Log(ctx, n)
+		if c.level != "" && levelRank(n.Level) < levelRank(c.level) {
+			return
+		}
+		// The SDK's Log would drop the message unless the caller set a
+		// level: sendLogs sends it as it is.
+		_ = c.session.NotifyProgress(context.WithValue(ctx, logToSend{}, n), &mcp.ProgressNotificationParams{})
 	}
+}
+
+// logToSend is the context key under which a relayed call hands
+// sendLogs the log message to send.
+type logToSend struct{}
+
+// sendLogs is the gateway's sending middleware that sends a relayed log
+// message as it is. The SDK's [mcp.ServerSession.Log] sends nothing to a
+// client that set no level, where the downstream sent the message; so the
+// relay sends it through the session's sending chain, as the carrier of a
+// progress notification that this middleware turns into the log message.
+func sendLogs(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		p, ok := ctx.Value(logToSend{}).(*mcp.LoggingMessageParams)
+		ss, isServer := req.GetSession().(*mcp.ServerSession)
+		if ok && isServer && method == "notifications/progress" {
+			return next(ctx, "notifications/message", &mcp.ServerRequest[*mcp.LoggingMessageParams]{Session: ss, Params: p})
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// levels are the log levels of MCP, least first.
+var levels = []mcp.LoggingLevel{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// levelRank returns the rank of level among levels; an unknown level
+// ranks above them all, so that no message that names one is dropped.
+func levelRank(level mcp.LoggingLevel) int {
+	if i := slices.Index(levels, level); i >= 0 {
+		return i
+	}
+	return len(levels)
+}
+
+// sessionLevels remembers the log level that each client session set with
+// logging/setLevel, for as long as the session lives.
+type sessionLevels struct {
+	mu     sync.Mutex
+	levels map[weak.Pointer[mcp.ServerSession]]mcp.LoggingLevel
+}
+
+// of returns the level that ss set, or "" if it set none.
+func (l *sessionLevels) of(ss *mcp.ServerSession) mcp.LoggingLevel {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.levels[weak.Make(ss)]
+}
+
+// record is the gateway's receiving middleware that remembers the level
+// each session sets.
+func (l *sessionLevels) record(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		set, ok := req.(*mcp.ServerRequest[*mcp.SetLoggingLevelParams])
+		if method != "logging/setLevel" || err != nil || !ok || set.Params == nil || set.Session == nil {
+			return res, err
+		}
+		key := weak.Make(set.Session)
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if l.levels == nil {
+			l.levels = map[weak.Pointer[mcp.ServerSession]]mcp.LoggingLevel{}
+		}
+		if _, known := l.levels[key]; !known {
+			runtime.AddCleanup(set.Session, l.forget, key)
+		}
+		l.levels[key] = set.Params.Level
+		return res, err
+	}
+}
+
+// forget drops the level of a session that is gone.
+func (l *sessionLevels) forget(key weak.Pointer[mcp.ServerSession]) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.levels, key)
 }
 
 // progress queues p for its call, if that call is in flight.

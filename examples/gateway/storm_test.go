@@ -32,7 +32,7 @@ func TestStorm(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "names.json")
 	srv, env := testServer(t, "storm", "storm")
 	cfg, specs := fromArgs(t, io.Discard, "-server", srv, "-env", env)
-	cfg.statePath = state
+	cfg.store = fileStore(t, state)
 	g, c := startGateway(t, cfg, inProcessServer("calm", "lookup"))
 
 	calm := callTimes(t, c, 300, 0)

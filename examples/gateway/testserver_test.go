@@ -2,9 +2,12 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,8 +21,20 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv(testServerEnv); mode != "" {
 		os.Exit(runTestServer(mode, os.Stdin, os.Stdout))
 	}
+	if os.Getenv(testGatewayEnv) != "" {
+		// A gateway process, as the replica tests start them: the
+		// arguments are the gateway's.
+		if err := run(context.Background(), os.Args[1:], os.Stdout, os.Stderr); err != nil {
+			fmt.Fprintln(os.Stderr, "gateway:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	os.Exit(m.Run())
 }
+
+// testGatewayEnv is the variable that makes the test binary a gateway.
+const testGatewayEnv = "GATEWAY_TEST_GATEWAY"
 
 // testServerEnv is the variable that makes the test binary a downstream.
 const testServerEnv = "GATEWAY_TEST_SERVER"
@@ -41,6 +56,13 @@ const testServerEnv = "GATEWAY_TEST_SERVER"
 //	progress     a call sends two progress notifications and a log
 //	             message before it answers
 //	silent       never answer initialize
+//	toolsfile=F  list the tools named in file F, one a line, read again
+//	             every 20 ms: a change is told with tools/list_changed
+//	who=NAME     a call answers "NAME answered TOOL"
+//	delay=D      wait for the duration D before answering initialize
+//	logs         a call sends four log messages, one at each of the levels
+//	             debug, info, warning and error, before it answers, whether
+//	             or not its client set a level, as many servers do
 func testServer(t *testing.T, name, mode string) (server, env string) {
 	t.Helper()
 	exe, err := os.Executable()
@@ -62,6 +84,17 @@ func runTestServer(mode string, in io.Reader, out io.Writer) int {
 			s.tools = strings.Split(v, "+")
 		case "restart":
 			s.restarts = v
+		case "toolsfile":
+			s.toolsFile = v
+			s.tools = readToolsFile(v)
+		case "who":
+			s.who = v
+		case "delay":
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				return 2
+			}
+			time.Sleep(d)
 		default:
 			s.flags = append(s.flags, k)
 		}
@@ -108,11 +141,35 @@ func runTestServer(mode string, in io.Reader, out io.Writer) int {
 }
 
 type testServerState struct {
-	mu       sync.Mutex // guards out and tools: storm writes too
-	out      *bufio.Writer
-	tools    []string
-	flags    []string
-	restarts string
+	mu        sync.Mutex // guards out and tools: storm writes too
+	out       *bufio.Writer
+	tools     []string
+	flags     []string
+	restarts  string
+	toolsFile string
+	who       string // the name a call answers with; "test" by default
+}
+
+// readToolsFile returns the tool names in the file at path, one a line.
+func readToolsFile(path string) []string {
+	data, _ := os.ReadFile(path)
+	return strings.Fields(string(data))
+}
+
+// followToolsFile reads the tools file again every 20 ms, and tells the
+// client when they changed.
+func (s *testServerState) followToolsFile() {
+	for {
+		time.Sleep(20 * time.Millisecond)
+		tools := readToolsFile(s.toolsFile)
+		s.mu.Lock()
+		same := slices.Equal(tools, s.tools)
+		s.tools = tools
+		s.mu.Unlock()
+		if !same {
+			s.notify("notifications/tools/list_changed", map[string]any{})
+		}
+	}
 }
 
 func (s *testServerState) has(flag string) bool {
@@ -169,6 +226,9 @@ func (s *testServerState) handle(id json.RawMessage, method, version, tool strin
 		if s.has("storm") {
 			go s.storm()
 		}
+		if s.toolsFile != "" {
+			go s.followToolsFile()
+		}
 	case "tools/list":
 		s.mu.Lock()
 		tools := toolList(s.tools)
@@ -191,7 +251,11 @@ func (s *testServerState) call(id json.RawMessage, tool string, progress any) in
 	case s.has("die"):
 		return 3
 	}
-	text := "test answered " + tool
+	who := "test"
+	if s.who != "" {
+		who = s.who
+	}
+	text := who + " answered " + tool
 	if s.has("env") {
 		text = strings.Join(os.Environ(), "\n")
 	}
@@ -201,9 +265,17 @@ func (s *testServerState) call(id json.RawMessage, tool string, progress any) in
 		}
 		s.notify("notifications/message", map[string]any{"level": "info", "logger": "test", "data": "working on " + tool})
 	}
+	if s.has("logs") {
+		for _, level := range testLogLevels {
+			s.notify("notifications/message", map[string]any{"level": level, "logger": "test", "data": level + " from " + tool})
+		}
+	}
 	s.reply(id, map[string]any{"content": []map[string]any{{"type": "text", "text": text}}})
 	return -1
 }
+
+// testLogLevels are the levels of the log messages of the logs mode.
+var testLogLevels = []string{"debug", "info", "warning", "error"}
 
 // storm lists 1,000 new tools every 20 ms.
 func (s *testServerState) storm() {

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/mcpid/mcpid/toolname"
+)
+
+// This file is how the gateway keeps one name per tool across every
+// replica that shares its store: the part a gateway author copies.
+//
+//   - Names come only from [toolname.Update] with the keys this replica
+//     lists now: Update stores a table before it returns one that gives a
+//     key a name the chain never held, so nothing is served before it is
+//     stored, and since a key gets its chain's name back, every replica
+//     gives a key the same name, whichever started or listed first.
+//   - While the store cannot be reached, the last table stored keeps
+//     routing, and tools that have no name yet wait, unlisted, for the
+//     next round (retried with backoff).
+//   - Another replica's table ([toolname.Watcher]) only starts a round:
+//     Update writes only for keys of this replica's own that the chain has
+//     not named yet.
+//   - A called name that this replica does not serve is looked up once in
+//     the store, and routed only to a tool this replica lists under the
+//     very key the chain gave it (see route).
+//   - With -backup, the last table loaded from or stored in the store is
+//     kept in a local file, and a store that holds less than it (emptied,
+//     another chain, an older table) is refused until it holds it again.
+
+// nameTools is one naming round, run by the assigner only: it continues the
+// chain with the keys of the tools listed now, and serves the table that
+// Update returns. On an error, the last table stored keeps being served.
+func (g *gateway) nameTools() error {
+	live := g.liveTools()
+	ctx, cancel := context.WithTimeout(g.ctx, g.cfg.timeout)
+	defer cancel()
+	err := g.checkBackup(ctx)
+	if err == nil {
+		keys := make([]toolname.Key, 0, len(live))
+		for k := range live {
+			keys = append(keys, k)
+		}
+		var names *toolname.Names
+		names, _, err = toolname.Update(ctx, g.cfg.store, g.cfg.profile, keys, g.nameOptions()...)
+		if err == nil {
+			g.stored = names
+		} else if latest, _, lerr := g.cfg.store.Load(ctx); lerr == nil && latest != nil {
+			// The store can be read but not written: what it holds
+			// is stored.
+			g.stored = latest
+		}
+	}
+	g.serve(live)
+	if err != nil {
+		return fmt.Errorf("naming tools: %w", err)
+	}
+	g.countEver()
+	return g.keepBackup(ctx)
+}
+
+// nameOptions are the options of every Update: those the chain records.
+func (g *gateway) nameOptions() []toolname.Option {
+	opts := []toolname.Option{toolname.WithLogger(g.cfg.logger)}
+	if g.cfg.qualifyAll {
+		opts = append(opts, toolname.WithQualifyAll())
+	}
+	return opts
+}
+
+// checkBackup refuses a store that holds less than the backup: no table,
+// another chain, or an older table of it. Once the store holds the
+// backup's table or a later one, the store value itself refuses to go
+// backwards ([toolname.ErrRollback]), and checkBackup checks no more.
+func (g *gateway) checkBackup(ctx context.Context) error {
+	if g.backup == nil {
+		return nil
+	}
+	latest, _, err := g.cfg.store.Load(ctx)
+	if err != nil {
+		return err
+	}
+	id, gen := g.backup.Chain()
+	refused := &toolname.Error{Code: toolname.CodeRollback, Field: "chain", Index: -1, Offset: -1}
+	switch lid, lgen := latest.Chain(); {
+	case latest == nil:
+	case lid != id:
+		refused.Input = lid
+	case lgen < gen:
+		refused.Field, refused.Input = "generation", strconv.FormatUint(lgen, 10)
+	default:
+		refused = nil
+	}
+	if refused != nil {
+		return fmt.Errorf("the backup %s holds chain %s at generation %d; the store holds less, so the gateway serves the backup's names and names no new tool: %w",
+			g.cfg.backupPath, id, gen, refused)
+	}
+	g.backup = nil
+	return nil
+}
+
+// keepBackup writes the table the store holds now to the backup file,
+// when it changed since the last write.
+func (g *gateway) keepBackup(ctx context.Context) error {
+	if g.cfg.backupPath == "" {
+		return nil
+	}
+	latest, rev, err := g.cfg.store.Load(ctx)
+	if err != nil || latest == nil || rev == g.backupRev {
+		return err
+	}
+	data, err := json.Marshal(latest)
+	if err == nil {
+		err = writeFileAtomic(g.cfg.backupPath, append(data, '\n'))
+	}
+	if err != nil {
+		return fmt.Errorf("writing the backup: %w", err)
+	}
+	g.backupRev = rev
+	return nil
+}
+
+// route finds the tool that a called name this replica does not serve
+// belongs to. It looks the name up in the store once, as
+// [toolname.Names.Lookup] does (another replica may have named a tool that
+// this one has not relisted yet), and returns the tool only when this
+// replica lists that very key; otherwise the name is unknown here. A name
+// the store's table resolves starts a round, so that this replica serves
+// it too.
+func (g *gateway) route(ctx context.Context, name string) (servedTool, error) {
+	ctx, cancel := context.WithTimeout(ctx, g.cfg.timeout)
+	defer cancel()
+	latest, _, err := g.cfg.store.Load(ctx)
+	if err != nil {
+		return servedTool{}, err
+	}
+	k, err := latest.Lookup(name)
+	if err != nil {
+		return servedTool{}, err
+	}
+	g.changed()
+	st, ok := g.liveTools()[k]
+	if !ok {
+		return servedTool{}, &toolname.Error{Code: toolname.CodeUnknownTool, Index: -1, Offset: -1, Input: name}
+	}
+	return st, nil
+}
