@@ -30,7 +30,12 @@ import (
 // The FileStore holds an exclusive advisory lock (flock) on the file's
 // path with ".lock" appended, a file that no swap replaces, for as long as
 // it is open, so that two gateways never write one chain: a second
-// NewFileStore of the path, in this process or another, is refused.
+// NewFileStore of the path, in this process or another, is refused. Where
+// the lock file cannot be created (a read-only directory), NewFileStore
+// still opens the store, so that a gateway serves the names it can read:
+// Load works, and Swap takes the lock before it writes, failing while it
+// cannot (the lock is held elsewhere, or the directory stays read-only).
+// Only the holder of the lock ever writes.
 //
 // A revision is a hash of the file's content. Load reads the file and
 // hashes it each time (a chain of 100,000 retired names is several MB),
@@ -41,11 +46,12 @@ import (
 // [ErrRollback], as [Store] requires. It does not implement [Watcher]: no
 // other process writes the file.
 type FileStore struct {
-	path  string
-	lock  *os.File // nil once closed
-	guard *chainguard.Guard[*Names]
-	mu    sync.Mutex   // one Load or Swap at a time: each reads or replaces the whole file
-	buf   bytes.Buffer // the file as read last, kept for its room
+	path   string
+	lock   *os.File // nil until taken, and once closed
+	closed bool
+	guard  *chainguard.Guard[*Names]
+	mu     sync.Mutex   // one Load or Swap at a time: each reads or replaces the whole file
+	buf    bytes.Buffer // the file as read last, kept for its room
 }
 
 // NewFileStore opens the chain kept in the file at path, which need not
@@ -53,19 +59,59 @@ type FileStore struct {
 // holding the lock is an [*Error] with Code [CodeStoreLocked]; a platform
 // without advisory file locks (flock) is [errors.ErrUnsupported], rather
 // than a file shared unlocked. Close releases the lock.
+//
+// A lock file that cannot be created (a read-only directory or file
+// system) is no error here: the store opens without its lock, and takes
+// it before its first Swap (see [FileStore]). A directory that does not
+// exist is.
 func NewFileStore(path string) (*FileStore, error) {
-	f, err := os.OpenFile(path+".lock", os.O_RDONLY|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("toolname: file store %s: %w", path, err)
+	s := &FileStore{path: path, guard: chainguard.New(decodeNames)}
+	f, err := s.openLock()
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, err
+	case err != nil:
+		return s, nil // read-only: Swap takes the lock first
 	}
+	if err := s.holdLock(f); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// takeLock takes the store's lock unless it holds it already.
+func (s *FileStore) takeLock() error {
+	if s.lock != nil {
+		return nil
+	}
+	f, err := s.openLock()
+	if err != nil {
+		return err
+	}
+	return s.holdLock(f)
+}
+
+// openLock opens the lock file, creating it if need be.
+func (s *FileStore) openLock() (*os.File, error) {
+	f, err := os.OpenFile(s.path+".lock", os.O_RDONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("toolname: file store %s: %w", s.path, err)
+	}
+	return f, nil
+}
+
+// holdLock locks f, the open lock file, and keeps it, or closes it and
+// returns why it cannot be locked.
+func (s *FileStore) holdLock(f *os.File) error {
 	if err := lockFile(f); err != nil {
 		_ = f.Close()
 		if errors.Is(err, errLocked) {
-			return nil, &Error{Code: CodeStoreLocked, Field: "path", Index: -1, Offset: -1, Input: path}
+			return &Error{Code: CodeStoreLocked, Field: "path", Index: -1, Offset: -1, Input: s.path}
 		}
-		return nil, fmt.Errorf("toolname: file store %s: %w", path, err)
+		return fmt.Errorf("toolname: file store %s: %w", s.path, err)
 	}
-	return &FileStore{path: path, lock: f, guard: chainguard.New(decodeNames)}, nil
+	s.lock = f
+	return nil
 }
 
 // errLocked is what lockFile returns for a lock held elsewhere.
@@ -91,7 +137,7 @@ func (s *FileStore) Load(ctx context.Context) (*Names, Revision, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.lock == nil {
+	if s.closed {
 		return nil, "", errClosed
 	}
 	n, rev, err := s.guard.Load(func(string) (string, []byte, error) {
@@ -141,8 +187,11 @@ func (s *FileStore) Swap(ctx context.Context, rev Revision, next *Names) (Revisi
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.lock == nil {
+	if s.closed {
 		return "", errClosed
+	}
+	if err := s.takeLock(); err != nil {
+		return "", err
 	}
 	_, current, err := s.read()
 	if err != nil {
@@ -167,8 +216,12 @@ func (s *FileStore) Swap(ctx context.Context, rev Revision, next *Names) (Revisi
 func (s *FileStore) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.lock == nil {
+	if s.closed {
 		return errClosed
+	}
+	s.closed = true
+	if s.lock == nil {
+		return nil
 	}
 	err := s.lock.Close()
 	s.lock = nil

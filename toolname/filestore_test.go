@@ -104,8 +104,8 @@ func TestFileStoreLockHelper(t *testing.T) {
 // TestFileStoreWriteFails: a swap that cannot write stores nothing, says
 // why, and leaves the table and the directory as they were.
 func TestFileStoreWriteFails(t *testing.T) {
-	if os.Geteuid() == 0 {
-		t.Skip("root writes into a read-only directory; run as another user to check a failing write")
+	if !runUnprivileged(t) {
+		return
 	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "names.json")
@@ -133,4 +133,42 @@ func TestFileStoreWriteFails(t *testing.T) {
 		files = append(files, e.Name())
 	}
 	assert.ElementsMatch(t, []string{"names.json", "names.json.lock"}, files)
+}
+
+// TestFileStoreReadOnlyDir: a chain in a directory where the lock file
+// cannot be created still opens and loads, so that a gateway serves its
+// names; it writes only once it holds the lock, which it takes before its
+// first write, and then a second store is refused.
+func TestFileStoreReadOnlyDir(t *testing.T) {
+	if !runUnprivileged(t) {
+		return
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "names.json")
+	ctx := context.Background()
+	first, err := toolname.NewFileStore(path)
+	require.NoError(t, err)
+	stored, _, err := toolname.Update(ctx, first, toolname.Portable, []toolname.Key{{Server: "a", Tool: "x"}})
+	require.NoError(t, err)
+	require.NoError(t, first.Close())
+	require.NoError(t, os.Remove(path+".lock"))
+	require.NoError(t, os.Chmod(dir, 0o500))
+	defer os.Chmod(dir, 0o700)
+
+	s, err := toolname.NewFileStore(path)
+	require.NoError(t, err, "a read-only directory opens")
+	defer s.Close()
+	n, _, err := s.Load(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, stored.Len(), n.Len())
+	_, _, err = toolname.Update(ctx, s, toolname.Portable, []toolname.Key{{Server: "b", Tool: "y"}})
+	require.ErrorIs(t, err, os.ErrPermission, "no write without the lock")
+
+	require.NoError(t, os.Chmod(dir, 0o700))
+	next, _, err := toolname.Update(ctx, s, toolname.Portable, []toolname.Key{{Server: "b", Tool: "y"}})
+	require.NoError(t, err, "the lock is taken before the write")
+	_, ok := next.Name(toolname.Key{Server: "b", Tool: "y"})
+	assert.True(t, ok)
+	_, err = toolname.NewFileStore(path)
+	require.ErrorIs(t, err, toolname.ErrStoreLocked)
 }

@@ -351,3 +351,31 @@ func TestStateLocked(t *testing.T) {
 	require.NoError(t, err, "the lock is released at close")
 	closeSecond()
 }
+
+// TestLockNotCreatable: a state whose lock file cannot be created (here a
+// directory stands in its place, as a read-only directory would refuse
+// it) still starts: the gateway serves the stored names and holds back
+// the new one, which it stores once it can take the lock, and never while
+// another gateway holds it.
+func TestLockNotCreatable(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "names.json")
+	first := fileStore(t, state)
+	g, _ := startGateway(t, config{store: first}, inProcessServer("alpha", "search"))
+	g.close()
+	require.NoError(t, first.Close())
+	require.NoError(t, os.Remove(state+".lock"))
+	require.NoError(t, os.Mkdir(state+".lock", 0o700))
+
+	cfg := config{store: fileStore(t, state), startTimeout: 300 * time.Millisecond}
+	g, c := startGateway(t, cfg, inProcessServer("alpha", "search"), inProcessServer("beta", "fetch"))
+	assert.Equal(t, []string{"search"}, c.names(t), "beta's fetch is not stored, so not served")
+
+	require.NoError(t, os.Remove(state+".lock"))
+	second := fileStore(t, state)
+	require.NoError(t, g.flush(t.Context()))
+	assert.Equal(t, []string{"search"}, c.names(t), "another store holds the lock: nothing is stored")
+
+	require.NoError(t, second.Close())
+	require.Eventually(t, c.hasNames(t.Context(), 2), testTimeout, 20*time.Millisecond, "the lock is taken and the name stored")
+	assert.Equal(t, []string{"fetch", "search"}, c.names(t))
+}
