@@ -106,7 +106,7 @@ func boundedCall(t *testing.T, c *client, name, query string) string {
 func TestHungStart(t *testing.T) {
 	silent, silentEnv := testServer(t, "silent", "silent")
 	ok, okEnv := testServer(t, "ok", "tools=lookup")
-	cfg, specs := fromArgs(t, io.Discard, "-server", silent, "-env", silentEnv, "-server", ok, "-env", okEnv, "-start-timeout", "1s")
+	cfg, specs := fromArgs(t, io.Discard, "-server", silent, "-env", silentEnv, "-server", ok, "-env", okEnv, "-start-timeout", "3s")
 	cfg.timeout = 10 * time.Minute
 	_, c := startGateway(t, cfg, specs...)
 	assert.Equal(t, []string{"lookup"}, c.names(t), "the first listing waits for the silent server no longer than -start-timeout")
