@@ -1,12 +1,20 @@
 // Package mcpid gives MCP servers and gateways ids that survive the trip
-// through a model: fetch handles that carry their own connection, the
-// resolution of a fetch call into a scoped resource-server request, and a
-// budgeted, unforgeable preview of search results.
+// through a model.
 //
 // A search tool returns hits from several connections; the model later
 // passes one hit's id to a fetch tool. If the id does not say which
 // connection it came from, the model must carry a second value, and it
 // loses it. mcpid ids are self-contained: the model carries one value.
+//
+// # The two calls every server makes
+//
+// The search tool shows each hit under the id that [SelfContainedID] makes
+// of its id and connection; the fetch tool passes the id it gets, with its
+// optional connection_id argument, to [ResolveFetch], and asks the resource
+// server for the [FetchRequest] that comes back:
+//
+//	id, _ := mcpid.SelfContainedID("orders:o1", "cin_4f2a") // cin_4f2a/orders:o1
+//	req, err := mcpid.ResolveFetch(id, "")                  // req.ConnectionID is cin_4f2a
 //
 // The promise, property-tested over arbitrary strings: every hit that
 // search shows is fetchable exactly as shown, by its id alone, and no two
@@ -15,6 +23,11 @@
 // ARNs). A hit without a connection keeps its id, which fetches only if it
 // is a legacy handle: a single-source server gives its hits its source's
 // name as their connection.
+//
+// Around them, a [Sealer] turns an id a model mangled or made up into an
+// error before any fetch, [RenderPreview] writes the hits within a byte
+// budget, and every failure is an [*Error] with a stable [Code] and a JSON
+// envelope.
 //
 // # Handles
 //
@@ -69,8 +82,8 @@
 // because it is not a path. [FetchRequest.RecordPath] is "" for it; the
 // server reads [Handle.BaseID] and [FetchRequest].ConnectionID instead.
 //
-// [SelfContainedID] is what a search tool applies to each hit. Two worked
-// examples:
+// Two worked examples of [SelfContainedID], which a search tool applies to
+// each hit:
 //
 //   - A wiki hit with the URL id https://wiki.example.com/p/7 from the
 //     connection cin_9b1c becomes cin_9b1c/:https://wiki.example.com/p/7.
