@@ -1,7 +1,9 @@
-// Package searchfetch is the search and fetch tool pair of an MCP server,
-// independent of any MCP SDK: the server implements a [Backend], and this
-// package supplies the tool definitions, the argument checks, the ids, the
-// preview text, the structured results and the error envelopes. The modules
+// Package searchfetch gives an MCP server its search and fetch tools, apart
+// from any SDK.
+//
+// The server implements a [Backend], and this package supplies the tool
+// definitions, the argument checks, the ids, the preview text, the
+// structured results and the error envelopes. The modules
 // github.com/mcpid/mcpid/gosdk and github.com/mcpid/mcpid/mcpgo register the
 // two tools on a server of the official go-sdk or of mcp-go in one call;
 // a server on another SDK calls [Tools.Search] and [Tools.Fetch] itself and
