@@ -22,101 +22,87 @@ import (
 
 var long200 = strings.Repeat("very_long_tool_name_", 10)
 
-// goldenKeys exercises every rule of the naming scheme at once.
-var goldenKeys = []Key{
-	{"github", "create_issue"},
-	{"github", "search"},
-	{"gitlab", "search"},
-	{"a.b", "fetch"},
-	{"a_b", "fetch"},
-	{"a-b", "fetch"},
-	{"x", "café"},
-	{"y", "cafe"},
-	{"x", "ｆｏｏ"},
-	{"x", "日本"},
-	{"kube:prod", "ns::get"},
-	{"docs", long200},
-	{"1password", "get"},
-	{"2fa", "get"},
-	{"srv", "2fa-verify"},
+// goldenNames pins exact names for keys that exercise every rule of the
+// naming scheme at once: the name under OpenAI with the reason it is a
+// fallback, and the name under Gemini. A change here changes the names
+// that deployed gateways hand to models, which the package promises not
+// to do.
+var goldenNames = []struct {
+	key    Key
+	openAI string
+	reason Reason // why the OpenAI name is a fallback, or 0
+	gemini string
+}{
+	{Key{"github", "create_issue"}, "create_issue", 0, "create_issue"},
+	{Key{"github", "search"}, "github__search", Qualified, "github__search"},
+	{Key{"gitlab", "search"}, "gitlab__search", Qualified, "gitlab__search"},
+	{Key{"a.b", "fetch"}, "a_b__fetch_icivfcoxz6", Qualified | Folded | Rehashed, "a.b__fetch"},
+	{Key{"a_b", "fetch"}, "a_b__fetch", Qualified, "a_b__fetch"},
+	{Key{"a-b", "fetch"}, "a-b__fetch", Qualified, "a-b__fetch"},
+	{Key{"x", "café"}, "x__cafe", Qualified | Folded, "x__cafe"},
+	{Key{"y", "cafe"}, "cafe", 0, "cafe"},
+	{Key{"x", "ｆｏｏ"}, "x__foo", Qualified | Folded, "x__foo"},
+	{Key{"x", "日本"}, "x__dfmsiyjaa6", Qualified | Folded | Rehashed, "x__dfmsiyjaa6"},
+	{Key{"kube:prod", "ns::get"}, "kube_prod__ns__get", Qualified | Folded, "kube_prod__ns__get"},
+	{Key{"docs", long200}, "docs__very_long_tool_name_very_long_tool_name_very_lo_eif7pxiyar", Qualified | Shortened,
+		"docs__very_long_tool_name_very_long_tool_name_very_l_eif7pxiyar"},
+	{Key{"1password", "get"}, "1password__get", Qualified, "_1password__get"},
+	{Key{"2fa", "get"}, "2fa__get", Qualified, "_2fa__get"},
+	{Key{"srv", "2fa-verify"}, "2fa-verify", 0, "srv__2fa-verify"},
 }
 
-// TestAssignGolden pins exact names: a change here changes the names that
-// deployed gateways hand to models, which the package promises not to do.
+// goldenKeys are the keys of goldenNames, in its order.
+var goldenKeys = func() []Key {
+	keys := make([]Key, len(goldenNames))
+	for i, g := range goldenNames {
+		keys[i] = g.key
+	}
+	return keys
+}()
+
+// TestAssignGolden checks the names of goldenNames under each profile,
+// and under OpenAI its fallbacks: every name that is not a bare tool
+// name, sorted by name, with its reason.
 func TestAssignGolden(t *testing.T) {
-	tests := []struct {
+	for _, p := range []struct {
 		name    string
 		profile Profile
-		want    map[Key]string
+		want    func(i int) string
 	}{
-		{"OpenAI", OpenAI, map[Key]string{
-			{"github", "create_issue"}: "create_issue",
-			{"github", "search"}:       "github__search",
-			{"gitlab", "search"}:       "gitlab__search",
-			{"a.b", "fetch"}:           "a_b__fetch_icivfcoxz6",
-			{"a_b", "fetch"}:           "a_b__fetch",
-			{"a-b", "fetch"}:           "a-b__fetch",
-			{"x", "café"}:              "x__cafe",
-			{"y", "cafe"}:              "cafe",
-			{"x", "ｆｏｏ"}:               "x__foo",
-			{"x", "日本"}:                "x__dfmsiyjaa6",
-			{"kube:prod", "ns::get"}:   "kube_prod__ns__get",
-			{"docs", long200}:          "docs__very_long_tool_name_very_long_tool_name_very_lo_eif7pxiyar",
-			{"1password", "get"}:       "1password__get",
-			{"2fa", "get"}:             "2fa__get",
-			{"srv", "2fa-verify"}:      "2fa-verify",
-		}},
-		{"Gemini", Gemini, map[Key]string{
-			{"github", "create_issue"}: "create_issue",
-			{"github", "search"}:       "github__search",
-			{"gitlab", "search"}:       "gitlab__search",
-			{"a.b", "fetch"}:           "a.b__fetch",
-			{"a_b", "fetch"}:           "a_b__fetch",
-			{"a-b", "fetch"}:           "a-b__fetch",
-			{"x", "café"}:              "x__cafe",
-			{"y", "cafe"}:              "cafe",
-			{"x", "ｆｏｏ"}:               "x__foo",
-			{"x", "日本"}:                "x__dfmsiyjaa6",
-			{"kube:prod", "ns::get"}:   "kube_prod__ns__get",
-			{"docs", long200}:          "docs__very_long_tool_name_very_long_tool_name_very_l_eif7pxiyar",
-			{"1password", "get"}:       "_1password__get",
-			{"2fa", "get"}:             "_2fa__get",
-			{"srv", "2fa-verify"}:      "srv__2fa-verify",
-		}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			n, err := Assign(tt.profile, goldenKeys)
+		{"OpenAI", OpenAI, func(i int) string { return goldenNames[i].openAI }},
+		{"Gemini", Gemini, func(i int) string { return goldenNames[i].gemini }},
+	} {
+		t.Run(p.name, func(t *testing.T) {
+			n, err := Assign(p.profile, goldenKeys)
 			require.NoError(t, err)
-			if diff := cmp.Diff(tt.want, namesOf(n, goldenKeys)); diff != "" {
+			want := map[Key]string{}
+			for i, k := range goldenKeys {
+				want[k] = p.want(i)
+			}
+			if diff := cmp.Diff(want, namesOf(n, goldenKeys)); diff != "" {
 				t.Errorf("names (-want +got):\n%s", diff)
 			}
 		})
 	}
+	t.Run("OpenAI fallbacks", func(t *testing.T) {
+		n, err := Assign(OpenAI, goldenKeys)
+		require.NoError(t, err)
+		var want []Fallback
+		for _, g := range goldenNames {
+			if g.reason != 0 {
+				want = append(want, Fallback{g.key, g.openAI, g.reason})
+			}
+		}
+		slices.SortFunc(want, func(a, b Fallback) int { return strings.Compare(a.Name, b.Name) })
+		if diff := cmp.Diff(want, n.Fallbacks()); diff != "" {
+			t.Errorf("Fallbacks (-want +got):\n%s", diff)
+		}
+	})
 }
 
-func TestAssignFallbacks(t *testing.T) {
-	n, err := Assign(OpenAI, goldenKeys)
-	require.NoError(t, err)
-	want := []Fallback{
-		{Key{"1password", "get"}, "1password__get", Qualified},
-		{Key{"2fa", "get"}, "2fa__get", Qualified},
-		{Key{"a-b", "fetch"}, "a-b__fetch", Qualified},
-		{Key{"a_b", "fetch"}, "a_b__fetch", Qualified},
-		{Key{"a.b", "fetch"}, "a_b__fetch_icivfcoxz6", Qualified | Folded | Rehashed},
-		{Key{"docs", long200}, "docs__very_long_tool_name_very_long_tool_name_very_lo_eif7pxiyar", Qualified | Shortened},
-		{Key{"github", "search"}, "github__search", Qualified},
-		{Key{"gitlab", "search"}, "gitlab__search", Qualified},
-		{Key{"kube:prod", "ns::get"}, "kube_prod__ns__get", Qualified | Folded},
-		{Key{"x", "café"}, "x__cafe", Qualified | Folded},
-		{Key{"x", "日本"}, "x__dfmsiyjaa6", Qualified | Folded | Rehashed},
-		{Key{"x", "ｆｏｏ"}, "x__foo", Qualified | Folded},
-	}
-	if diff := cmp.Diff(want, n.Fallbacks()); diff != "" {
-		t.Errorf("Fallbacks (-want +got):\n%s", diff)
-	}
-}
-
+// TestAssignCases pins the name and the reason of each key of small key
+// sets, each about one rule. The keys are passed in the order of the rows;
+// each key is named once, however often it is given.
 func TestAssignCases(t *testing.T) {
 	type row struct {
 		key    Key
@@ -126,151 +112,97 @@ func TestAssignCases(t *testing.T) {
 	tests := []struct {
 		name    string
 		profile Profile
-		keys    []Key
-		want    []row
+		rows    []row // the keys given, in order, with the name and reason of each
 	}{
-		{
-			name:    "unique valid names are kept",
-			profile: OpenAI,
-			keys:    []Key{{"github", "create_issue"}, {"jira", "create-ticket"}},
-			want: []row{
-				{Key{"github", "create_issue"}, "create_issue", 0},
-				{Key{"jira", "create-ticket"}, "create-ticket", 0},
-			},
-		},
-		{
-			name:    "same tool on three servers",
-			profile: Portable,
-			keys:    []Key{{"s1", "search"}, {"s2", "search"}, {"s3", "search"}, {"s3", "other"}},
-			want: []row{
-				{Key{"s1", "search"}, "s1__search", Qualified},
-				{Key{"s2", "search"}, "s2__search", Qualified},
-				{Key{"s3", "other"}, "other", 0},
-				{Key{"s3", "search"}, "s3__search", Qualified},
-			},
-		},
-		{
-			name:    "servers that fold alike",
-			profile: Portable,
-			keys:    []Key{{"a.b", "search"}, {"a_b", "search"}, {"a-b", "search"}},
-			want: []row{
-				{Key{"a-b", "search"}, "a-b__search", Qualified},
-				{Key{"a.b", "search"}, "a_b__search_rofblegcqs", Qualified | Folded | Rehashed},
-				{Key{"a_b", "search"}, "a_b__search", Qualified},
-			},
-		},
-		{
-			name:    "servers that fold alike, none unfolded",
-			profile: Portable,
-			keys:    []Key{{"a.b", "search"}, {"a:b", "search"}},
-			want: []row{
-				{Key{"a.b", "search"}, "a_b__search_rofblegcqs", Qualified | Folded | Rehashed},
-				{Key{"a:b", "search"}, "a_b__search_qbvqcizh2b", Qualified | Folded | Rehashed},
-			},
-		},
-		{
-			name:    "servers and tools that join alike",
-			profile: OpenAI,
-			keys:    []Key{{"a__b", "x"}, {"c", "x"}, {"a", "b__x"}, {"d", "b__x"}},
-			want: []row{
-				{Key{"a", "b__x"}, "a__b__x_ksjkdrb5v4", Qualified | Rehashed},
-				{Key{"a__b", "x"}, "a__b__x_gda5xpaj56", Qualified | Rehashed},
-				{Key{"c", "x"}, "c__x", Qualified},
-				{Key{"d", "b__x"}, "d__b__x", Qualified},
-			},
-		},
-		{
-			name:    "200-character tool",
-			profile: OpenAI,
-			keys:    []Key{{"docs", long200}},
-			want: []row{
-				{Key{"docs", long200}, "docs__very_long_tool_name_very_long_tool_name_very_lo_eif7pxiyar", Qualified | Shortened},
-			},
-		},
-		{
-			name:    "200-character server on a shared tool",
-			profile: Portable,
-			keys:    []Key{{long200, "get"}, {"b", "get"}},
-			want: []row{
-				{Key{"b", "get"}, "b__get", Qualified},
-				{Key{long200, "get"}, "very_long_tool_name_very_long_tool_name_very_lo__get_deqwinladp", Qualified | Shortened},
-			},
-		},
-		{
-			name:    "folding",
-			profile: OpenAI,
-			keys: []Key{
-				{"s", "café"}, {"s", "ｆｕｌｌ"}, {"s", "ﬁle"}, {"s", "naïve résumé"},
-				{"s", "Straße"}, {"s", "a/b c"},
-			},
-			want: []row{
-				// A tool that must be folded is qualified: a bare name is
-				// only ever a key's own tool name.
-				{Key{"s", "Straße"}, "s__Stra_e", Qualified | Folded},
-				{Key{"s", "a/b c"}, "s__a_b_c", Qualified | Folded},
-				{Key{"s", "café"}, "s__cafe", Qualified | Folded},
-				{Key{"s", "naïve résumé"}, "s__naive_resume", Qualified | Folded},
-				{Key{"s", "ﬁle"}, "s__file", Qualified | Folded},
-				{Key{"s", "ｆｕｌｌ"}, "s__full", Qualified | Folded},
-			},
-		},
-		{
-			name:    "names that fold to nothing",
-			profile: OpenAI,
-			keys:    []Key{{"s", "日本"}, {"s", "中国"}, {"s", "\u0301"}, {"t", "日本"}, {"日本", "ツール"}},
-			want: []row{
-				{Key{"s", "\u0301"}, "s__33pri4eswt", Qualified | Folded | Rehashed},
-				{Key{"s", "中国"}, "s__wbsul4vx6x", Qualified | Folded | Rehashed},
-				{Key{"s", "日本"}, "s__mbidziu7gq", Qualified | Folded | Rehashed},
-				{Key{"t", "日本"}, "t__zkqelm6gcy", Qualified | Folded | Rehashed},
-				{Key{"日本", "ツール"}, "____4sai6ax2tx", Qualified | Folded | Rehashed},
-			},
-		},
-		{
-			name:    "leading character",
-			profile: Gemini,
-			keys:    []Key{{"s", "2fa"}, {"s", "-x"}, {"s", ".hidden"}},
-			want: []row{
-				{Key{"s", "-x"}, "s__-x", Qualified},
-				{Key{"s", ".hidden"}, "s__.hidden", Qualified},
-				{Key{"s", "2fa"}, "s__2fa", Qualified},
-			},
-		},
-		{
-			name:    "folded name equal to a bare name",
-			profile: OpenAI,
-			keys:    []Key{{"a", "get.user"}, {"b", "get_user"}},
-			want: []row{
-				{Key{"a", "get.user"}, "a__get_user", Qualified | Folded},
-				{Key{"b", "get_user"}, "get_user", 0},
-			},
-		},
-		{
-			name:    "bare name that looks like a hashed one",
-			profile: OpenAI,
-			keys:    []Key{{"x", "café"}, {"y", "cafe"}, {"z", "cafe_euszb6ueho"}},
-			want: []row{
-				{Key{"x", "café"}, "x__cafe", Qualified | Folded},
-				{Key{"y", "cafe"}, "cafe", 0},
-				{Key{"z", "cafe_euszb6ueho"}, "cafe_euszb6ueho", 0},
-			},
-		},
-		{
-			name:    "smallest MaxLen",
-			profile: Profile{MaxLen: 13},
-			keys:    []Key{{"s", "abcdefghijk"}, {"s", "abcdefghijklmn"}},
-			want: []row{
-				{Key{"s", "abcdefghijk"}, "abcdefghijk", 0},
-				{Key{"s", "abcdefghijklmn"}, "s__f7hkuvjyjm", Qualified | Shortened},
-			},
-		},
+		{"unique valid names are kept", OpenAI, []row{
+			{Key{"github", "create_issue"}, "create_issue", 0},
+			{Key{"jira", "create-ticket"}, "create-ticket", 0},
+		}},
+		{"same tool on three servers", Portable, []row{
+			{Key{"s1", "search"}, "s1__search", Qualified},
+			{Key{"s2", "search"}, "s2__search", Qualified},
+			{Key{"s3", "search"}, "s3__search", Qualified},
+			{Key{"s3", "other"}, "other", 0},
+		}},
+		{"servers that fold alike", Portable, []row{
+			{Key{"a.b", "search"}, "a_b__search_rofblegcqs", Qualified | Folded | Rehashed},
+			{Key{"a_b", "search"}, "a_b__search", Qualified},
+			{Key{"a-b", "search"}, "a-b__search", Qualified},
+		}},
+		{"servers that fold alike, none unfolded", Portable, []row{
+			{Key{"a.b", "search"}, "a_b__search_rofblegcqs", Qualified | Folded | Rehashed},
+			{Key{"a:b", "search"}, "a_b__search_qbvqcizh2b", Qualified | Folded | Rehashed},
+		}},
+		{"servers and tools that join alike", OpenAI, []row{
+			{Key{"a__b", "x"}, "a__b__x_gda5xpaj56", Qualified | Rehashed},
+			{Key{"c", "x"}, "c__x", Qualified},
+			{Key{"a", "b__x"}, "a__b__x_ksjkdrb5v4", Qualified | Rehashed},
+			{Key{"d", "b__x"}, "d__b__x", Qualified},
+		}},
+		{"200-character tool", OpenAI, []row{
+			{Key{"docs", long200}, "docs__very_long_tool_name_very_long_tool_name_very_lo_eif7pxiyar", Qualified | Shortened},
+		}},
+		{"200-character server on a shared tool", Portable, []row{
+			{Key{long200, "get"}, "very_long_tool_name_very_long_tool_name_very_lo__get_deqwinladp", Qualified | Shortened},
+			{Key{"b", "get"}, "b__get", Qualified},
+		}},
+		// A tool that must be folded is qualified: a bare name is only
+		// ever a key's own tool name.
+		{"folding", OpenAI, []row{
+			{Key{"s", "café"}, "s__cafe", Qualified | Folded},
+			{Key{"s", "ｆｕｌｌ"}, "s__full", Qualified | Folded},
+			{Key{"s", "ﬁle"}, "s__file", Qualified | Folded},
+			{Key{"s", "naïve résumé"}, "s__naive_resume", Qualified | Folded},
+			{Key{"s", "Straße"}, "s__Stra_e", Qualified | Folded},
+			{Key{"s", "a/b c"}, "s__a_b_c", Qualified | Folded},
+		}},
+		{"names that fold to nothing", OpenAI, []row{
+			{Key{"s", "日本"}, "s__mbidziu7gq", Qualified | Folded | Rehashed},
+			{Key{"s", "中国"}, "s__wbsul4vx6x", Qualified | Folded | Rehashed},
+			{Key{"s", "\u0301"}, "s__33pri4eswt", Qualified | Folded | Rehashed},
+			{Key{"t", "日本"}, "t__zkqelm6gcy", Qualified | Folded | Rehashed},
+			{Key{"日本", "ツール"}, "____4sai6ax2tx", Qualified | Folded | Rehashed},
+		}},
+		{"leading character", Gemini, []row{
+			{Key{"s", "2fa"}, "s__2fa", Qualified},
+			{Key{"s", "-x"}, "s__-x", Qualified},
+			{Key{"s", ".hidden"}, "s__.hidden", Qualified},
+		}},
+		{"folded name equal to a bare name", OpenAI, []row{
+			{Key{"a", "get.user"}, "a__get_user", Qualified | Folded},
+			{Key{"b", "get_user"}, "get_user", 0},
+		}},
+		{"bare name that looks like a hashed one", OpenAI, []row{
+			{Key{"x", "café"}, "x__cafe", Qualified | Folded},
+			{Key{"y", "cafe"}, "cafe", 0},
+			{Key{"z", "cafe_euszb6ueho"}, "cafe_euszb6ueho", 0},
+		}},
+		{"smallest MaxLen", Profile{MaxLen: 13}, []row{
+			{Key{"s", "abcdefghijk"}, "abcdefghijk", 0},
+			{Key{"s", "abcdefghijklmn"}, "s__f7hkuvjyjm", Qualified | Shortened},
+		}},
+		{"duplicate keys", OpenAI, []row{
+			{Key{"a", "get"}, "a__get", Qualified},
+			{Key{"b", "get"}, "b__get", Qualified},
+			{Key{"a", "get"}, "a__get", Qualified},
+			{Key{"c", "put"}, "put", 0},
+			{Key{"c", "put"}, "put", 0},
+			{Key{"a", "get"}, "a__get", Qualified},
+		}},
 	}
+	byKey := func(a, b row) int { return compareKeys(a.key, b.key) }
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			n, err := Assign(tt.profile, tt.keys)
+			keys := make([]Key, len(tt.rows))
+			distinct := map[Key]Reason{}
+			for i, r := range tt.rows {
+				keys[i] = r.key
+				distinct[r.key] = r.reason
+			}
+			n, err := Assign(tt.profile, keys)
 			require.NoError(t, err)
 			var got []row
-			for _, k := range tt.keys {
+			for _, k := range keys {
 				name, ok := n.Name(k)
 				require.True(t, ok, "%q has no name", k)
 				var reason Reason
@@ -281,11 +213,21 @@ func TestAssignCases(t *testing.T) {
 				}
 				got = append(got, row{k, name, reason})
 			}
-			slices.SortFunc(got, func(a, b row) int { return compareKeys(a.key, b.key) })
-			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(row{})); diff != "" {
+			want := slices.Clone(tt.rows)
+			slices.SortStableFunc(want, byKey)
+			slices.SortStableFunc(got, byKey)
+			if diff := cmp.Diff(want, got, cmp.AllowUnexported(row{})); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
-			checkNames(t, tt.profile, tt.keys, n)
+			fallbacks := 0
+			for _, reason := range distinct {
+				if reason != 0 {
+					fallbacks++
+				}
+			}
+			assert.Equal(t, len(distinct), n.Len(), "one name a key")
+			assert.Len(t, n.Fallbacks(), fallbacks, "one fallback a key")
+			checkNames(t, tt.profile, keys, n)
 		})
 	}
 }
@@ -307,30 +249,35 @@ func keySets() []struct {
 	}
 }
 
+// TestAssignInvariants checks every promise of Assign (checkNames) for
+// each key set under each profile, and for random keys under each
+// profile with a lower MaxLen.
 func TestAssignInvariants(t *testing.T) {
+	type test struct {
+		name    string
+		profile Profile
+		keys    []Key
+	}
+	var tests []test
 	for _, ks := range keySets() {
 		for _, pr := range profileRules {
-			t.Run(ks.name+"/"+pr.name, func(t *testing.T) {
-				n, err := Assign(pr.profile, ks.keys)
-				require.NoError(t, err)
-				checkNames(t, pr.profile, ks.keys, n)
-			})
+			tests = append(tests, test{ks.name + "/" + pr.name, pr.profile, ks.keys})
 		}
 	}
-}
-
-func TestAssignLowerMaxLen(t *testing.T) {
 	for _, maxLen := range []int{13, 14, 20, 32} {
 		for _, pr := range profileRules {
-			t.Run(fmt.Sprintf("%s/%d", pr.name, maxLen), func(t *testing.T) {
-				p := pr.profile
-				p.MaxLen = maxLen
-				keys := randomKeys(rand.New(rand.NewPCG(3, uint64(maxLen))), 300)
-				n, err := Assign(p, keys)
-				require.NoError(t, err)
-				checkNames(t, p, keys, n)
-			})
+			p := pr.profile
+			p.MaxLen = maxLen
+			keys := randomKeys(rand.New(rand.NewPCG(3, uint64(maxLen))), 300)
+			tests = append(tests, test{fmt.Sprintf("MaxLen %d/%s", maxLen, pr.name), p, keys})
 		}
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n, err := Assign(tt.profile, tt.keys)
+			require.NoError(t, err)
+			checkNames(t, tt.profile, tt.keys, n)
+		})
 	}
 }
 
@@ -360,44 +307,55 @@ func TestAssignOrderIndependent(t *testing.T) {
 	}
 }
 
-func TestAssignDuplicates(t *testing.T) {
-	keys := []Key{{"a", "get"}, {"b", "get"}, {"a", "get"}, {"c", "put"}, {"c", "put"}, {"a", "get"}}
-	n, err := Assign(OpenAI, keys)
-	require.NoError(t, err)
-	assert.Equal(t, 3, n.Len())
-	want := map[Key]string{{"a", "get"}: "a__get", {"b", "get"}: "b__get", {"c", "put"}: "put"}
-	if diff := cmp.Diff(want, namesOf(n, keys)); diff != "" {
-		t.Errorf("names (-want +got):\n%s", diff)
-	}
-	assert.Len(t, n.Fallbacks(), 2)
-	checkNames(t, OpenAI, keys, n)
-}
-
+// TestAssignErrors checks that Assign refuses an invalid key or profile
+// with a typed error that names the culprit, and returns no table.
 func TestAssignErrors(t *testing.T) {
-	tests := []struct {
-		name   string
-		keys   []Key
-		index  int
-		field  string
-		input  string
-		offset int
+	type test struct {
+		name     string
+		profile  Profile
+		keys     []Key
+		sentinel error
+		code     Code
+		index    int
+		field    string
+		input    string
+		offset   int
+	}
+	invalidKey := func(name string, keys []Key, index int, field, input string, offset int) test {
+		return test{name, OpenAI, keys, ErrInvalidKey, CodeInvalidKey, index, field, input, offset}
+	}
+	tests := []test{
+		invalidKey("empty server", []Key{{"a", "b"}, {"", "t"}}, 1, "server", "", -1),
+		invalidKey("empty tool", []Key{{"s", ""}}, 0, "tool", "", -1),
+		invalidKey("both empty", []Key{{}}, 0, "server", "", -1),
+		invalidKey("invalid server", []Key{{"ok", "ok"}, {"ok", "ok"}, {"a\xffb", "t"}}, 2, "server", "a\xffb", 1),
+		invalidKey("invalid tool", []Key{{"s", "caf\xc3"}}, 0, "tool", "caf\xc3", 3),
+		invalidKey("surrogate", []Key{{"s", "\xed\xa0\x80"}}, 0, "tool", "\xed\xa0\x80", 0),
+		invalidKey("first bad key wins", []Key{{"s", "\x80"}, {"", "t"}}, 0, "tool", "\x80", 0),
+	}
+	// A MaxLen out of the profile's range, whatever the keys.
+	for _, pm := range []struct {
+		name    string
+		profile Profile
+		maxLen  int
 	}{
-		{"empty server", []Key{{"a", "b"}, {"", "t"}}, 1, "server", "", -1},
-		{"empty tool", []Key{{"s", ""}}, 0, "tool", "", -1},
-		{"both empty", []Key{{}}, 0, "server", "", -1},
-		{"invalid server", []Key{{"ok", "ok"}, {"ok", "ok"}, {"a\xffb", "t"}}, 2, "server", "a\xffb", 1},
-		{"invalid tool", []Key{{"s", "caf\xc3"}}, 0, "tool", "caf\xc3", 3},
-		{"surrogate", []Key{{"s", "\xed\xa0\x80"}}, 0, "tool", "\xed\xa0\x80", 0},
-		{"first bad key wins", []Key{{"s", "\x80"}, {"", "t"}}, 0, "tool", "\x80", 0},
+		{"OpenAI", OpenAI, -1}, {"Portable", Portable, math.MinInt}, {"OpenAI", OpenAI, 1}, {"OpenAI", OpenAI, 5},
+		{"OpenAI", OpenAI, 10}, {"OpenAI", OpenAI, 65}, {"Gemini", Gemini, 64}, {"zero", Profile{}, 64},
+		{"MCP", MCP, 129}, {"Anthropic", Anthropic, 1 << 40},
+	} {
+		p := pm.profile
+		p.MaxLen = pm.maxLen
+		tests = append(tests, test{fmt.Sprintf("%s MaxLen %d", pm.name, pm.maxLen), p, []Key{{"s", "t"}},
+			ErrInvalidProfile, CodeInvalidProfile, -1, "MaxLen", fmt.Sprint(pm.maxLen), -1})
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			n, err := Assign(OpenAI, tt.keys)
-			require.ErrorIs(t, err, ErrInvalidKey)
+			n, err := Assign(tt.profile, tt.keys)
+			require.ErrorIs(t, err, tt.sentinel)
 			assert.Nil(t, n)
 			var e *Error
 			require.ErrorAs(t, err, &e)
-			assert.Equal(t, CodeInvalidKey, e.Code)
+			assert.Equal(t, tt.code, e.Code)
 			assert.Equal(t, tt.index, e.Index)
 			assert.Equal(t, tt.field, e.Field)
 			assert.Equal(t, tt.input, e.Input)
@@ -406,58 +364,48 @@ func TestAssignErrors(t *testing.T) {
 	}
 }
 
-func TestAssignInvalidProfile(t *testing.T) {
-	for _, tt := range []struct {
-		profile Profile
-		maxLen  int
-	}{
-		{OpenAI, -1}, {Portable, math.MinInt}, {OpenAI, 1}, {OpenAI, 5}, {OpenAI, 10}, {OpenAI, 65}, {Gemini, 64}, {Profile{}, 64}, {MCP, 129}, {Anthropic, 1 << 40},
-	} {
-		maxLen := tt.maxLen
-		t.Run(fmt.Sprint(maxLen), func(t *testing.T) {
-			p := tt.profile
-			p.MaxLen = maxLen
-			n, err := Assign(p, []Key{{"s", "t"}})
-			require.ErrorIs(t, err, ErrInvalidProfile)
-			assert.Nil(t, n)
-			var e *Error
-			require.ErrorAs(t, err, &e)
-			assert.Equal(t, "MaxLen", e.Field)
-			assert.Equal(t, fmt.Sprint(maxLen), e.Input)
-		})
-	}
-}
-
+// TestWithLogger checks that Assign logs each fallback once, at Info,
+// through the last logger given, and that a nil logger changes nothing
+// but the logging.
 func TestWithLogger(t *testing.T) {
-	var buf bytes.Buffer
-	logger := slog.New(slog.NewJSONHandler(&buf, nil))
-	n, err := Assign(OpenAI, goldenKeys, WithLogger(logger), Option{}, WithLogger(nil), WithLogger(logger))
-	require.NoError(t, err)
-
+	tests := []struct {
+		name    string
+		options func(*slog.Logger) []Option
+		logs    bool
+	}{
+		{"the last logger, after nil and zero options", func(l *slog.Logger) []Option {
+			return []Option{WithLogger(l), Option{}, WithLogger(nil), WithLogger(l)}
+		}, true},
+		{"a nil logger", func(*slog.Logger) []Option { return []Option{WithLogger(nil)} }, false},
+	}
 	type record struct {
 		Level, Msg, Server, Tool, Name, Reason string
 	}
-	var got []record
-	dec := json.NewDecoder(&buf)
-	for dec.More() {
-		var r record
-		require.NoError(t, dec.Decode(&r))
-		got = append(got, r)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			n, err := Assign(OpenAI, goldenKeys, tt.options(slog.New(slog.NewJSONHandler(&buf, nil)))...)
+			require.NoError(t, err)
+			assert.Equal(t, len(goldenKeys), n.Len())
+			var got []record
+			dec := json.NewDecoder(&buf)
+			for dec.More() {
+				var r record
+				require.NoError(t, dec.Decode(&r))
+				got = append(got, r)
+			}
+			var want []record
+			if tt.logs {
+				for _, f := range n.Fallbacks() {
+					want = append(want, record{"INFO", "toolname: fallback name", f.Key.Server, f.Key.Tool, f.Name, f.Reason.String()})
+				}
+				require.NotEmpty(t, want)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("log records (-want +got):\n%s", diff)
+			}
+		})
 	}
-	var want []record
-	for _, f := range n.Fallbacks() {
-		want = append(want, record{"INFO", "toolname: fallback name", f.Key.Server, f.Key.Tool, f.Name, f.Reason.String()})
-	}
-	require.NotEmpty(t, want)
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("log records (-want +got):\n%s", diff)
-	}
-}
-
-func TestWithNilLogger(t *testing.T) {
-	n, err := Assign(OpenAI, goldenKeys, WithLogger(nil))
-	require.NoError(t, err)
-	assert.Equal(t, len(goldenKeys), n.Len())
 }
 
 func TestReasonString(t *testing.T) {
@@ -652,101 +600,6 @@ func randomKeys(rng *rand.Rand, n int) []Key {
 	return keys
 }
 
-var (
-	sinkNames *Names
-	sinkKey   Key
-	sinkOK    bool
-)
-
-func BenchmarkAssign10k(b *testing.B) {
-	keys := manyKeys(1000, 10)
-	for _, pr := range profileRules[:5] {
-		b.Run(pr.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				n, err := Assign(pr.profile, keys)
-				if err != nil {
-					b.Fatal(err)
-				}
-				sinkNames = n
-			}
-		})
-	}
-	// The baseline does the least any assigner must: sort the keys and
-	// fill the two lookup tables.
-	b.Run("baseline", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			sorted := slices.Clone(keys)
-			slices.SortFunc(sorted, compareKeys)
-			byKey := make(map[Key]string, len(sorted))
-			byName := make(map[string]Key, len(sorted))
-			for _, k := range sorted {
-				name := k.Server + "__" + k.Tool
-				byKey[k] = name
-				byName[name] = k
-			}
-			sinkOK = len(byKey) == len(byName)
-		}
-	})
-}
-
-// BenchmarkAssignPrevious is a large gateway's common event: one server
-// with 10 tools joins 1,000 servers with 10,000 tools, and the table is
-// re-assigned with WithPrevious.
-func BenchmarkAssignPrevious(b *testing.B) {
-	keys := manyKeys(1000, 10)
-	joined := append(slices.Clone(keys), manyKeys(1001, 10)[10000:]...)
-	for _, pr := range profileRules[:5] {
-		prev, err := Assign(pr.profile, keys)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Run(pr.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				n, err := Assign(pr.profile, joined, WithPrevious(prev))
-				if err != nil {
-					b.Fatal(err)
-				}
-				sinkNames = n
-			}
-		})
-	}
-}
-
-func BenchmarkResolve(b *testing.B) {
-	keys := manyKeys(1000, 10)
-	n, err := Assign(OpenAI, keys)
-	if err != nil {
-		b.Fatal(err)
-	}
-	names := make([]string, len(keys))
-	for i, k := range keys {
-		names[i], _ = n.Name(k)
-	}
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		sinkKey, sinkOK = n.Resolve(names[i%len(names)])
-		i++
-	}
-}
-
-func BenchmarkName(b *testing.B) {
-	keys := manyKeys(1000, 10)
-	n, err := Assign(OpenAI, keys)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		sinkString, sinkOK = n.Name(keys[i%len(keys)])
-		i++
-	}
-}
-
 // TestShortenedNamesKeepTheTool: a name shortened to fit keeps the "__"
 // and the tool's own folded name whole whenever the limit leaves it room
 // beside 8 bytes of server, the server part giving way first.
@@ -775,49 +628,6 @@ func TestShortenedNamesKeepTheTool(t *testing.T) {
 				assert.True(t, strings.HasPrefix(name, server[:min(len(server), minKeptServer, room-1)]+"__"), name)
 			}
 		}
-	}
-}
-
-// BenchmarkAssignLongChain measures a one-key change of a gateway's table
-// on a chain that has retired 1,000,000 names, beside the same change on a
-// chain with no history: the cost follows the live keys and the change,
-// not the history.
-func BenchmarkAssignLongChain(b *testing.B) {
-	live := manyKeys(100, 10) // 1,000 live tools
-	for _, history := range []int{0, 1_000_000} {
-		b.Run(fmt.Sprintf("retired=%d", history), func(b *testing.B) {
-			var cur *Names
-			if history > 0 {
-				gone := manyKeys(history/10, 10)
-				for i := range gone {
-					gone[i].Server = "gone-" + gone[i].Server
-				}
-				old, err := Assign(Portable, gone)
-				require.NoError(b, err)
-				cur = old
-			}
-			cur, err := Assign(Portable, live, WithPrevious(cur))
-			require.NoError(b, err)
-			require.GreaterOrEqual(b, len(cur.retiredNames()), history)
-			extra := Key{"joiner", "tool"}
-			// Once per chain, outside the measure: the first table after
-			// the history was retired writes it into the shared store, and
-			// the first key that comes in indexes it by key.
-			cur, err = Assign(Portable, append(slices.Clip(live), Key{"warm", "up"}), WithPrevious(cur))
-			require.NoError(b, err)
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				keys := live
-				if i%2 == 0 {
-					keys = append(slices.Clip(live), extra)
-				}
-				i++
-				if cur, err = Assign(Portable, keys, WithPrevious(cur)); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
 	}
 }
 
