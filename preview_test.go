@@ -262,35 +262,71 @@ const (
 	budgetFixtureIDs   = 8
 )
 
-func TestPreviewTokenBudget(t *testing.T) {
-	hits := budgetHits()[:100]
-	opts := PreviewOptions{Total: 200}
-	out := RenderPreview(hits, opts)
-	checkPreview(t, out, hits, opts)
-	ids := ExtractIDs(out)
-	assert.LessOrEqual(t, len(out), 1800)
-	assert.GreaterOrEqual(t, len(ids), 3)
-	assert.Equal(t, budgetFixtureBytes, len(out), "update the documentation of RenderPreview:\n%s", out)
-	assert.Equal(t, budgetFixtureIDs, len(ids))
-	assert.Contains(t, out, "\n192 hits not shown; 92 of them in structuredContent.results.")
-	for _, id := range ids {
-		assert.Contains(t, out, "id="+id+" ", "ids are complete")
-	}
-}
-
+// TestPreviewBudgets renders the token-budget fixture under each row's
+// options. Every preview passes its format's checker, fits its budget, and
+// is what AppendPreview writes after a prefix; a row pins besides what it
+// fills in: the exact length and number of ids (the figures the
+// documentation of RenderPreview quotes), the fewest ids shown, the footer,
+// or a title on every shown hit.
 func TestPreviewBudgets(t *testing.T) {
-	hits := budgetHits()[:100]
+	fixture := budgetHits()
+	type test struct {
+		name   string
+		hits   []Hit
+		opts   PreviewOptions
+		bytes  int    // the length of the preview, when not 0
+		ids    int    // the number of ids shown, when not 0
+		minIDs int    // the fewest ids shown
+		footer string // a line the preview holds, when not ""
+		titled bool   // every shown hit has a title
+	}
+	tests := []test{
+		{name: "default budget", hits: fixture[:100], opts: PreviewOptions{Total: 200},
+			bytes: budgetFixtureBytes, ids: budgetFixtureIDs, minIDs: 3,
+			footer: "\n192 hits not shown; 92 of them in structuredContent.results."},
+		// The reported case: MaxHits 1,000 at the default budget showed 21
+		// ids and no title.
+		{name: "MaxHits 1000", hits: fixture, opts: PreviewOptions{MaxHits: 1000}, minIDs: 2, titled: true},
+		{name: "MaxHits 1000, JSON", hits: fixture, opts: PreviewOptions{MaxHits: 1000, Format: FormatJSON}, minIDs: 2, titled: true},
+	}
 	for _, budget := range []int{-1, 0, 1, 7, 8, 21, 22, 50, 120, 199, 200, 201, 250, 400, 1000, 1799, 1800, 4000} {
-		t.Run(strconv.Itoa(budget), func(t *testing.T) {
-			opts := PreviewOptions{Budget: budget, Total: 200, HasMore: budget%2 == 0}
-			out := RenderPreview(hits, opts)
-			checkPreview(t, out, hits, opts)
-			prefix := []byte("prefix")
-			got := AppendPreview(prefix, hits, opts)
-			assert.Equal(t, "prefix"+out, string(got))
+		tests = append(tests, test{name: strconv.Itoa(budget), hits: fixture[:100],
+			opts: PreviewOptions{Budget: budget, Total: 200, HasMore: budget%2 == 0}})
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := RenderPreview(tt.hits, tt.opts)
+			checkPreview(t, out, tt.hits, tt.opts)
+			budget := tt.opts.Budget
+			if budget == 0 {
+				budget = DefaultBudget
+			}
+			assert.LessOrEqual(t, len(out), max(budget, 0))
+			assert.Equal(t, "prefix"+out, string(AppendPreview([]byte("prefix"), tt.hits, tt.opts)))
+			ids := ExtractIDs(out)
+			t.Logf("%d ids shown in %d bytes", len(ids), len(out))
+			require.GreaterOrEqual(t, len(ids), tt.minIDs)
+			if tt.bytes != 0 {
+				assert.Equal(t, tt.bytes, len(out), "update the documentation of RenderPreview:\n%s", out)
+			}
+			if tt.ids != 0 {
+				assert.Len(t, ids, tt.ids)
+				for _, id := range ids {
+					assert.Contains(t, out, "id="+id+" ", "ids are complete")
+				}
+			}
+			if tt.footer != "" {
+				assert.Contains(t, out, tt.footer)
+			}
+			if tt.titled {
+				for _, h := range ExtractHits(out) {
+					assert.NotEmpty(t, h.Title, "%s in:\n%s", h.ID, out)
+				}
+			}
 		})
 	}
 	t.Run("every budget up to 2000", func(t *testing.T) {
+		hits := fixture[:100]
 		shown := 0
 		for budget := 1; budget <= 2000; budget++ {
 			opts := PreviewOptions{Budget: budget, Total: 200}

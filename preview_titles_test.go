@@ -90,20 +90,3 @@ func TestPreviewRoomForTitles(t *testing.T) {
 		}
 	}
 }
-
-// TestPreviewRaisedMaxHitsKeepsTitles is the reported case: MaxHits 1,000
-// at the default budget showed 21 ids and no title.
-func TestPreviewRaisedMaxHitsKeepsTitles(t *testing.T) {
-	hits := budgetHits()
-	for _, format := range []Format{FormatText, FormatJSON} {
-		opts := PreviewOptions{MaxHits: 1000, Format: format}
-		out := RenderPreview(hits, opts)
-		checkPreview(t, out, hits, opts)
-		shown := ExtractHits(out)
-		require.Greater(t, len(shown), 1)
-		for _, h := range shown {
-			assert.NotEmpty(t, h.Title, "%s in:\n%s", h.ID, out)
-		}
-		t.Logf("format %d: %d hits shown", format, len(shown))
-	}
-}
