@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpid/mcpid/internal/errcode"
-	"github.com/mcpid/mcpid/internal/idcases"
+	"github.com/mcpid/mcpid/internal/testkit/idcases"
 )
 
 // connections returns n connection ids, c00 to c<n-1>.

@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcpid/mcpid/internal/previewcheck"
 	"github.com/mcpid/mcpid/internal/testkit/economy"
+	"github.com/mcpid/mcpid/internal/testkit/previewcheck"
 )
 
 // previewHits are hits as a search tool builds them: ids made

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/text/unicode/norm"
 
-	"github.com/mcpid/mcpid/internal/previewcheck"
+	"github.com/mcpid/mcpid/internal/testkit/previewcheck"
 )
 
 func TestPreviewCut(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/mcpid/mcpid"
 	"github.com/mcpid/mcpid/internal/errcode"
-	"github.com/mcpid/mcpid/internal/idcases"
+	"github.com/mcpid/mcpid/internal/testkit/idcases"
 )
 
 // decodeEnvelope is Error.UnmarshalJSON into a fresh value.

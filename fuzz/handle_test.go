@@ -12,7 +12,7 @@ import (
 
 	"github.com/mcpid/mcpid"
 	"github.com/mcpid/mcpid/internal/errcode"
-	"github.com/mcpid/mcpid/internal/idcases"
+	"github.com/mcpid/mcpid/internal/testkit/idcases"
 )
 
 // The reference parser and name rules, written plainly, are shared with

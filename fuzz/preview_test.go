@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpid/mcpid"
-	"github.com/mcpid/mcpid/internal/previewcheck"
+	"github.com/mcpid/mcpid/internal/testkit/previewcheck"
 )
 
 // previewSeeds is the shared table that seeds FuzzPreview. ids, conns and

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcpid/mcpid/internal/adaptertest"
+	"github.com/mcpid/mcpid/internal/testkit/adaptertest"
 	"github.com/mcpid/mcpid/mcpgo"
 	"github.com/mcpid/mcpid/searchfetch"
 )
