@@ -1,192 +1,11 @@
 package previewcheck
 
 import (
-	"strings"
-	"sync"
 	"testing"
-	"unicode"
 	"unicode/utf8"
 
-	"golang.org/x/text/unicode/norm"
-
-	"github.com/mcpid/mcpid/internal/lookalike"
+	"github.com/mcpid/mcpid/internal/testkit/idlook"
 )
-
-// This file is the plain reference of how an id is shown, written from
-// DESIGN §4 rune by rune, and the property it serves: two different ids
-// shown in one preview never look the same to a person by the classes
-// the rule covers.
-
-// invisible reports whether r shows nothing: a default-ignorable code
-// point (Hangul fillers among them), a variation selector or the blank
-// braille pattern.
-func invisible(r rune) bool {
-	return r == 0x2800 || unicode.Is(unicode.Variation_Selector, r) || unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r)
-}
-
-// lookalikeScripts returns the names of Latin and of every script that
-// has a letter in the look-alike table, found by asking the table about
-// every letter.
-var lookalikeScripts = sync.OnceValue(func() map[string]bool {
-	set := map[string]bool{"Latin": true}
-	for r := rune(0); r <= unicode.MaxRune; r++ {
-		if _, ok := lookalike.Latin(r); ok {
-			set[scriptName(r)] = true
-		}
-	}
-	return set
-})
-
-// scriptName returns the name of r's script in the unicode tables, or "".
-func scriptName(r rune) string {
-	for name, t := range unicode.Scripts {
-		if unicode.Is(t, r) {
-			return name
-		}
-	}
-	return ""
-}
-
-// lookalikeScript returns the name of r's script when it is one of
-// lookalikeScripts, or "".
-func lookalikeScript(r rune) string {
-	if r < 0x80 {
-		if unicode.IsLetter(r) {
-			return "Latin"
-		}
-		return ""
-	}
-	for name := range lookalikeScripts() {
-		if unicode.Is(unicode.Scripts[name], r) {
-			return name
-		}
-	}
-	return ""
-}
-
-// hiddenRunes returns, for each rune of the valid UTF-8 id, whether the
-// preview must escape it as \uXXXX.
-func hiddenRunes(id string) []bool {
-	rs := []rune(id)
-	hidden := make([]bool, len(rs))
-	nfc := norm.NFC.IsNormalString(id)
-	for i, r := range rs {
-		s := string(r)
-		hidden[i] = !unicode.IsPrint(r) || invisible(r) ||
-			!nfc && (unicode.Is(unicode.M, r) || !norm.NFC.PropertiesString(s).BoundaryBefore() || norm.NFC.String(s) != s)
-	}
-	inWord := func(r rune) bool { return unicode.IsLetter(r) || unicode.Is(unicode.M, r) }
-	for start := 0; start < len(rs); {
-		if !inWord(rs[start]) {
-			start++
-			continue
-		}
-		end := start
-		for end < len(rs) && inWord(rs[end]) {
-			end++
-		}
-		hideWord(rs[start:end], hidden[start:end])
-		start = end
-	}
-	return hidden
-}
-
-// hideWord marks the letters of word that the preview escapes: in a word
-// that mixes scripts with Latin look-alikes, the letters of those scripts
-// but Latin; in a word of one such script other than Latin whose letters
-// of it all look like Latin ones, those letters.
-func hideWord(word []rune, hidden []bool) {
-	scripts := map[string]bool{}
-	lookalikes, others := false, false
-	for _, r := range word {
-		name := lookalikeScript(r)
-		if !unicode.IsLetter(r) || name == "" {
-			continue
-		}
-		scripts[name] = true
-		if name != "Latin" {
-			_, ok := lookalike.Latin(r)
-			lookalikes = lookalikes || ok
-			others = others || !ok
-		}
-	}
-	for i, r := range word {
-		if !unicode.IsLetter(r) {
-			continue
-		}
-		_, look := lookalike.Latin(r)
-		name := lookalikeScript(r)
-		switch {
-		case len(scripts) > 1:
-			hidden[i] = hidden[i] || name != "Latin" && name != ""
-		case lookalikes && !others:
-			hidden[i] = hidden[i] || look
-		}
-	}
-}
-
-// QuoteID returns the JSON string literal that shows the valid UTF-8 id:
-// '"' and '\' escaped with '\', and every rune that hiddenRunes marks as
-// \uXXXX, lower-case, a surrogate pair above U+FFFF.
-func QuoteID(id string) string {
-	hidden := hiddenRunes(id)
-	var b strings.Builder
-	b.WriteByte('"')
-	for i, r := range []rune(id) {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case !hidden[i]:
-			b.WriteRune(r)
-		case r > 0xffff:
-			r1, r2 := utf16Pair(r)
-			b.WriteString(escapeU(r1) + escapeU(r2))
-		default:
-			b.WriteString(escapeU(r))
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
-// ShownID returns the text that shows the valid UTF-8 id in the text form:
-// the id itself when it is not empty, holds no space, '"' or '\', and no
-// rune that must be escaped, or else QuoteID(id).
-func ShownID(id string) string {
-	lit := QuoteID(id)
-	if id != "" && lit == `"`+id+`"` && !strings.ContainsRune(id, ' ') {
-		return id
-	}
-	return lit
-}
-
-func utf16Pair(r rune) (rune, rune) {
-	r -= 0x10000
-	return 0xd800 + r>>10, 0xdc00 + r&0x3ff
-}
-
-func escapeU(r rune) string {
-	const hex = "0123456789abcdef"
-	return string([]byte{'\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf]})
-}
-
-// Look returns what a person sees of shown text, folded by the classes
-// the rule covers: the canonical equivalents of NFC (decomposed accents,
-// the Kelvin and Ångström signs) made one, invisible runes dropped, and
-// each letter of another script that looks like an ASCII letter read as
-// that letter. Two shown ids with the same Look look the same.
-func Look(shown string) string {
-	var b strings.Builder
-	for _, r := range norm.NFD.String(shown) {
-		if c, ok := lookalike.Latin(r); ok {
-			b.WriteByte(c)
-		} else if !invisible(r) {
-			b.WriteRune(r)
-		}
-	}
-	return norm.NFC.String(b.String())
-}
 
 // checkLooks checks that no two different ids among ids, shown as shown,
 // look the same.
@@ -194,7 +13,7 @@ func checkLooks(t testing.TB, ids, shown []string, out string) {
 	t.Helper()
 	seen := make(map[string]string, len(ids))
 	for i, s := range shown {
-		l := Look(s)
+		l := idlook.Look(s)
 		if prev, ok := seen[l]; ok && prev != ids[i] {
 			t.Fatalf("ids %+q and %+q look the same, shown as %s:\n%s", prev, ids[i], s, out)
 		}
@@ -209,9 +28,9 @@ func checkShownID(t testing.TB, id, shown string, quoted bool, where string) {
 	if !utf8.ValidString(id) {
 		t.Fatalf("id %q is not valid UTF-8 in %q", id, where)
 	}
-	want := ShownID(id)
+	want := idlook.ShownID(id)
 	if quoted {
-		want = QuoteID(id)
+		want = idlook.QuoteID(id)
 	}
 	if shown != want {
 		t.Fatalf("id %+q shown as %s, want %s in %q", id, shown, want, where)

@@ -1,9 +1,9 @@
 // Package previewcheck holds the one checker of each preview format: it
 // reads a rendered preview back and checks it against the hits and
-// options it was rendered from. The unit tests of package mcpid and the
-// fuzz targets both use it. It is for tests only, and it does not import
-// mcpid (whose own tests import it): callers convert their hits with
-// Hit(h) and pass the package functions the checks need in Funcs.
+// options it was rendered from. The fuzz targets and the tests of package
+// mcpid use it; as it imports mcpid, mcpid's own tests reach it through
+// an external test file, which hands [Check] to them. It is for tests
+// only.
 package previewcheck
 
 import (
@@ -13,72 +13,54 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/mcpid/mcpid"
 )
-
-// Hit has the fields of mcpid.Hit, in its order, so that an mcpid.Hit
-// converts to it with Hit(h).
-type Hit struct {
-	ID, ConnectionID, ConnectorKey, Stream, DisplayName, Title, Snippet, URL string
-}
-
-// Options are the fields of mcpid.PreviewOptions that the checks read,
-// with JSON true for mcpid.FormatJSON.
-type Options struct {
-	Budget, MaxHits, Total         int
-	HasMore                        bool
-	MaxLabel, MaxTitle, MaxSnippet int
-	JSON                           bool
-}
 
 // Check checks out, rendered from hits with opts, with the checker of its
 // format: JSON or Text.
-func Check(t testing.TB, out string, hits []Hit, opts Options, f Funcs) {
+func Check(t testing.TB, out string, hits []mcpid.Hit, opts mcpid.PreviewOptions) {
 	t.Helper()
-	if opts.JSON {
-		JSON(t, out, hits, opts, f)
+	if opts.Format == mcpid.FormatJSON {
+		JSON(t, out, hits, opts)
 		return
 	}
-	Text(t, out, hits, opts, f)
+	Text(t, out, hits, opts)
 }
 
-// Funcs are the functions of package mcpid that the checks call.
-type Funcs struct {
-	// ExtractIDs is mcpid.ExtractIDs.
-	ExtractIDs func(text string) []string
-	// Embedded returns the connection id embeds, as mcpid.Parse reads
-	// it: "" for a legacy or malformed id.
-	Embedded func(id string) string
-}
-
-// The defaults of the options that are 0.
+// The caps of the free-text fields that a zero option means, as the docs
+// of [mcpid.PreviewOptions] state them; the tests of package mcpid check
+// them against the package's own.
 const (
-	defaultBudget  = 1800
-	defaultMaxHits = 8
+	DefaultMaxLabel   = 40
+	DefaultMaxTitle   = 100
+	DefaultMaxSnippet = 120
 )
 
-// budget returns the budget o means.
-func (o Options) budget() int {
-	if o.Budget == 0 {
-		return defaultBudget
-	}
-	return o.Budget
+// budget returns the budget opts means.
+func budget(opts mcpid.PreviewOptions) int {
+	return fieldCap(opts.Budget, mcpid.DefaultBudget)
 }
 
-// maxHits returns the MaxHits o means.
-func (o Options) maxHits() int {
-	if o.MaxHits == 0 {
-		return defaultMaxHits
-	}
-	return o.MaxHits
+// maxHits returns the MaxHits opts means.
+func maxHits(opts mcpid.PreviewOptions) int {
+	return fieldCap(opts.MaxHits, mcpid.DefaultMaxHits)
 }
 
-// fieldCap returns the cap of a field whose option is c and whose
-// default is def.
+// fieldCap returns the value of an option that is c and whose default is
+// def.
 func fieldCap(c, def int) int {
 	if c == 0 {
 		return def
 	}
 	return c
+}
+
+// embedded returns the connection id embeds, as mcpid.Parse reads it: ""
+// for a legacy or malformed id.
+func embedded(id string) string {
+	h, _ := mcpid.Parse(id)
+	return h.ConnectionID()
 }
 
 // checkCut checks that v shows text: whole, with each invalid byte
@@ -132,16 +114,4 @@ func decodeLiteral(t testing.TB, lit, where string) string {
 		t.Fatalf("literal %s in %q: %v", lit, where, err)
 	}
 	return v
-}
-
-// Hits converts hits of any type with the fields of Hit, such as
-// mcpid.Hit, to Hits.
-func Hits[H ~struct {
-	ID, ConnectionID, ConnectorKey, Stream, DisplayName, Title, Snippet, URL string
-}](hits []H) []Hit {
-	out := make([]Hit, len(hits))
-	for i, h := range hits {
-		out[i] = Hit(h)
-	}
-	return out
 }
