@@ -86,7 +86,7 @@ var codes = errcode.Table[Code, *Error]{
 	CodeForbidden: {Sentinel: ErrForbidden,
 		Message: "the caller may not read that connection",
 		Hint:    "fetch only ids a search showed this caller"},
-}.Register("mcpid")
+}
 
 // NewError returns an error with a server's own code, message and hint. It
 // has the same envelope as the package's errors, for a failure the package

@@ -11,8 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcpid/mcpid/internal/errcode"
-	"github.com/mcpid/mcpid/internal/idcases"
+	"github.com/mcpid/mcpid/internal/testkit/idcases"
 )
 
 // connections returns n connection ids, c00 to c<n-1>.
@@ -359,14 +358,4 @@ func TestErrorOffsetMovedByCaller(t *testing.T) {
 		e.Offset = off
 		assert.Equal(t, "record segment contains a control character", e.Message(), "offset %d", off)
 	}
-}
-
-// TestSentinelsRecorded checks that the sentinel other packages' tests
-// look up for a code is the one the table of codes holds.
-func TestSentinelsRecorded(t *testing.T) {
-	require.NotEmpty(t, codes)
-	for c, row := range codes {
-		assert.True(t, errcode.Sentinel("mcpid", c) == row.Sentinel, c)
-	}
-	assert.Nil(t, errcode.Sentinel("mcpid", Code("other")))
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcpid/mcpid/internal/previewcheck"
 	"github.com/mcpid/mcpid/internal/testkit/economy"
 )
 
@@ -155,26 +154,14 @@ To fetch, pass an id exactly as shown; pass connection_id only where its line sh
 	}
 }
 
-// checkFuncs are the functions of this package that the preview
-// checkers call.
-var checkFuncs = previewcheck.Funcs{
-	ExtractIDs: ExtractIDs,
-	Embedded: func(id string) string {
-		h, _ := Parse(id)
-		return h.ConnectionID()
-	},
-}
-
 // checkPreview checks out, rendered from hits and opts, with the shared
-// checker of its format: every guarantee of the format, line by line.
+// checker of its format (previewcheck.Check, which preview_check_test.go
+// hands to this package's tests): every guarantee of the format, line by
+// line.
 func checkPreview(t *testing.T, out string, hits []Hit, opts PreviewOptions) {
 	t.Helper()
-	o := previewcheck.Options{
-		Budget: opts.Budget, MaxHits: opts.MaxHits, Total: opts.Total, HasMore: opts.HasMore,
-		MaxLabel: opts.MaxLabel, MaxTitle: opts.MaxTitle, MaxSnippet: opts.MaxSnippet,
-		JSON: opts.Format == FormatJSON,
-	}
-	previewcheck.Check(t, out, previewcheck.Hits(hits), o, checkFuncs)
+	require.NotNil(t, previewCheck, "no preview checker: preview_check_test.go sets it")
+	previewCheck(t, out, hits, opts)
 }
 
 func TestPreviewFreeTextCannotForge(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/text/unicode/norm"
 
-	"github.com/mcpid/mcpid/internal/previewcheck"
+	"github.com/mcpid/mcpid/internal/testkit/idlook"
 )
 
 func TestPreviewCut(t *testing.T) {
@@ -233,7 +233,7 @@ func TestLookalikeIDs(t *testing.T) {
 			text := RenderPreview(hits, PreviewOptions{})
 			checkPreview(t, text, hits, PreviewOptions{})
 			assert.Contains(t, text, "\n1. id="+tt.shown+" title=\"t\"\n")
-			assert.Equal(t, previewcheck.ShownID(tt.id), tt.shown, "the checker's reference")
+			assert.Equal(t, idlook.ShownID(tt.id), tt.shown, "the checker's reference")
 			assert.Equal(t, []string{tt.id}, ExtractIDs(text))
 
 			lit := tt.shown
@@ -272,7 +272,7 @@ func TestLookalikePairs(t *testing.T) {
 	}
 	for _, p := range pairs {
 		t.Run(p.name, func(t *testing.T) {
-			require.Equal(t, previewcheck.Look(p.a), previewcheck.Look(p.b), "the two look the same bare")
+			require.Equal(t, idlook.Look(p.a), idlook.Look(p.b), "the two look the same bare")
 			hits := []Hit{{ID: p.a}, {ID: p.b}}
 			for _, format := range []Format{FormatText, FormatJSON} {
 				opts := PreviewOptions{Format: format}

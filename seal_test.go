@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcpid/mcpid/internal/idcases"
+	"github.com/mcpid/mcpid/internal/testkit/idcases"
 )
 
 var (

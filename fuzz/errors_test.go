@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/mcpid/mcpid"
-	"github.com/mcpid/mcpid/internal/errcode"
-	"github.com/mcpid/mcpid/internal/idcases"
+	"github.com/mcpid/mcpid/internal/testkit/idcases"
+	"github.com/mcpid/mcpid/internal/testkit/sentinel"
 )
 
 // decodeEnvelope is Error.UnmarshalJSON into a fresh value.
@@ -31,7 +31,7 @@ func FuzzErrorEnvelope(f *testing.F) {
 		if err := json.Unmarshal([]byte(text), &e); err != nil {
 			return
 		}
-		if err := idcases.CheckEnvelopeRoundTrip(&e, decodeEnvelope, errcode.Sentinel("mcpid", e.Code)); err != nil {
+		if err := idcases.CheckEnvelopeRoundTrip(&e, decodeEnvelope, sentinel.For(e.Code)); err != nil {
 			t.Fatal(err)
 		}
 	})

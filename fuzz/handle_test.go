@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/mcpid/mcpid"
-	"github.com/mcpid/mcpid/internal/errcode"
-	"github.com/mcpid/mcpid/internal/idcases"
+	"github.com/mcpid/mcpid/internal/testkit/idcases"
+	"github.com/mcpid/mcpid/internal/testkit/sentinel"
 )
 
 // The reference parser and name rules, written plainly, are shared with
@@ -162,7 +162,7 @@ func FuzzResolveFetch(f *testing.F) {
 			if req != (mcpid.FetchRequest{}) {
 				t.Fatalf("ResolveFetch(%q, %q) failed but returned %#v", id, conn, req)
 			}
-			if err := idcases.CheckEnvelopeRoundTrip(err, decodeEnvelope, errcode.Sentinel("mcpid", e.Code)); err != nil {
+			if err := idcases.CheckEnvelopeRoundTrip(err, decodeEnvelope, sentinel.For(e.Code)); err != nil {
 				t.Fatal(err)
 			}
 			return

@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpid/mcpid"
-	"github.com/mcpid/mcpid/internal/previewcheck"
+	"github.com/mcpid/mcpid/internal/testkit/previewcheck"
 )
 
 // previewSeeds is the shared table that seeds FuzzPreview. ids, conns and
@@ -178,24 +178,10 @@ func FuzzPreview(f *testing.F) {
 	})
 }
 
-// checkFuncs are the functions of mcpid that the preview checkers call.
-var checkFuncs = previewcheck.Funcs{
-	ExtractIDs: mcpid.ExtractIDs,
-	Embedded: func(id string) string {
-		h, _ := mcpid.Parse(id)
-		return h.ConnectionID()
-	},
-}
-
 // checkPreview checks out with the checker of its format.
 func checkPreview(t *testing.T, out string, hits []mcpid.Hit, opts mcpid.PreviewOptions) {
 	t.Helper()
-	o := previewcheck.Options{
-		Budget: opts.Budget, MaxHits: opts.MaxHits, Total: opts.Total, HasMore: opts.HasMore,
-		MaxLabel: opts.MaxLabel, MaxTitle: opts.MaxTitle, MaxSnippet: opts.MaxSnippet,
-		JSON: opts.Format == mcpid.FormatJSON,
-	}
-	previewcheck.Check(t, out, previewcheck.Hits(hits), o, checkFuncs)
+	previewcheck.Check(t, out, hits, opts)
 }
 
 // lookalikeSeeds are pairs of ids a person cannot tell apart bare.

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/mcpid/mcpid"
-	"github.com/mcpid/mcpid/internal/idcases"
+	"github.com/mcpid/mcpid/internal/testkit/idcases"
 )
 
 // FuzzSeal checks that every id opens from its seal, and that whatever

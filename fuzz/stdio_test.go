@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpid/mcpid/internal/adaptertest"
 	"github.com/mcpid/mcpid/internal/stdioguard"
+	"github.com/mcpid/mcpid/internal/testkit/adaptertest"
 )
 
 // FuzzStdioGuard checks that every line is either passed on as the JSON

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/mcpid/mcpid/internal/namecases"
+	"github.com/mcpid/mcpid/internal/testkit/namecases"
 	"github.com/mcpid/mcpid/toolname"
 )
 

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpid/mcpid/gosdk"
-	"github.com/mcpid/mcpid/internal/adaptertest"
+	"github.com/mcpid/mcpid/internal/testkit/adaptertest"
 	"github.com/mcpid/mcpid/searchfetch"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpid/mcpid/gosdk"
-	"github.com/mcpid/mcpid/internal/adaptertest"
+	"github.com/mcpid/mcpid/internal/testkit/adaptertest"
 	"github.com/mcpid/mcpid/searchfetch"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -74,7 +73,7 @@ func TestHTTPTokenInfoIsTheCaller(t *testing.T) {
 		Expiration: time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC),
 		Extra:      map[string]any{"tenant": "t1"},
 	}
-	b := &recordingBackend{}
+	b := &adaptertest.CallerBackend{}
 	server := mcp.NewServer(&mcp.Implementation{Name: "test-server", Version: "v0.0.1"}, nil)
 	require.NoError(t, gosdk.Register(server, b, nil))
 	verify := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
@@ -90,30 +89,9 @@ func TestHTTPTokenInfoIsTheCaller(t *testing.T) {
 		a := c.Call(t, "search", map[string]any{"query": "go"})
 		require.False(t, a.IsError, "%v", a.Texts)
 	}
-	if diff := cmp.Diff([]searchfetch.Caller{want, want}, b.callers()); diff != "" {
+	if diff := cmp.Diff([]searchfetch.Caller{want, want}, b.Callers()); diff != "" {
 		t.Errorf("callers (-want +got):\n%s", diff)
 	}
-}
-
-// recordingBackend records the caller each search's context carries.
-type recordingBackend struct {
-	adaptertest.Backend
-	mu   sync.Mutex
-	seen []searchfetch.Caller
-}
-
-func (b *recordingBackend) Search(ctx context.Context, q string) (searchfetch.SearchResult, error) {
-	c, _ := searchfetch.CallerFrom(ctx)
-	b.mu.Lock()
-	b.seen = append(b.seen, c)
-	b.mu.Unlock()
-	return b.Backend.Search(ctx, q)
-}
-
-func (b *recordingBackend) callers() []searchfetch.Caller {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.seen
 }
 
 // TestHTTPAuthorizationBehindBearerMiddleware: behind the go-sdk's own

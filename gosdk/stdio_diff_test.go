@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpid/mcpid/gosdk"
-	"github.com/mcpid/mcpid/internal/adaptertest"
+	"github.com/mcpid/mcpid/internal/testkit/adaptertest"
 )
 
 // sdkVerdict reads line through the go-sdk's own stdio transport, with no

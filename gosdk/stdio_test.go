@@ -6,7 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
-	"github.com/mcpid/mcpid/internal/adaptertest"
+	"github.com/mcpid/mcpid/internal/testkit/adaptertest"
 )
 
 // FuzzStdioTransport is the differential of NewStdioTransport against the

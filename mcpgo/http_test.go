@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcpid/mcpid/internal/adaptertest"
+	"github.com/mcpid/mcpid/internal/testkit/adaptertest"
 	"github.com/mcpid/mcpid/mcpgo"
 	"github.com/mcpid/mcpid/searchfetch"
 )
@@ -50,16 +50,9 @@ var httpHarness = adaptertest.HTTPHarness{
 		t.Helper()
 		c, err := client.NewStreamableHttpClient(url, transport.WithHTTPBasicClient(hc))
 		require.NoError(t, err)
-		t.Cleanup(func() { _ = c.Close() })
-		ctx := context.Background()
-		require.NoError(t, c.Start(ctx))
-		init := mcp.InitializeRequest{}
 		// 2025-06-18, the last version with sessions, so that a stateful
 		// handler serves the client in one.
-		init.Params.ProtocolVersion = mcp.ProtocolVersion20250618
-		init.Params.ClientInfo = mcp.Implementation{Name: "test-client", Version: "v0.0.1"}
-		_, err = c.Initialize(ctx, init)
-		require.NoError(t, err)
+		start(t, c, mcp.ProtocolVersion20250618)
 		return mcpClient{c: c}
 	},
 }

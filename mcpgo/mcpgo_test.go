@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcpid/mcpid/internal/adaptertest"
+	"github.com/mcpid/mcpid/internal/testkit/adaptertest"
 	"github.com/mcpid/mcpid/mcpgo"
 	"github.com/mcpid/mcpid/searchfetch"
 )
@@ -37,15 +37,22 @@ func connectTo(t testing.TB, s *server.MCPServer) *client.Client {
 	t.Helper()
 	c, err := client.NewInProcessClient(s)
 	require.NoError(t, err)
+	start(t, c, mcp.LATEST_PROTOCOL_VERSION)
+	return c
+}
+
+// start starts c and initializes its session at protocol version; c is
+// closed when t ends.
+func start(t testing.TB, c *client.Client, version string) {
+	t.Helper()
 	t.Cleanup(func() { _ = c.Close() })
 	ctx := context.Background()
 	require.NoError(t, c.Start(ctx))
 	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ProtocolVersion = version
 	init.Params.ClientInfo = mcp.Implementation{Name: "test-client", Version: "v0.0.1"}
-	_, err = c.Initialize(ctx, init)
+	_, err := c.Initialize(ctx, init)
 	require.NoError(t, err)
-	return c
 }
 
 func (m mcpClient) ListTools(t testing.TB) []adaptertest.ToolInfo {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/mcpid/mcpid/internal/adaptertest"
+	"github.com/mcpid/mcpid/internal/testkit/adaptertest"
 	"github.com/mcpid/mcpid/searchfetch"
 )
 

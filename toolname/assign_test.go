@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcpid/mcpid/internal/namecases"
+	"github.com/mcpid/mcpid/internal/testkit/namecases"
 )
 
 var long200 = strings.Repeat("very_long_tool_name_", 10)

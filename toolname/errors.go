@@ -121,7 +121,7 @@ var codes = errcode.Table[Code, *Error]{
 		Message: "another file store holds the file's lock",
 		Hint:    "stop the other gateway, or give each its own file; replicas share a chain through a shared store"},
 	CodeRollback: {Sentinel: ErrRollback, Explain: (*Error).explainRollback},
-}.Register("toolname")
+}
 
 // Error is the only error type the package returns. Every error from
 // [Split], [Assign] and [Names.UnmarshalJSON] is an *Error; test its Code

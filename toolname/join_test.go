@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcpid/mcpid/internal/namecases"
+	"github.com/mcpid/mcpid/internal/testkit/namecases"
 )
 
 func TestJoin(t *testing.T) {

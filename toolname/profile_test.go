@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/mcpid/mcpid/internal/namecases"
+	"github.com/mcpid/mcpid/internal/testkit/namecases"
 )
 
 // profileRule pairs a profile with its rule restated as a regular

@@ -1,20 +1,6 @@
 // Package errcode holds what the module's error packages share: the type
-// of their table of codes, and their sentinels, remembered by code, so
-// that tests outside a package (the fuzz targets, the adapters'
-// shared checks) find a code's sentinel where the package itself made it,
-// instead of in a copy of its table.
+// of their table of codes.
 package errcode
-
-// sentinels holds the sentinels of every Table that Register recorded, by
-// their prefix and code. It is written only while packages initialize
-// their variables, and read after.
-var sentinels = map[string]error{}
-
-// Sentinel returns the sentinel that the table registered under prefix
-// has for code, or nil.
-func Sentinel[C ~string](prefix string, code C) error {
-	return sentinels[prefix+": "+string(code)]
-}
 
 // Row is what an error package says of one of its codes: the sentinel that
 // errors.Is matches, and the message and the hint of an error E with that
@@ -46,15 +32,3 @@ func (t Table[C, E]) Words(code C, err E) (message, hint string) {
 // Sentinel returns the sentinel of code, or nil for a code the table
 // does not have.
 func (t Table[C, E]) Sentinel(code C) error { return t[code].Sentinel }
-
-// Register records t's sentinels for [Sentinel] under prefix, the start of
-// the package's error texts, and returns t. Call it only in a
-// package-level variable's initializer.
-func (t Table[C, E]) Register(prefix string) Table[C, E] {
-	for c, r := range t {
-		if r.Sentinel != nil {
-			sentinels[prefix+": "+string(c)] = r.Sentinel
-		}
-	}
-	return t
-}

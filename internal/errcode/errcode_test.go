@@ -14,15 +14,8 @@ var (
 	table = Table[code, int]{
 		"a": {Sentinel: errA, Message: "m", Hint: "h"},
 		"b": {Explain: func(n int) (string, string) { return "n is odd", "make it even" }},
-	}.Register("pkg")
+	}
 )
-
-func TestSentinel(t *testing.T) {
-	assert.True(t, Sentinel("pkg", code("a")) == errA)
-	assert.Nil(t, Sentinel("pkg", code("b")), "a row without a sentinel")
-	assert.Nil(t, Sentinel("pkg", code("c")), "no row")
-	assert.Nil(t, Sentinel("other", code("a")), "another package's")
-}
 
 func TestTable(t *testing.T) {
 	message, hint := table.Words("a", 0)

@@ -1,7 +1,7 @@
 // Package lookalike tells which letters of scripts other than Latin look
 // like ASCII letters, and which of those scripts a letter is of. The
 // preview's quoting of ids reads it, and so does its checker in
-// internal/previewcheck, so that both judge by one table.
+// internal/testkit/previewcheck, so that both judge by one table.
 //
 // The table is generated from Unicode's confusables data (UTS #39) by the
 // program in gen, which documents what it keeps; the data file itself is

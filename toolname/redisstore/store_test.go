@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"testing"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
@@ -130,32 +129,7 @@ func TestBadArguments(t *testing.T) {
 // TestDecodesOnce: a Load whose revision did not change returns the table
 // kept, and one whose revision changed decodes the new one.
 func TestDecodesOnce(t *testing.T) {
-	url := dbserver.RedisURL(t)
-	ctx := context.Background()
-	chain := "decodes-once-" + rand.Text()[:8]
-	a, b := open(t, url, chain), open(t, url, chain)
-
-	stored, rev, err := toolname.Update(ctx, a, toolname.Portable, []toolname.Key{{Server: "a", Tool: "x"}})
-	require.NoError(t, err)
-	first, rev1, err := b.Load(ctx)
-	require.NoError(t, err)
-	require.Equal(t, rev, rev1)
-	again, rev2, err := b.Load(ctx)
-	require.NoError(t, err)
-	assert.Equal(t, rev1, rev2)
-	assert.Same(t, first, again, "the unchanged revision was decoded again")
-	mine, _, err := a.Load(ctx)
-	require.NoError(t, err)
-	assert.Same(t, stored, mine, "the handle that stored the table keeps it")
-
-	_, rev3, err := toolname.Update(ctx, a, toolname.Portable, []toolname.Key{{Server: "a", Tool: "x"}, {Server: "b", Tool: "y"}})
-	require.NoError(t, err)
-	next, rev4, err := b.Load(ctx)
-	require.NoError(t, err)
-	assert.Equal(t, rev3, rev4)
-	name, ok := next.Name(toolname.Key{Server: "b", Tool: "y"})
-	require.True(t, ok)
-	assert.Equal(t, "y", name)
+	storekit.DecodesOnce(t, dbserver.RedisURL(t), open)
 }
 
 // TestOutage: a Redis of the test's own stopped (as by a crash) and
@@ -179,26 +153,5 @@ func BenchmarkNotify(b *testing.B) {
 // with a client of its own, as another replica's would be, and ends with
 // its context.
 func TestWatchAcrossClients(t *testing.T) {
-	url := dbserver.RedisURL(t)
-	chain := "watch-" + rand.Text()[:8]
-	a, b := open(t, url, chain), open(t, url, chain)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ch, err := a.(toolname.Watcher).Watch(ctx)
-	require.NoError(t, err)
-	var last toolname.Revision
-	for _, tool := range []string{"x", "y", "z"} {
-		_, last, err = toolname.Update(ctx, b, toolname.Portable, []toolname.Key{{Server: "s", Tool: tool}})
-		require.NoError(t, err)
-	}
-	for got := toolname.Revision(""); got != last; {
-		select {
-		case got = <-ch:
-		case <-time.After(30 * time.Second):
-			t.Fatalf("no notification of %q", last)
-		}
-	}
-	cancel()
-	for range ch {
-	}
+	storekit.WatchAcross(t, dbserver.RedisURL(t), open)
 }

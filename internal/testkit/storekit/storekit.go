@@ -1,6 +1,7 @@
 // Package storekit holds the tests and benchmarks that the Redis and
 // PostgreSQL stores share beyond toolname/storetest: a store whose server
-// stops and starts again, and the costs that docs/performance.md reports.
+// stops and starts again, two replicas' handles on one chain, and the
+// costs that docs/performance.md reports.
 // Tests only: it is a kit, not a feature.
 package storekit
 

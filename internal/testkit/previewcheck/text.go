@@ -8,6 +8,8 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mcpid/mcpid"
 )
 
 var (
@@ -25,7 +27,7 @@ const (
 var textFields = []string{"stream", "connector_key", "display_name", "title", "snippet"}
 
 // textField returns the value of field k of textFields in h.
-func textField(h Hit, k int) string {
+func textField(h mcpid.Hit, k int) string {
 	return [...]string{h.Stream, h.ConnectorKey, h.DisplayName, h.Title, h.Snippet}[k]
 }
 
@@ -36,10 +38,10 @@ func textField(h Hit, k int) string {
 // does not embed the hit's connection, free text in order, within its cap
 // and cut at boundaries, the fetch instruction, the count of hits not
 // shown, ExtractIDs, the first id within 200 bytes, and ids shown exactly
-// as [ShownID] writes them, no two different ones alike by [Look].
-func Text(t testing.TB, out string, hits []Hit, opts Options, f Funcs) {
+// as [idlook.ShownID] writes them, no two different ones alike by [idlook.Look].
+func Text(t testing.TB, out string, hits []mcpid.Hit, opts mcpid.PreviewOptions) {
 	t.Helper()
-	budget := opts.budget()
+	budget := budget(opts)
 	checkText(t, out, budget)
 	if out == "" {
 		if budget >= 70 {
@@ -56,14 +58,14 @@ func Text(t testing.TB, out string, hits []Hit, opts Options, f Funcs) {
 	}
 	lines := strings.Split(out, "\n")
 	stated := checkHeader(t, lines[0], total, opts.HasMore)
-	shown, rest := checkHitLines(t, out, lines[1:], hits, opts, f)
+	shown, rest := checkHitLines(t, out, lines[1:], hits, opts)
 	if len(shown) != stated {
 		t.Fatalf("header states %d hits, %d lines:\n%s", stated, len(shown), out)
 	}
 	checkFooter(t, out, rest, len(hits), len(shown), total, opts.HasMore)
 
 	// Best effort: a small first hit always fits the default budget.
-	if len(hits) == 0 || budget < defaultBudget || opts.maxHits() < 0 || len(shown) > 0 {
+	if len(hits) == 0 || budget < mcpid.DefaultBudget || maxHits(opts) < 0 || len(shown) > 0 {
 		return
 	}
 	if h := hits[0]; len(h.ID) < 64 && len(h.ConnectionID) < 64 && utf8.ValidString(h.ID) && utf8.ValidString(h.ConnectionID) {
@@ -106,15 +108,15 @@ func checkHeader(t testing.TB, line string, total int, hasMore bool) int {
 // checkHitLines checks the hit lines at the start of lines, and the
 // fetch instruction after them when there are any, and returns the ids
 // shown and the lines after them.
-func checkHitLines(t testing.TB, out string, lines []string, hits []Hit, opts Options, f Funcs) (shown, rest []string) {
+func checkHitLines(t testing.TB, out string, lines []string, hits []mcpid.Hit, opts mcpid.PreviewOptions) (shown, rest []string) {
 	t.Helper()
-	maxHits := opts.maxHits()
+	maxHits := maxHits(opts)
 	quoted := false
 	last := 0
 	i := 0
 	var shownAs []string
 	for ; i < len(lines) && previewLine.MatchString(lines[i]); i++ {
-		num, id, as, q := checkHitLine(t, lines[i], hits, opts, f)
+		num, id, as, q := checkHitLine(t, lines[i], hits, opts)
 		shownAs = append(shownAs, as)
 		if num <= last || num > min(len(hits), maxHits) {
 			t.Fatalf("hit number %d after %d, of %d hits, MaxHits %d", num, last, len(hits), maxHits)
@@ -123,7 +125,7 @@ func checkHitLines(t testing.TB, out string, lines []string, hits []Hit, opts Op
 		quoted = quoted || q
 		shown = append(shown, id)
 	}
-	if got := f.ExtractIDs(out); !slices.Equal(got, shown) {
+	if got := mcpid.ExtractIDs(out); !slices.Equal(got, shown) {
 		t.Fatalf("ExtractIDs = %q, shown %q", got, shown)
 	}
 	checkLooks(t, shown, shownAs, out)
@@ -188,7 +190,7 @@ func checkFooter(t testing.TB, out string, rest []string, passed, shown, total i
 
 // checkHitLine checks one hit line and returns its number, its id, the id
 // as shown and whether the id was quoted.
-func checkHitLine(t testing.TB, line string, hits []Hit, opts Options, f Funcs) (int, string, string, bool) {
+func checkHitLine(t testing.TB, line string, hits []mcpid.Hit, opts mcpid.PreviewOptions) (int, string, string, bool) {
 	t.Helper()
 	m := previewLine.FindStringSubmatch(line)
 	num, err := strconv.Atoi(m[1])
@@ -206,7 +208,7 @@ func checkHitLine(t testing.TB, line string, hits []Hit, opts Options, f Funcs) 
 	}
 	checkShownID(t, id, shownID, false, line)
 	// connection_id is shown unless the id embeds this same connection.
-	wantConn := h.ConnectionID != "" && f.Embedded(h.ID) != h.ConnectionID
+	wantConn := h.ConnectionID != "" && embedded(h.ID) != h.ConnectionID
 	if conn, ok := strings.CutPrefix(rest, " connection_id="); ok {
 		var c string
 		c, _, rest = readValue(t, conn, line)
@@ -219,7 +221,7 @@ func checkHitLine(t testing.TB, line string, hits []Hit, opts Options, f Funcs) 
 	}
 
 	caps := [...]int{opts.MaxLabel, opts.MaxLabel, opts.MaxLabel, opts.MaxTitle, opts.MaxSnippet}
-	defaults := [...]int{40, 40, 40, 100, 120}
+	defaults := [...]int{DefaultMaxLabel, DefaultMaxLabel, DefaultMaxLabel, DefaultMaxTitle, DefaultMaxSnippet}
 	next := 0
 	for rest != "" {
 		key, lit, ok := strings.Cut(strings.TrimPrefix(rest, " "), "=")

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/mcpid/mcpid"
 	"github.com/mcpid/mcpid/internal/weburl"
 )
 
@@ -25,11 +26,11 @@ type jsonResult struct {
 // results with the keys id, title, url and maybe text in that order, ids
 // of hits in order, URLs whole and valid, free text cut at boundaries
 // within its cap, ExtractIDs, the first id within 200 bytes, and ids
-// quoted exactly as [QuoteID] writes them, no two different ones alike by
-// [Look].
-func JSON(t testing.TB, out string, hits []Hit, opts Options, f Funcs) {
+// quoted exactly as [idlook.QuoteID] writes them, no two different ones alike by
+// [idlook.Look].
+func JSON(t testing.TB, out string, hits []mcpid.Hit, opts mcpid.PreviewOptions) {
 	t.Helper()
-	budget := opts.budget()
+	budget := budget(opts)
 	if len(out) > max(budget, 0) {
 		t.Fatalf("%d bytes over a budget of %d:\n%s", len(out), budget, out)
 	}
@@ -57,14 +58,14 @@ func JSON(t testing.TB, out string, hits []Hit, opts Options, f Funcs) {
 	if len(results) != len(typed.Results) {
 		t.Fatalf("%d results, decoded %d", len(results), len(typed.Results))
 	}
-	maxHits := opts.maxHits()
+	maxHits := maxHits(opts)
 	var ids, shown []string
 	last := -1
 	for _, r := range results {
 		if !slices.Equal(r.keys, []string{"id", "title", "url", "text"}[:len(r.keys)]) || len(r.keys) < 3 {
 			t.Fatalf("keys %q in %s", r.keys, out)
 		}
-		i := slices.IndexFunc(hits[last+1:], func(h Hit) bool { return h.ID == r.id })
+		i := slices.IndexFunc(hits[last+1:], func(h mcpid.Hit) bool { return h.ID == r.id })
 		if i < 0 || last+1+i >= maxHits || !utf8.ValidString(r.id) {
 			t.Fatalf("id %q is not that of a later hit among %d, MaxHits %d", r.id, len(hits), maxHits)
 		}
@@ -79,7 +80,7 @@ func JSON(t testing.TB, out string, hits []Hit, opts Options, f Funcs) {
 		for _, v := range []struct {
 			val, raw, text string
 			c              int
-		}{{r.title, r.rawTitle, h.Title, fieldCap(opts.MaxTitle, 100)}, {r.text, r.rawText, h.Snippet, fieldCap(opts.MaxSnippet, 120)}} {
+		}{{r.title, r.rawTitle, h.Title, fieldCap(opts.MaxTitle, DefaultMaxTitle)}, {r.text, r.rawText, h.Snippet, fieldCap(opts.MaxSnippet, DefaultMaxSnippet)}} {
 			if v.val == "" {
 				continue
 			}
@@ -92,7 +93,7 @@ func JSON(t testing.TB, out string, hits []Hit, opts Options, f Funcs) {
 			t.Fatalf("empty text shown in %s", out)
 		}
 	}
-	if got := f.ExtractIDs(out); !slices.Equal(got, ids) {
+	if got := mcpid.ExtractIDs(out); !slices.Equal(got, ids) {
 		t.Fatalf("ExtractIDs = %q, shown %q", got, ids)
 	}
 	checkLooks(t, ids, shown, out)
@@ -102,7 +103,7 @@ func JSON(t testing.TB, out string, hits []Hit, opts Options, f Funcs) {
 		}
 	}
 	// Best effort: a small first hit always fits the default budget.
-	if len(hits) == 0 || budget < defaultBudget || maxHits < 0 || len(ids) > 0 {
+	if len(hits) == 0 || budget < mcpid.DefaultBudget || maxHits < 0 || len(ids) > 0 {
 		return
 	}
 	if h := hits[0]; len(h.ID) < 64 && utf8.ValidString(h.ID) {

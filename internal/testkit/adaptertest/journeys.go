@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpid/mcpid"
-	"github.com/mcpid/mcpid/internal/errcode"
+	"github.com/mcpid/mcpid/internal/testkit/sentinel"
 	"github.com/mcpid/mcpid/searchfetch"
 )
 
@@ -255,8 +255,8 @@ func RequireToolError(t testing.TB, a Answer, code mcpid.Code) *mcpid.Error {
 	var e mcpid.Error
 	require.NoError(t, json.Unmarshal([]byte(a.Texts[0]), &e))
 	assert.Equal(t, code, e.Code, "envelope: %s", a.Texts[0])
-	if sentinel := errcode.Sentinel("mcpid", code); sentinel != nil {
-		assert.True(t, errors.Is(&e, sentinel), "errors.Is(%s)", code)
+	if s := sentinel.For(code); s != nil {
+		assert.True(t, errors.Is(&e, s), "errors.Is(%s)", code)
 	}
 	return &e
 }

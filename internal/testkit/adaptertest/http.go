@@ -320,19 +320,28 @@ func sessionOwner(t *testing.T, h HTTPHarness) {
 	assert.Contains(t, body, `"result":{}`)
 }
 
-// callerBackend records the caller that each search's context carries.
-type callerBackend struct {
+// CallerBackend is a Backend that records the caller each search's
+// context carries.
+type CallerBackend struct {
 	Backend
 	mu      sync.Mutex
 	callers []searchfetch.Caller
 }
 
-func (b *callerBackend) Search(ctx context.Context, q string) (searchfetch.SearchResult, error) {
+// Search records the caller in ctx and searches as Backend does.
+func (b *CallerBackend) Search(ctx context.Context, q string) (searchfetch.SearchResult, error) {
 	c, _ := searchfetch.CallerFrom(ctx)
 	b.mu.Lock()
 	b.callers = append(b.callers, c)
 	b.mu.Unlock()
 	return b.Backend.Search(ctx, q)
+}
+
+// Callers returns the callers the searches found, in order.
+func (b *CallerBackend) Callers() []searchfetch.Caller {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return slices.Clone(b.callers)
 }
 
 // bearer is a RoundTripper that sends a bearer token with each request.
@@ -349,16 +358,14 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 func callerReachesTools(t *testing.T, h HTTPHarness) {
 	for _, stateless := range []bool{false, true} {
 		t.Run(fmt.Sprintf("stateless=%v", stateless), func(t *testing.T) {
-			b := &callerBackend{}
+			b := &CallerBackend{}
 			url, _ := h.serve(t, b, nil, HTTPOptions{Verify: verifyTokens, Stateless: stateless})
 			c := h.Connect(t, url, &http.Client{Transport: bearer{"good"}})
 			for range 2 {
 				a := c.Call(t, "search", map[string]any{"query": "refund"})
 				require.False(t, a.IsError, "%v", a.Texts)
 			}
-			b.mu.Lock()
-			defer b.mu.Unlock()
-			if diff := cmp.Diff([]searchfetch.Caller{goodCaller, goodCaller}, b.callers); diff != "" {
+			if diff := cmp.Diff([]searchfetch.Caller{goodCaller, goodCaller}, b.Callers()); diff != "" {
 				t.Errorf("callers (-want +got):\n%s", diff)
 			}
 		})

@@ -1,21 +1,20 @@
-package previewcheck
+// Package idlook is the plain reference of how a preview shows an id,
+// written from DESIGN §4 rune by rune, and of what a person sees of it:
+// two different ids shown in one preview never look the same to a person
+// by the classes the rule covers. The preview's checker
+// (internal/testkit/previewcheck) and the tests of package mcpid read it.
+// It is for tests only.
+package idlook
 
 import (
 	"strings"
 	"sync"
-	"testing"
 	"unicode"
-	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/mcpid/mcpid/internal/lookalike"
 )
-
-// This file is the plain reference of how an id is shown, written from
-// DESIGN §4 rune by rune, and the property it serves: two different ids
-// shown in one preview never look the same to a person by the classes
-// the rule covers.
 
 // invisible reports whether r shows nothing: a default-ignorable code
 // point (Hangul fillers among them), a variation selector or the blank
@@ -186,34 +185,4 @@ func Look(shown string) string {
 		}
 	}
 	return norm.NFC.String(b.String())
-}
-
-// checkLooks checks that no two different ids among ids, shown as shown,
-// look the same.
-func checkLooks(t testing.TB, ids, shown []string, out string) {
-	t.Helper()
-	seen := make(map[string]string, len(ids))
-	for i, s := range shown {
-		l := Look(s)
-		if prev, ok := seen[l]; ok && prev != ids[i] {
-			t.Fatalf("ids %+q and %+q look the same, shown as %s:\n%s", prev, ids[i], s, out)
-		}
-		seen[l] = ids[i]
-	}
-}
-
-// checkShownID checks that the valid UTF-8 id is shown as shown, where
-// quoted says whether it must be a literal (the JSON form).
-func checkShownID(t testing.TB, id, shown string, quoted bool, where string) {
-	t.Helper()
-	if !utf8.ValidString(id) {
-		t.Fatalf("id %q is not valid UTF-8 in %q", id, where)
-	}
-	want := ShownID(id)
-	if quoted {
-		want = QuoteID(id)
-	}
-	if shown != want {
-		t.Fatalf("id %+q shown as %s, want %s in %q", id, shown, want, where)
-	}
 }
