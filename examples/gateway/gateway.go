@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpid/mcpid/examples/internal/downstream"
 	"github.com/mcpid/mcpid/toolname"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -69,13 +70,13 @@ type gateway struct {
 	wg     sync.WaitGroup // the assigner, the watcher and the downstreams' goroutines
 
 	mu          sync.Mutex // guards downstreams, ever, and every downstream's tools and ever
-	downstreams map[string]*downstream
+	downstreams map[string]*backend
 	ever        map[string]map[string]bool // the chain's tools of each server, for its downstream
 
-	levels  sessionLevels         // the log level each client session set
-	table   atomic.Pointer[table] // what is served now
-	dirty   chan struct{}         // holds a pending change for the assigner
-	flushes chan chan struct{}    // asks the assigner for a round now
+	levels  downstream.SessionLevels // the log level each client session set
+	table   atomic.Pointer[table]    // what is served now
+	dirty   chan struct{}            // holds a pending change for the assigner
+	flushes chan chan struct{}       // asks the assigner for a round now
 	started sync.Once
 
 	// ready is closed when the first tools/list may be answered: every
@@ -104,7 +105,7 @@ type table struct {
 // servedTool is one tool the gateway serves under a name.
 type servedTool struct {
 	key  toolname.Key
-	d    *downstream
+	d    *backend
 	tool *mcp.Tool // as the downstream listed it
 }
 
@@ -127,7 +128,7 @@ func newGateway(cfg config) (*gateway, error) {
 	}
 	g := &gateway{
 		cfg:         cfg,
-		downstreams: map[string]*downstream{},
+		downstreams: map[string]*backend{},
 		ever:        map[string]map[string]bool{},
 		dirty:       make(chan struct{}, 1),
 		flushes:     make(chan chan struct{}),
@@ -147,10 +148,10 @@ func newGateway(cfg config) (*gateway, error) {
 		Logger: cfg.logger,
 		// The gateway has no tools of its own, but announces changes
 		// to the tools it relays, and relays its downstreams' logs.
-		Capabilities: withLogging(&mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}),
+		Capabilities: downstream.WithLogging(&mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}),
 	})
-	g.srv.AddReceivingMiddleware(g.levels.record, g.firstListing, g.byToolName)
-	g.srv.AddSendingMiddleware(sendLogs)
+	g.srv.AddReceivingMiddleware(g.levels.Record, g.firstListing, g.byToolName)
+	g.srv.AddSendingMiddleware(downstream.SendLogs)
 	return g, nil
 }
 
@@ -251,8 +252,8 @@ func (g *gateway) join(ctx context.Context, spec downstreamSpec) error {
 
 // launch adds the downstream of spec and starts its goroutine; a second
 // downstream of one name is an error.
-func (g *gateway) launch(spec downstreamSpec) (*downstream, error) {
-	d := newDownstream(spec)
+func (g *gateway) launch(spec downstreamSpec) (*backend, error) {
+	d := newBackend(spec)
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if _, dup := g.downstreams[spec.name]; dup {
@@ -279,8 +280,8 @@ func (g *gateway) close() {
 	ds := slices.Collect(maps.Values(g.downstreams))
 	g.mu.Unlock()
 	for _, d := range ds {
-		if t, ok := d.transport.(interface{ wait() }); ok {
-			t.wait() // no process outlives the gateway
+		if t, ok := d.transport.(interface{ Wait() }); ok {
+			t.Wait() // no process outlives the gateway
 		}
 	}
 }

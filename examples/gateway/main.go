@@ -151,6 +151,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/mcpid/mcpid/examples/internal/downstream"
 	"github.com/mcpid/mcpid/examples/internal/serve"
 	"github.com/mcpid/mcpid/gosdk"
 	"github.com/mcpid/mcpid/toolname"
@@ -299,7 +300,7 @@ func parseServer(v string) (serverFlag, error) {
 	if !ok || name == "" || !utf8.ValidString(name) {
 		return serverFlag{}, fmt.Errorf("%q: want NAME=COMMAND ARG..., with a non-empty NAME", v)
 	}
-	argv, err := splitWords(command)
+	argv, err := downstream.SplitWords(command)
 	if err != nil {
 		return serverFlag{}, fmt.Errorf("%q: %v", v, err)
 	}
@@ -313,12 +314,12 @@ func parseServer(v string) (serverFlag, error) {
 // speaking MCP over stdio, with the inherited part of environ and its own
 // variables, its stderr passed on to the gateway's.
 func (s serverFlag) spec(environ []string, stderr io.Writer, logger *slog.Logger) downstreamSpec {
-	return downstreamSpec{name: s.name, transport: &commandTransport{
-		argv:   s.argv,
-		env:    downstreamEnv(environ, s.env),
-		stderr: stderr,
-		server: s.name,
-		logger: logger,
+	return downstreamSpec{name: s.name, transport: &downstream.Command{
+		Argv:   s.argv,
+		Env:    downstream.Env(environ, s.env),
+		Stderr: stderr,
+		Server: s.name,
+		Logger: logger,
 	}}
 }
 
