@@ -89,6 +89,7 @@ type gateway struct {
 	// Owned by the assigner.
 	stored      *toolname.Names       // the table of the last round that succeeded, or the backup's
 	backup      *toolname.Names       // the backup, until the store is found to hold it
+	backupFile  *toolname.FileStore   // where the backup is kept; nil without one
 	backupRev   toolname.Revision     // the store's revision last written to the backup
 	everCounted bool                  // the chain's history is counted in ever
 	served      map[string]servedTool // name -> what srv serves under it
@@ -111,7 +112,8 @@ type servedTool struct {
 
 // newGateway returns a gateway with no downstream servers yet. With a
 // backup, it serves the backup's names until the store is found to hold
-// them (see checkBackup); a backup that is not a table is an error.
+// them (see checkBackup); a backup that is not a table, or that another
+// gateway holds, is an error.
 func newGateway(cfg config) (*gateway, error) {
 	if cfg.logger == nil {
 		cfg.logger = slog.New(slog.DiscardHandler)
@@ -136,11 +138,11 @@ func newGateway(cfg config) (*gateway, error) {
 		served:      map[string]servedTool{},
 	}
 	if cfg.backupPath != "" {
-		backup, err := readTable(cfg.backupPath)
+		file, backup, err := openBackup(cfg.backupPath)
 		if err != nil {
 			return nil, fmt.Errorf("reading the backup: %w", err)
 		}
-		g.backup, g.stored = backup, backup
+		g.backupFile, g.backup, g.stored = file, backup, backup
 	}
 	g.table.Store(&table{names: g.stored})
 	g.ctx, g.cancel = context.WithCancel(context.Background())
@@ -271,11 +273,15 @@ func (g *gateway) launch(spec downstreamSpec) (*backend, error) {
 	return d, nil
 }
 
-// close ends every downstream session and the assigner: no round runs
-// after close returns. The store is its opener's to close.
+// close ends every downstream session and the assigner, and closes the
+// backup: no round runs after close returns. The store is its opener's to
+// close.
 func (g *gateway) close() {
 	g.cancel()
 	g.wg.Wait()
+	if g.backupFile != nil {
+		_ = g.backupFile.Close() // a second close is an error, and nothing else
+	}
 	g.mu.Lock()
 	ds := slices.Collect(maps.Values(g.downstreams))
 	g.mu.Unlock()

@@ -59,7 +59,8 @@
 // others names no new tool and logs toolname's chain_mismatch error.
 //
 // -backup FILE keeps, on local disk, the last table loaded from or stored
-// in the store. A store that holds less than it (emptied by a restart
+// in the store, in a file store of its own ([toolname.NewFileStore]:
+// written atomically, and locked, so each gateway keeps its own). A store that holds less than it (emptied by a restart
 // without persistence, another chain, an older table restored) is refused
 // with toolname's rollback error, logged: the gateway serves the backup's
 // names and names no new tool until the store holds the chain again. The
