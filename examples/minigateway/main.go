@@ -53,7 +53,7 @@ func main() {
 		name, command, _ := strings.Cut(v, "=")
 		argv := strings.Fields(command)
 		if name == "" || len(argv) == 0 {
-			return errors.New("want NAME=COMMAND ARG...")
+			return errors.New("want NAME=COMMAND ARG, with a non-empty NAME and COMMAND")
 		}
 		cmd := exec.Command(argv[0], argv[1:]...)
 		cmd.Stderr = os.Stderr
