@@ -1,22 +1,18 @@
 // Command minigateway is the smallest MCP gateway that gives every
 // downstream tool one stable name: copy it to start a gateway of your own.
 //
-// It connects to downstream MCP servers over stdio, names all their tools
-// with the mcpid library's toolname package, and serves them on its own
-// stdin and stdout. Two servers that both have a tool named search give
-// alpha__search and beta__search, and a tool whose name is its own keeps
-// it. The names live in a state file: a restart, or servers that start in
-// another order, give every tool the name it had, and a name once given
-// is never given to another tool.
+// It connects to MCP servers over stdio and serves all their tools on its
+// own stdin and stdout, named by the mcpid library's toolname package: two
+// servers' search tools are alpha__search and beta__search, a tool whose
+// name no other has keeps it. The names live in a state file: after a
+// restart, whatever order the servers start in, every tool has the name it
+// had, and a name once given is never given to another tool.
 //
-//	go run -C examples ./minigateway -state names.json \
-//	    -server 'docs=docs-mcp --stdio' -server 'tickets=tickets-mcp'
+//	go run -C examples ./minigateway -state names.json -server 'docs=docs-mcp --stdio'
 //
-// It is a model, not a product: it lists the tools once, at start, and
-// does not restart a server that dies. The full example, examples/gateway,
-// does that and more (replicas on Redis or PostgreSQL, relists on
-// tools/list_changed, calls bounded by a timeout, progress and logs
-// relayed, HTTP).
+// It lists the tools once, at start, and does not restart a server that
+// dies; examples/gateway does (and relists on tools/list_changed, bounds
+// calls by a timeout, relays progress and logs, runs replicas, serves HTTP).
 package main
 
 import (
@@ -72,49 +68,74 @@ func main() {
 // done, with their names kept in the file at state.
 func run(ctx context.Context, state string, servers []downstream, t mcp.Transport) error {
 	// The store holds the chain of names. NewFileStore locks the file, so
-	// that one gateway at a time writes it; a gateway with replicas uses
-	// the Redis or PostgreSQL store instead (toolname/redisstore, pgstore).
+	// that one gateway at a time writes it; replicas share a chain in
+	// Redis or PostgreSQL instead (toolname/redisstore, toolname/pgstore).
 	store, err := toolname.NewFileStore(state)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-
-	// Connect to every server and list its tools, keyed by server and
-	// tool: the key is what a name stands for.
-	client := mcp.NewClient(&mcp.Implementation{Name: "minigateway", Version: "v0.1.0"}, nil)
 	sessions := map[string]*mcp.ClientSession{}
-	tools := map[toolname.Key]*mcp.Tool{}
-	for _, d := range servers {
-		cs, err := client.Connect(ctx, d.transport, nil)
-		if err != nil {
-			return fmt.Errorf("server %s: %w", d.name, err)
+	defer func() {
+		for _, cs := range sessions {
+			cs.Close()
 		}
-		defer cs.Close()
-		sessions[d.name] = cs
-		for tool, err := range cs.Tools(ctx, nil) {
-			if err != nil {
-				return fmt.Errorf("server %s: %w", d.name, err)
-			}
-			tools[toolname.Key{Server: d.name, Tool: tool.Name}] = tool
-		}
+	}()
+	tools, err := connect(ctx, servers, sessions)
+	if err != nil {
+		return err
 	}
 
 	// Update continues the chain in the store with the keys listed now:
 	// a key the chain named before gets that name back, a new key gets a
 	// name no key ever had, and that name is stored before Update returns
 	// it, so nothing is served that a restart could give another tool.
-	// Portable names suit every model provider; pick yours with
-	// toolname.OpenAI, toolname.Anthropic and the like.
+	// Portable names suit every model provider (toolname.OpenAI, one).
 	names, _, err := toolname.Update(ctx, store, toolname.Portable, slices.Collect(maps.Keys(tools)))
 	if err != nil {
 		return err
 	}
 
-	// Every call goes through one handler, which finds the key of the
-	// called name with Lookup and calls that server's tool by its own
-	// name. A name is never parsed: the table says what it stands for.
-	call := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	// Serve each live tool under its name, with its own schemas.
+	srv := mcp.NewServer(&mcp.Implementation{Name: "minigateway", Version: "v0.1.0"}, nil)
+	call := route(names, sessions)
+	for key, name := range names.All() {
+		served := *tools[key]
+		served.Name = name
+		if err := addTool(srv, &served, call); err != nil {
+			log.Printf("tool %s of %s not served: %v", key.Tool, key.Server, err)
+		}
+	}
+	return srv.Run(ctx, t)
+}
+
+// connect connects to every server, records its session in sessions, and
+// returns the tools they list, keyed by server and tool: the key is what a
+// name stands for.
+func connect(ctx context.Context, servers []downstream, sessions map[string]*mcp.ClientSession) (map[toolname.Key]*mcp.Tool, error) {
+	client := mcp.NewClient(&mcp.Implementation{Name: "minigateway", Version: "v0.1.0"}, nil)
+	tools := map[toolname.Key]*mcp.Tool{}
+	for _, d := range servers {
+		cs, err := client.Connect(ctx, d.transport, nil)
+		if err != nil {
+			return nil, fmt.Errorf("server %s: %w", d.name, err)
+		}
+		sessions[d.name] = cs
+		for tool, err := range cs.Tools(ctx, nil) {
+			if err != nil {
+				return nil, fmt.Errorf("server %s: %w", d.name, err)
+			}
+			tools[toolname.Key{Server: d.name, Tool: tool.Name}] = tool
+		}
+	}
+	return tools, nil
+}
+
+// route returns the handler of every tool: it finds the key of the called
+// name with Lookup and calls that server's tool by its own name. A name is
+// never parsed: the table says what it stands for.
+func route(names *toolname.Names, sessions map[string]*mcp.ClientSession) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		key, err := names.Lookup(req.Params.Name)
 		if err != nil {
 			return toolError(mcpid.NewError(mcpid.CodeNotFound,
@@ -128,18 +149,6 @@ func run(ctx context.Context, state string, servers []downstream, t mcp.Transpor
 		}
 		return res, nil // the server's answer as it is, its tool errors included
 	}
-
-	// Serve each live tool under its name, with its own description and
-	// schemas.
-	srv := mcp.NewServer(&mcp.Implementation{Name: "minigateway", Version: "v0.1.0"}, nil)
-	for key, name := range names.All() {
-		served := *tools[key]
-		served.Name = name
-		if err := addTool(srv, &served, call); err != nil {
-			log.Printf("tool %s of %s not served: %v", key.Tool, key.Server, err)
-		}
-	}
-	return srv.Run(ctx, t)
 }
 
 // addTool adds t to srv. The SDK panics on a tool it cannot serve (an
