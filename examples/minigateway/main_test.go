@@ -21,6 +21,14 @@ import (
 // and returns it as a downstream to connect.
 func echoServer(t *testing.T, name string, tools ...string) downstream {
 	t.Helper()
+	d, _ := echoSession(t, name, tools...)
+	return d
+}
+
+// echoSession is echoServer that also returns the server's session, which
+// closing disconnects.
+func echoSession(t *testing.T, name string, tools ...string) (downstream, *mcp.ServerSession) {
+	t.Helper()
 	srv := mcp.NewServer(&mcp.Implementation{Name: name, Version: "v0"}, nil)
 	for _, tool := range tools {
 		type args struct {
@@ -36,7 +44,7 @@ func echoServer(t *testing.T, name string, tools ...string) downstream {
 	ss, err := srv.Connect(t.Context(), server, nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = ss.Close() })
-	return downstream{name, client}
+	return downstream{name, client}, ss
 }
 
 // startGateway runs the gateway on the given downstreams, with its names
@@ -135,6 +143,24 @@ func TestNamesRoutingAndRestarts(t *testing.T) {
 			require.NoError(t, stop())
 		})
 	}
+}
+
+// TestServerGone: a call to the tool of a server that disconnected is a
+// tool error with the mcpid envelope, resource_unavailable; the other
+// server's tools still answer.
+func TestServerGone(t *testing.T) {
+	alpha, ss := echoSession(t, "alpha", "search")
+	cs, _ := startGateway(t, filepath.Join(t.TempDir(), "names.json"), alpha, echoServer(t, "beta", "search"))
+	require.NoError(t, ss.Close())
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "alpha__search", Arguments: map[string]any{"query": "q3"}})
+	require.NoError(t, err)
+	require.True(t, res.IsError)
+	require.Len(t, res.Content, 1)
+	var envelope struct{ Type, Code string }
+	require.NoError(t, json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &envelope))
+	assert.Equal(t, struct{ Type, Code string }{"adapter_error", "resource_unavailable"}, envelope)
+	assert.Nil(t, res.StructuredContent)
+	assert.Equal(t, "beta/search(q3)", call(t, cs, "beta__search"))
 }
 
 // TestLockedState: a second gateway on a state file in use does not
