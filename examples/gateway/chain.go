@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 
@@ -27,8 +26,9 @@ import (
 //     the store, and routed only to a tool this replica lists under the
 //     very key the chain gave it (see route).
 //   - With -backup, the last table loaded from or stored in the store is
-//     kept in a local file, and a store that holds less than it (emptied,
-//     another chain, an older table) is refused until it holds it again.
+//     kept in a local file (a [toolname.FileStore] of its own), and a
+//     store that holds less than it (emptied, another chain, an older
+//     table) is refused until it holds it again.
 
 // nameTools is one naming round, run by the assigner only: it continues the
 // chain with the keys of the tools listed now, and serves the table that
@@ -101,19 +101,19 @@ func (g *gateway) checkBackup(ctx context.Context) error {
 	return nil
 }
 
-// keepBackup writes the table the store holds now to the backup file,
-// when it changed since the last write.
+// keepBackup stores the table the store holds now in the backup, a
+// [toolname.FileStore] of its own, when it changed since the last time.
 func (g *gateway) keepBackup(ctx context.Context) error {
-	if g.cfg.backupPath == "" {
+	if g.backupFile == nil {
 		return nil
 	}
 	latest, rev, err := g.cfg.store.Load(ctx)
 	if err != nil || latest == nil || rev == g.backupRev {
 		return err
 	}
-	data, err := json.Marshal(latest)
+	_, kept, err := g.backupFile.Load(ctx)
 	if err == nil {
-		err = writeFileAtomic(g.cfg.backupPath, append(data, '\n'))
+		_, err = g.backupFile.Swap(ctx, kept, latest)
 	}
 	if err != nil {
 		return fmt.Errorf("writing the backup: %w", err)

@@ -168,3 +168,42 @@ func TestChainMismatch(t *testing.T) {
 	assert.Equal(t, []string{"search"}, c.names(t), "the stored name, and no new one")
 	assert.Contains(t, logs.String(), string(toolname.CodeChainMismatch))
 }
+
+// TestBackupFile: the backup is a file store of its own, so that it is
+// held by one gateway: a backup that another gateway holds, or that is
+// the state file itself, or that is not a table, stops the start with a
+// typed error and is left as it is.
+func TestBackupFile(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		setup func(t *testing.T, dir string) (config, string)
+		want  error
+	}{
+		{"held by another gateway", func(t *testing.T, dir string) (config, string) {
+			backup := filepath.Join(dir, "backup.json")
+			startGateway(t, config{store: fileStore(t, filepath.Join(dir, "a.json")), backupPath: backup}, inProcessServer("alpha", "search"))
+			return config{store: fileStore(t, filepath.Join(dir, "b.json")), backupPath: backup}, backup
+		}, toolname.ErrStoreLocked},
+		{"the state file", func(t *testing.T, dir string) (config, string) {
+			state := filepath.Join(dir, "names.json")
+			return config{store: fileStore(t, state), backupPath: state}, state
+		}, toolname.ErrStoreLocked},
+		{"not a table", func(t *testing.T, dir string) (config, string) {
+			backup := filepath.Join(dir, "backup.json")
+			require.NoError(t, os.WriteFile(backup, []byte(`{"version":1,"names":[`), 0o600))
+			return config{store: fileStore(t, filepath.Join(dir, "names.json")), backupPath: backup}, backup
+		}, toolname.ErrInvalidNames},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, backup := tc.setup(t, t.TempDir())
+			before, _ := os.ReadFile(backup)
+			g, err := newGateway(cfg)
+			if g != nil {
+				g.close()
+			}
+			require.ErrorIs(t, err, tc.want)
+			after, _ := os.ReadFile(backup)
+			assert.Equal(t, string(before), string(after), "the file is left as it was")
+		})
+	}
+}

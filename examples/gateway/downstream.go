@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/mcpid/mcpid/examples/internal/downstream"
 	"github.com/mcpid/mcpid/toolname"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -39,8 +40,8 @@ type downstreamSpec struct {
 	transport mcp.Transport
 }
 
-// downstream is one downstream server.
-type downstream struct {
+// backend is one downstream server, as the gateway keeps it.
+type backend struct {
 	name      string
 	transport mcp.Transport
 	session   atomic.Pointer[mcp.ClientSession] // nil while it is not connected
@@ -60,11 +61,11 @@ type downstream struct {
 	defs  map[string]string // the JSON of each of tools, by name
 	ever  map[string]bool   // the tools of it that the chain has named
 
-	relay relay // the calls in flight, to relay their progress and logs
+	relay downstream.Relay // the calls in flight, to relay their progress and logs
 }
 
-func newDownstream(spec downstreamSpec) *downstream {
-	return &downstream{
+func newBackend(spec downstreamSpec) *backend {
+	return &backend{
 		name:      spec.name,
 		transport: spec.transport,
 		first:     make(chan struct{}),
@@ -75,7 +76,7 @@ func newDownstream(spec downstreamSpec) *downstream {
 
 // firstAttempt records the end of d's first attempt to connect and list,
 // with its error; later calls do nothing.
-func (d *downstream) firstAttempt(err error) {
+func (d *backend) firstAttempt(err error) {
 	d.firstOnce.Do(func() {
 		d.firstErr = err
 		close(d.first)
@@ -86,7 +87,7 @@ func (d *downstream) firstAttempt(err error) {
 // lists its tools, follows its changes, and when the session ends or
 // cannot start, starts it again after a backoff. Its tools stay listed
 // meanwhile, and calls to them answer resource_unavailable.
-func (g *gateway) runDownstream(d *downstream) {
+func (g *gateway) runDownstream(d *backend) {
 	delay := retryMin
 	defer d.firstAttempt(errors.New("the gateway is closed"))
 	for {
@@ -112,7 +113,7 @@ func (g *gateway) runDownstream(d *downstream) {
 // listed once that is done (with its error, if it failed), then relists
 // on every change, at most every relistEvery, until the session ends or
 // the gateway closes.
-func (g *gateway) session(d *downstream, listed func(error)) error {
+func (g *gateway) session(d *backend, listed func(error)) error {
 	cs, err := g.connect(d)
 	if err != nil {
 		listed(err)
@@ -154,7 +155,7 @@ func (g *gateway) session(d *downstream, listed func(error)) error {
 
 // connect starts a session with d, within the gateway's timeout, and asks
 // it for log messages when it has any, to relay to the callers.
-func (g *gateway) connect(d *downstream) (*mcp.ClientSession, error) {
+func (g *gateway) connect(d *backend) (*mcp.ClientSession, error) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcpid-gateway", Version: "v0.1.0"}, &mcp.ClientOptions{
 		Logger: g.cfg.logger,
 		// The handlers run on the session's reading goroutine: listing
@@ -169,18 +170,18 @@ func (g *gateway) connect(d *downstream) (*mcp.ClientSession, error) {
 	})
 	ctx, cancel := context.WithTimeout(g.ctx, g.cfg.timeout)
 	defer cancel()
-	cs, err := client.Connect(ctx, relayTransport{d.transport, &d.relay}, nil)
+	cs, err := client.Connect(ctx, d.relay.Transport(d.transport), nil)
 	if err != nil {
 		return nil, fmt.Errorf("starting the session: %w", err)
 	}
-	if err := askForLogs(ctx, cs); err != nil {
+	if err := downstream.AskForLogs(ctx, cs); err != nil {
 		g.cfg.logger.Warn("gateway: downstream refused a logging level; its logs are not relayed", "server", d.name, "err", err)
 	}
 	return cs, nil
 }
 
 // relist reads d's tools and, when they changed, tells the assigner.
-func (g *gateway) relist(d *downstream, cs *mcp.ClientSession) error {
+func (g *gateway) relist(d *backend, cs *mcp.ClientSession) error {
 	ctx, cancel := context.WithTimeout(g.ctx, g.cfg.timeout)
 	defer cancel()
 	var listed []*mcp.Tool
@@ -204,7 +205,7 @@ func (g *gateway) relist(d *downstream, cs *mcp.ClientSession) error {
 // beyond the cap on distinct tools, and reports whether they changed. A
 // tool listed again as it was (the same JSON) keeps its value, so that the
 // assigner sees it unchanged.
-func (g *gateway) update(d *downstream, l listing) bool {
+func (g *gateway) update(d *backend, l listing) bool {
 	changed, refused := g.admit(d, l)
 	if refused > 0 {
 		g.cfg.logger.Warn("gateway: server has had too many distinct tools; its new tools are refused", "server", d.name, "max", maxEver, "refused", refused)
@@ -214,7 +215,7 @@ func (g *gateway) update(d *downstream, l listing) bool {
 
 // admit is update under the gateway's mu; it also returns how many new
 // tools the cap refused.
-func (g *gateway) admit(d *downstream, l listing) (changed bool, refused int) {
+func (g *gateway) admit(d *backend, l listing) (changed bool, refused int) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	kept := l.tools[:0]

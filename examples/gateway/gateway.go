@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpid/mcpid/examples/internal/downstream"
 	"github.com/mcpid/mcpid/toolname"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -69,13 +70,13 @@ type gateway struct {
 	wg     sync.WaitGroup // the assigner, the watcher and the downstreams' goroutines
 
 	mu          sync.Mutex // guards downstreams, ever, and every downstream's tools and ever
-	downstreams map[string]*downstream
+	downstreams map[string]*backend
 	ever        map[string]map[string]bool // the chain's tools of each server, for its downstream
 
-	levels  sessionLevels         // the log level each client session set
-	table   atomic.Pointer[table] // what is served now
-	dirty   chan struct{}         // holds a pending change for the assigner
-	flushes chan chan struct{}    // asks the assigner for a round now
+	levels  downstream.SessionLevels // the log level each client session set
+	table   atomic.Pointer[table]    // what is served now
+	dirty   chan struct{}            // holds a pending change for the assigner
+	flushes chan chan struct{}       // asks the assigner for a round now
 	started sync.Once
 
 	// ready is closed when the first tools/list may be answered: every
@@ -88,6 +89,7 @@ type gateway struct {
 	// Owned by the assigner.
 	stored      *toolname.Names       // the table of the last round that succeeded, or the backup's
 	backup      *toolname.Names       // the backup, until the store is found to hold it
+	backupFile  *toolname.FileStore   // where the backup is kept; nil without one
 	backupRev   toolname.Revision     // the store's revision last written to the backup
 	everCounted bool                  // the chain's history is counted in ever
 	served      map[string]servedTool // name -> what srv serves under it
@@ -104,13 +106,14 @@ type table struct {
 // servedTool is one tool the gateway serves under a name.
 type servedTool struct {
 	key  toolname.Key
-	d    *downstream
+	d    *backend
 	tool *mcp.Tool // as the downstream listed it
 }
 
 // newGateway returns a gateway with no downstream servers yet. With a
 // backup, it serves the backup's names until the store is found to hold
-// them (see checkBackup); a backup that is not a table is an error.
+// them (see checkBackup); a backup that is not a table, or that another
+// gateway holds, is an error.
 func newGateway(cfg config) (*gateway, error) {
 	if cfg.logger == nil {
 		cfg.logger = slog.New(slog.DiscardHandler)
@@ -127,7 +130,7 @@ func newGateway(cfg config) (*gateway, error) {
 	}
 	g := &gateway{
 		cfg:         cfg,
-		downstreams: map[string]*downstream{},
+		downstreams: map[string]*backend{},
 		ever:        map[string]map[string]bool{},
 		dirty:       make(chan struct{}, 1),
 		flushes:     make(chan chan struct{}),
@@ -135,11 +138,11 @@ func newGateway(cfg config) (*gateway, error) {
 		served:      map[string]servedTool{},
 	}
 	if cfg.backupPath != "" {
-		backup, err := readTable(cfg.backupPath)
+		file, backup, err := openBackup(cfg.backupPath)
 		if err != nil {
 			return nil, fmt.Errorf("reading the backup: %w", err)
 		}
-		g.backup, g.stored = backup, backup
+		g.backupFile, g.backup, g.stored = file, backup, backup
 	}
 	g.table.Store(&table{names: g.stored})
 	g.ctx, g.cancel = context.WithCancel(context.Background())
@@ -147,10 +150,10 @@ func newGateway(cfg config) (*gateway, error) {
 		Logger: cfg.logger,
 		// The gateway has no tools of its own, but announces changes
 		// to the tools it relays, and relays its downstreams' logs.
-		Capabilities: withLogging(&mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}),
+		Capabilities: downstream.WithLogging(&mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}),
 	})
-	g.srv.AddReceivingMiddleware(g.levels.record, g.firstListing, g.byToolName)
-	g.srv.AddSendingMiddleware(sendLogs)
+	g.srv.AddReceivingMiddleware(g.levels.Record, g.firstListing, g.byToolName)
+	g.srv.AddSendingMiddleware(downstream.SendLogs)
 	return g, nil
 }
 
@@ -251,8 +254,8 @@ func (g *gateway) join(ctx context.Context, spec downstreamSpec) error {
 
 // launch adds the downstream of spec and starts its goroutine; a second
 // downstream of one name is an error.
-func (g *gateway) launch(spec downstreamSpec) (*downstream, error) {
-	d := newDownstream(spec)
+func (g *gateway) launch(spec downstreamSpec) (*backend, error) {
+	d := newBackend(spec)
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if _, dup := g.downstreams[spec.name]; dup {
@@ -270,17 +273,21 @@ func (g *gateway) launch(spec downstreamSpec) (*downstream, error) {
 	return d, nil
 }
 
-// close ends every downstream session and the assigner: no round runs
-// after close returns. The store is its opener's to close.
+// close ends every downstream session and the assigner, and closes the
+// backup: no round runs after close returns. The store is its opener's to
+// close.
 func (g *gateway) close() {
 	g.cancel()
 	g.wg.Wait()
+	if g.backupFile != nil {
+		_ = g.backupFile.Close() // a second close is an error, and nothing else
+	}
 	g.mu.Lock()
 	ds := slices.Collect(maps.Values(g.downstreams))
 	g.mu.Unlock()
 	for _, d := range ds {
-		if t, ok := d.transport.(interface{ wait() }); ok {
-			t.wait() // no process outlives the gateway
+		if t, ok := d.transport.(interface{ Wait() }); ok {
+			t.Wait() // no process outlives the gateway
 		}
 	}
 }

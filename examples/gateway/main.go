@@ -59,7 +59,8 @@
 // others names no new tool and logs toolname's chain_mismatch error.
 //
 // -backup FILE keeps, on local disk, the last table loaded from or stored
-// in the store. A store that holds less than it (emptied by a restart
+// in the store, in a file store of its own ([toolname.NewFileStore]:
+// written atomically, and locked, so each gateway keeps its own). A store that holds less than it (emptied by a restart
 // without persistence, another chain, an older table restored) is refused
 // with toolname's rollback error, logged: the gateway serves the backup's
 // names and names no new tool until the store holds the chain again. The
@@ -151,6 +152,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/mcpid/mcpid/examples/internal/downstream"
 	"github.com/mcpid/mcpid/examples/internal/serve"
 	"github.com/mcpid/mcpid/gosdk"
 	"github.com/mcpid/mcpid/toolname"
@@ -299,7 +301,7 @@ func parseServer(v string) (serverFlag, error) {
 	if !ok || name == "" || !utf8.ValidString(name) {
 		return serverFlag{}, fmt.Errorf("%q: want NAME=COMMAND ARG..., with a non-empty NAME", v)
 	}
-	argv, err := splitWords(command)
+	argv, err := downstream.SplitWords(command)
 	if err != nil {
 		return serverFlag{}, fmt.Errorf("%q: %v", v, err)
 	}
@@ -313,12 +315,12 @@ func parseServer(v string) (serverFlag, error) {
 // speaking MCP over stdio, with the inherited part of environ and its own
 // variables, its stderr passed on to the gateway's.
 func (s serverFlag) spec(environ []string, stderr io.Writer, logger *slog.Logger) downstreamSpec {
-	return downstreamSpec{name: s.name, transport: &commandTransport{
-		argv:   s.argv,
-		env:    downstreamEnv(environ, s.env),
-		stderr: stderr,
-		server: s.name,
-		logger: logger,
+	return downstreamSpec{name: s.name, transport: &downstream.Command{
+		Argv:   s.argv,
+		Env:    downstream.Env(environ, s.env),
+		Stderr: stderr,
+		Server: s.name,
+		Logger: logger,
 	}}
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpid/mcpid/examples/internal/cmdtest"
+	"github.com/mcpid/mcpid/examples/internal/downstream"
 	"github.com/mcpid/mcpid/examples/internal/serve"
 	"github.com/mcpid/mcpid/toolname"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -85,39 +86,6 @@ func TestParseArgs(t *testing.T) {
 	}
 }
 
-func TestSplitWords(t *testing.T) {
-	for _, tt := range []struct {
-		in   string
-		want []string
-	}{
-		{"", nil},
-		{" \t\n ", nil},
-		{"cmd", []string{"cmd"}},
-		{"  cmd   a\tb\nc ", []string{"cmd", "a", "b", "c"}},
-		{`a 'b c' "d e"`, []string{"a", "b c", "d e"}},
-		{`'' ""`, []string{"", ""}},
-		{`x'y'"z"w`, []string{"xyzw"}},
-		{`'a"b' "c'd"`, []string{`a"b`, "c'd"}},
-		{`'a\b'`, []string{`a\b`}},
-		{`"a\"b\\c\$d\x"`, []string{`a"b\c$d\x`}},
-		{`a\ b \'c`, []string{"a b", "'c"}},
-		{"a\\\nb", []string{"ab"}},
-		{"a\\\\ b", []string{`a\`, "b"}},
-		{"\"a\\\nb\"", []string{"ab"}},
-		{"cmd \\\n arg", []string{"cmd", "arg"}},
-		{"\\\n", nil},
-		{"$HOME ~ *.go `x`", []string{"$HOME", "~", "*.go", "`x`"}},
-	} {
-		got, err := splitWords(tt.in)
-		require.NoError(t, err, "%q", tt.in)
-		assert.Equal(t, tt.want, got, "%q", tt.in)
-	}
-	for _, in := range []string{`'open`, `"open`, `a "b\"`, `trailing\`} {
-		_, err := splitWords(in)
-		assert.Error(t, err, "%q", in)
-	}
-}
-
 func TestDemo(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	require.NoError(t, run(t.Context(), nil, &stdout, &stderr))
@@ -161,7 +129,7 @@ func TestSubprocessDownstreams(t *testing.T) {
 	assert.Equal(t, "invalid_id", envelopeCode(t, res), "the downstream's own tool error comes back as it is")
 
 	// One subprocess dies: its tools fail, the other's still work.
-	require.NoError(t, specs[0].transport.(*commandTransport).process().Kill())
+	require.NoError(t, specs[0].transport.(*downstream.Command).Process().Kill())
 	require.Eventually(t, func() bool {
 		res, err := c.cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "one__search", Arguments: map[string]any{"query": ""}})
 		return err == nil && codeOf(res) == "resource_unavailable"

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -87,37 +86,20 @@ func readTable(path string) (*toolname.Names, error) {
 	return n, nil
 }
 
-// writeFileAtomic writes data to path: to a temporary file in the same
-// directory, synced, then renamed over path, and the directory synced, so
-// that a crash leaves the old backup or the new one, never half of one.
-func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+// openBackup opens the backup at path, a [toolname.FileStore] (so that it
+// is written atomically and held by one gateway), and returns it with the
+// table it holds: nil when there is none yet.
+func openBackup(path string) (*toolname.FileStore, *toolname.Names, error) {
+	file, err := toolname.NewFileStore(path)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
+	names, _, err := file.Load(context.Background())
 	if err != nil {
-		_ = os.Remove(f.Name())
-		return err
+		_ = file.Close()
+		return nil, nil, err
 	}
-	d, err := os.Open(filepath.Dir(path))
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return file, names, nil
 }
 
 // memStore keeps the chain in this process, for a gateway run without

@@ -1,6 +1,6 @@
 //lint:file-ignore SA1019 MCP 2026-07-28 deprecates logging, which stays functional for at least a year; the gateway relays it while downstreams and hosts use it.
 
-package main
+package downstream
 
 import (
 	"context"
@@ -17,11 +17,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// relay passes a downstream's progress notifications and log messages on
+// Relay passes a downstream's progress notifications and log messages on
 // to the callers whose calls they belong to.
 //
-// The downstream's connection (see relayConn) hands each one, as it reads
-// it, to its call's queue; the call's own goroutine sends it on to the
+// The downstream's connection (see [Relay.Transport]) hands each one, as
+// it reads it, to its call's queue; the call's own goroutine sends it on to the
 // caller, with the call's context (over HTTP, that context names the
 // request the notification belongs to, so that it goes out on that
 // request's stream), and sends the last of them before the call's answer.
@@ -41,18 +41,19 @@ import (
 // client connected to it directly: a caller that set no level gets them
 // all, and one that did (logging/setLevel for its session, or the call's
 // own level on MCP 2026-07-28) gets those at that level and above (see
-// levels).
-type relay struct {
+// levels). The zero Relay is ready to use.
+type Relay struct {
 	mu      sync.Mutex
-	byToken map[string]*relayedCall // the gateway's progress token -> its call
-	calls   map[*relayedCall]bool   // the calls in flight
+	byToken map[string]*Call // the gateway's progress token -> its call
+	calls   map[*Call]bool   // the calls in flight
 }
 
 // relayQueue bounds the notifications that wait for one call's caller.
 const relayQueue = 64
 
-// relayedCall is one call in flight, whose notifications are relayed.
-type relayedCall struct {
+// Call is one call in flight, whose notifications are relayed: what
+// [Relay.Start] returns and [Relay.End] takes.
+type Call struct {
 	ctx      context.Context // the caller's
 	session  *mcp.ServerSession
 	token    any              // the caller's progress token; nil when it asked for none
@@ -67,10 +68,12 @@ type relayedCall struct {
 // nextToken numbers the progress tokens the gateway gives downstreams.
 var nextToken atomic.Uint64
 
-// start registers the call req, to be sent downstream as params, and
-// starts sending its notifications on; end must follow.
-func (r *relay) start(ctx context.Context, req *mcp.CallToolRequest, params *mcp.CallToolParams, level mcp.LoggingLevel, timeout time.Duration) *relayedCall {
-	c := &relayedCall{
+// Start registers the call req, to be sent downstream as params, and
+// starts sending its notifications on, each within timeout; End must
+// follow. level is the least level of log message the caller set for its
+// session ("" for none), which the call's own level overrides.
+func (r *Relay) Start(ctx context.Context, req *mcp.CallToolRequest, params *mcp.CallToolParams, level mcp.LoggingLevel, timeout time.Duration) *Call {
+	c := &Call{
 		ctx:      ctx,
 		session:  req.Session,
 		token:    req.Params.GetProgressToken(),
@@ -96,8 +99,8 @@ func (r *relay) start(ctx context.Context, req *mcp.CallToolRequest, params *mcp
 	}
 	r.mu.Lock()
 	if r.calls == nil {
-		r.calls = map[*relayedCall]bool{}
-		r.byToken = map[string]*relayedCall{}
+		r.calls = map[*Call]bool{}
+		r.byToken = map[string]*Call{}
 	}
 	r.calls[c] = true
 	if c.token != nil {
@@ -108,9 +111,9 @@ func (r *relay) start(ctx context.Context, req *mcp.CallToolRequest, params *mcp
 	return c
 }
 
-// end unregisters c, once its answer is in, and returns when every
+// End unregisters c, once its answer is in, and returns when every
 // notification that came before the answer has been sent on.
-func (r *relay) end(c *relayedCall) {
+func (r *Relay) End(c *Call) {
 	r.mu.Lock()
 	delete(r.calls, c)
 	delete(r.byToken, c.ours)
@@ -121,7 +124,7 @@ func (r *relay) end(c *relayedCall) {
 
 // forward sends c's notifications on until its answer is in, then the
 // ones still queued.
-func (c *relayedCall) forward() {
+func (c *Call) forward() {
 	defer close(c.drained)
 	for {
 		select {
@@ -141,7 +144,7 @@ func (c *relayedCall) forward() {
 }
 
 // send sends one notification to the caller, within c.timeout.
-func (c *relayedCall) send(n any) {
+func (c *Call) send(n any) {
 	ctx, cancel := context.WithTimeout(c.ctx, c.timeout)
 	defer cancel()
 	switch n := n.(type) {
@@ -153,21 +156,21 @@ func (c *relayedCall) send(n any) {
 			return
 		}
 		// The SDK's Log would drop the message unless the caller set a
-		// level: sendLogs sends it as it is.
+		// level: SendLogs sends it as it is.
 		_ = c.session.NotifyProgress(context.WithValue(ctx, logToSend{}, n), &mcp.ProgressNotificationParams{})
 	}
 }
 
 // logToSend is the context key under which a relayed call hands
-// sendLogs the log message to send.
+// SendLogs the log message to send.
 type logToSend struct{}
 
-// sendLogs is the gateway's sending middleware that sends a relayed log
+// SendLogs is the gateway's sending middleware that sends a relayed log
 // message as it is. The SDK's [mcp.ServerSession.Log] sends nothing to a
 // client that set no level, where the downstream sent the message; so the
 // relay sends it through the session's sending chain, as the carrier of a
 // progress notification that this middleware turns into the log message.
-func sendLogs(next mcp.MethodHandler) mcp.MethodHandler {
+func SendLogs(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		p, ok := ctx.Value(logToSend{}).(*mcp.LoggingMessageParams)
 		ss, isServer := req.GetSession().(*mcp.ServerSession)
@@ -190,23 +193,24 @@ func levelRank(level mcp.LoggingLevel) int {
 	return len(levels)
 }
 
-// sessionLevels remembers the log level that each client session set with
-// logging/setLevel, for as long as the session lives.
-type sessionLevels struct {
+// SessionLevels remembers the log level that each client session set with
+// logging/setLevel, for as long as the session lives. The zero
+// SessionLevels is ready to use.
+type SessionLevels struct {
 	mu     sync.Mutex
 	levels map[weak.Pointer[mcp.ServerSession]]mcp.LoggingLevel
 }
 
-// of returns the level that ss set, or "" if it set none.
-func (l *sessionLevels) of(ss *mcp.ServerSession) mcp.LoggingLevel {
+// Of returns the level that ss set, or "" if it set none.
+func (l *SessionLevels) Of(ss *mcp.ServerSession) mcp.LoggingLevel {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.levels[weak.Make(ss)]
 }
 
-// record is the gateway's receiving middleware that remembers the level
+// Record is the gateway's receiving middleware that remembers the level
 // each session sets.
-func (l *sessionLevels) record(next mcp.MethodHandler) mcp.MethodHandler {
+func (l *SessionLevels) Record(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
 		set, ok := req.(*mcp.ServerRequest[*mcp.SetLoggingLevelParams])
@@ -228,14 +232,14 @@ func (l *sessionLevels) record(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 // forget drops the level of a session that is gone.
-func (l *sessionLevels) forget(key weak.Pointer[mcp.ServerSession]) {
+func (l *SessionLevels) forget(key weak.Pointer[mcp.ServerSession]) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	delete(l.levels, key)
 }
 
 // progress queues p for its call, if that call is in flight.
-func (r *relay) progress(p *mcp.ProgressNotificationParams) {
+func (r *Relay) progress(p *mcp.ProgressNotificationParams) {
 	token, _ := p.ProgressToken.(string)
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -245,10 +249,10 @@ func (r *relay) progress(p *mcp.ProgressNotificationParams) {
 }
 
 // log queues p for a call in flight, when they all come from one session.
-func (r *relay) log(p *mcp.LoggingMessageParams) {
+func (r *Relay) log(p *mcp.LoggingMessageParams) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var to *relayedCall
+	var to *Call
 	for c := range r.calls {
 		if to != nil && c.session != to.session {
 			return
@@ -262,18 +266,24 @@ func (r *relay) log(p *mcp.LoggingMessageParams) {
 
 // put queues n unless the queue is full. Called with the relay's mu held,
 // so that end, which takes it, sees every notification put before it.
-func (c *relayedCall) put(n any) {
+func (c *Call) put(n any) {
 	select {
 	case c.queue <- n:
 	default:
 	}
 }
 
+// Transport returns t with its connections wrapped so that the progress
+// notifications and log messages they read reach r's calls.
+func (r *Relay) Transport(t mcp.Transport) mcp.Transport {
+	return relayTransport{t, r}
+}
+
 // relayTransport is a downstream's transport with its connection wrapped
 // in a relayConn.
 type relayTransport struct {
 	mcp.Transport
-	relay *relay
+	relay *Relay
 }
 
 // Connect connects the transport and wraps the connection.
@@ -290,7 +300,7 @@ func (t relayTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 // follows them.
 type relayConn struct {
 	mcp.Connection
-	relay *relay
+	relay *Relay
 }
 
 // Read reads the next message, queuing it first for its call if it is a
@@ -314,17 +324,17 @@ func (c *relayConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	return msg, err
 }
 
-// withLogging returns caps with the logging capability, which a gateway
+// WithLogging returns caps with the logging capability, which a gateway
 // that relays its downstreams' logs declares.
-func withLogging(caps *mcp.ServerCapabilities) *mcp.ServerCapabilities {
+func WithLogging(caps *mcp.ServerCapabilities) *mcp.ServerCapabilities {
 	caps.Logging = &mcp.LoggingCapabilities{}
 	return caps
 }
 
-// askForLogs asks a downstream that has logs for all of them, so that each
+// AskForLogs asks a downstream that has logs for all of them, so that each
 // caller's session can filter them by the level it set. A downstream
 // without the logging capability is not asked.
-func askForLogs(ctx context.Context, cs *mcp.ClientSession) error {
+func AskForLogs(ctx context.Context, cs *mcp.ClientSession) error {
 	init := cs.InitializeResult()
 	if init == nil || init.Capabilities == nil || init.Capabilities.Logging == nil {
 		return nil

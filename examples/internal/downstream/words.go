@@ -1,11 +1,11 @@
-package main
+package downstream
 
 import (
 	"errors"
 	"strings"
 )
 
-// splitWords splits a command line into words as a POSIX shell does, with
+// SplitWords splits a command line into words as a POSIX shell does, with
 // no expansion of any kind: words are separated by unquoted blanks (space,
 // tab, newline); 'single quotes' keep everything between them; "double
 // quotes" keep everything but a backslash before ", \, $ or `, which it
@@ -13,7 +13,7 @@ import (
 // escapes the next character (a newline: removes it). $, *, ~ and the
 // like are ordinary characters. A quote left open, or a backslash at the
 // end, is an error.
-func splitWords(s string) ([]string, error) {
+func SplitWords(s string) ([]string, error) {
 	var (
 		words []string
 		w     strings.Builder

@@ -1,4 +1,4 @@
-package main
+package downstream
 
 import (
 	"context"
@@ -44,7 +44,7 @@ func TestDownstreamGuardAgreesWithSDK(t *testing.T) {
 		raw := &mcp.IOTransport{Reader: io.NopCloser(strings.NewReader(line + "\n")), Writer: discard{io.Discard}}
 		want, sdkOK := readOnly(t, raw)
 
-		conn, err := guardedTransport(strings.NewReader(line+"\n"+next+"\n"), discard{io.Discard}, nil).Connect(context.Background())
+		conn, err := GuardedTransport(strings.NewReader(line+"\n"+next+"\n"), discard{io.Discard}, nil).Connect(context.Background())
 		require.NoError(t, err)
 		got, err := conn.Read(context.Background())
 		require.NoError(t, err, "%q ended the session", line)

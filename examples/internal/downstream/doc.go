@@ -1,0 +1,19 @@
+// Package downstream is the machinery with which the gateway example
+// reaches its downstream MCP servers, kept apart from its naming so that
+// a reader of the gateway sees the names in a few short files.
+//
+// It holds:
+//   - [Command], a transport that runs a server as a subprocess in a
+//     process group of its own, reaps it, and kills the group of one that
+//     does not exit; its writes to the server's stdin never block a caller
+//     past the caller's context, and its reader drops the lines that are
+//     not JSON-RPC ([GuardedTransport]) instead of ending the session;
+//   - [Env], the environment a subprocess gets, and [SplitWords], the
+//     POSIX word splitter for a -server command line;
+//   - [Relay], which passes a downstream's progress notifications and log
+//     messages on to the callers whose calls they belong to, with the
+//     server middleware it needs ([SendLogs], [SessionLevels.Record]).
+//
+// It is internal to the examples module: a gateway author copies from it
+// what a gateway of theirs needs.
+package downstream

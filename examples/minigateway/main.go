@@ -1,0 +1,174 @@
+// Command minigateway is the smallest MCP gateway that gives every
+// downstream tool one stable name: copy it to start a gateway of your own.
+//
+// It connects to MCP servers over stdio and serves all their tools on its
+// own stdin and stdout, named by the mcpid library's toolname package: two
+// servers' search tools are alpha__search and beta__search, a tool whose
+// name no other has keeps it. The names live in a state file: after a
+// restart, whatever order the servers start in, every tool has the name it
+// had, and a name once given is never given to another tool.
+//
+//	go run -C examples ./minigateway -state names.json -server 'docs=docs-mcp --stdio'
+//
+// It lists the tools once, at start, and does not restart a server that
+// dies; examples/gateway does (and relists on tools/list_changed, bounds
+// calls by a timeout, relays progress and logs, runs replicas, serves HTTP).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log"
+	"maps"
+	"os"
+	"os/exec"
+	"os/signal"
+	"slices"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpid/mcpid"
+	"github.com/mcpid/mcpid/gosdk"
+	"github.com/mcpid/mcpid/toolname"
+)
+
+// downstream is a server to connect: its name, which qualifies its tools
+// when they collide, and how to reach it.
+type downstream struct {
+	name      string
+	transport mcp.Transport
+}
+
+func main() {
+	state := flag.String("state", "names.json", "the `FILE` that keeps the names")
+	var servers []downstream
+	flag.Func("server", "a downstream server, `NAME=COMMAND ARG...` split at spaces; repeatable", func(v string) error {
+		name, command, _ := strings.Cut(v, "=")
+		argv := strings.Fields(command)
+		if name == "" || len(argv) == 0 {
+			return errors.New("want NAME=COMMAND ARG, with a non-empty NAME and COMMAND")
+		}
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Stderr = os.Stderr
+		servers = append(servers, downstream{name, &mcp.CommandTransport{Command: cmd}})
+		return nil
+	})
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, *state, servers, &mcp.StdioTransport{}); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// run serves the tools of servers on t until the client leaves or ctx is
+// done, with their names kept in the file at state.
+func run(ctx context.Context, state string, servers []downstream, t mcp.Transport) error {
+	// The store holds the chain of names. NewFileStore locks the file, so
+	// that one gateway at a time writes it; replicas share a chain in
+	// Redis or PostgreSQL instead (toolname/redisstore, toolname/pgstore).
+	store, err := toolname.NewFileStore(state)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	sessions := map[string]*mcp.ClientSession{}
+	defer func() {
+		for _, cs := range sessions {
+			cs.Close()
+		}
+	}()
+	tools, err := connect(ctx, servers, sessions)
+	if err != nil {
+		return err
+	}
+
+	// Update continues the chain in the store with the keys listed now:
+	// a key the chain named before gets that name back, a new key gets a
+	// name no key ever had, and that name is stored before Update returns
+	// it, so nothing is served that a restart could give another tool.
+	// Portable names suit every model provider (toolname.OpenAI, one).
+	names, _, err := toolname.Update(ctx, store, toolname.Portable, slices.Collect(maps.Keys(tools)))
+	if err != nil {
+		return err
+	}
+
+	// Serve each live tool under its name, with its own schemas.
+	srv := mcp.NewServer(&mcp.Implementation{Name: "minigateway", Version: "v0.1.0"}, nil)
+	call := route(names, sessions)
+	for key, name := range names.All() {
+		served := *tools[key]
+		served.Name = name
+		if err := addTool(srv, &served, call); err != nil {
+			log.Printf("tool %s of %s not served: %v", key.Tool, key.Server, err)
+		}
+	}
+	return srv.Run(ctx, t)
+}
+
+// connect connects to every server, records its session in sessions, and
+// returns the tools they list, keyed by server and tool: the key is what a
+// name stands for.
+func connect(ctx context.Context, servers []downstream, sessions map[string]*mcp.ClientSession) (map[toolname.Key]*mcp.Tool, error) {
+	client := mcp.NewClient(&mcp.Implementation{Name: "minigateway", Version: "v0.1.0"}, nil)
+	tools := map[toolname.Key]*mcp.Tool{}
+	for _, d := range servers {
+		cs, err := client.Connect(ctx, d.transport, nil)
+		if err != nil {
+			return nil, fmt.Errorf("server %s: %w", d.name, err)
+		}
+		sessions[d.name] = cs
+		for tool, err := range cs.Tools(ctx, nil) {
+			if err != nil {
+				return nil, fmt.Errorf("server %s: %w", d.name, err)
+			}
+			tools[toolname.Key{Server: d.name, Tool: tool.Name}] = tool
+		}
+	}
+	return tools, nil
+}
+
+// route returns the handler of every tool: it finds the key of the called
+// name with Lookup and calls that server's tool by its own name. A name is
+// never parsed: the table says what it stands for.
+func route(names *toolname.Names, sessions map[string]*mcp.ClientSession) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		key, err := names.Lookup(req.Params.Name)
+		if err != nil {
+			return toolError(mcpid.NewError(mcpid.CodeNotFound,
+				fmt.Sprintf("no tool is named %q", req.Params.Name), "list the tools and call one by its listed name")), nil
+		}
+		res, err := sessions[key.Server].CallTool(ctx, &mcp.CallToolParams{Name: key.Tool, Arguments: req.Params.Arguments})
+		if err != nil {
+			log.Printf("calling %s of %s: %v", key.Tool, key.Server, err)
+			return toolError(mcpid.NewError(mcpid.CodeResourceUnavailable,
+				fmt.Sprintf("the server behind %q did not answer", req.Params.Name), "try again later")), nil
+		}
+		return res, nil // the server's answer as it is, its tool errors included
+	}
+}
+
+// addTool adds t to srv. The SDK panics on a tool it cannot serve (an
+// input schema that is not an object schema, say); the tools come from
+// other servers, so here that is an error, never a crash.
+func addTool(srv *mcp.Server, t *mcp.Tool, h mcp.ToolHandler) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	srv.AddTool(t, h)
+	return nil
+}
+
+// toolError is the tool error for e: the mcpid JSON envelope as its text.
+// It leaves out structuredContent, which a client would check against the
+// output schema that the called tool may declare.
+func toolError(e *mcpid.Error) *mcp.CallToolResult {
+	res := gosdk.ToolError(e)
+	res.StructuredContent = nil
+	return res
+}
