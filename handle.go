@@ -1,6 +1,7 @@
 package mcpid
 
 import (
+	"math/bits"
 	"strings"
 	"unicode/utf8"
 )
@@ -170,7 +171,7 @@ func SelfContainedID(baseID, connectionID string) (id string, embedded bool) {
 	if f := checkPart(connectionID, "", connectionBytes); f.fault != faultNone {
 		return baseID, false
 	}
-	if _, f := checkChars(baseID, opaqueBytes); f != faultNone || baseID == "" {
+	if _, f := checkChars(baseID, 0, opaqueBytes); f != faultNone || baseID == "" {
 		return baseID, false
 	}
 	if h, f := parse(baseID); f.fault == faultNone && !h.IsSelfContained() {
@@ -251,10 +252,11 @@ func unescapeByte(hex string) byte {
 	return ':'
 }
 
-// isEscape reports whether s starts with one of the three escapes of a
-// connection segment: %25, %2F or %3A, uppercase.
-func isEscape(s string) bool {
-	return len(s) >= 3 && s[0] == '%' && (s[1:3] == "25" || s[1:3] == "2F" || s[1:3] == "3A")
+// isEscapeHex reports whether hex, the two bytes after a '%' of a
+// connection segment, make one of its three escapes: %25, %2F or %3A,
+// uppercase.
+func isEscapeHex(hex string) bool {
+	return hex == "25" || hex == "2F" || hex == "3A"
 }
 
 // Stream returns the stream segment. It returns "" for an opaque handle and
@@ -344,277 +346,329 @@ func codeFor(field string) Code {
 }
 
 // parse is Parse without the error value: the one parser of the grammar.
-// It reads the id once, segment by segment, each with checkChars and the
-// byte set of its rule: a segment's scan stops at the separator that ends
-// it or at its first fault, so the first fault of the id is the one
-// reported. The first segment is read as a connection segment; when its
-// scan stops at a ':' or a fault and no '/' follows, the id is a legacy
-// handle, and the segment is its stream. An empty segment is reported at
-// the separator beside it, a missing ':' at the start of the segment that
-// lacks it.
+// It reads the id once, from left to right, eight bytes a step, and looks
+// only at the bytes that the set of the segment it is in stops at: a
+// separator moves to the next segment and its set, a fault ends the
+// parse, so the first fault of the id is the one reported. The first
+// segment is read as a connection segment; when it stops at a fault (a
+// ':' included) and no '/' follows, the id is a legacy handle and the
+// segment is its stream: a ':' ends it, a '%' that starts no escape is a
+// stream's byte, any other fault is the stream's. An empty segment is
+// reported at the separator beside it, a missing ':' at the start of the
+// segment that lacks it.
 func parse(id string) (Handle, failure) {
 	if id == "" {
 		return Handle{}, failure{faultEmpty, "", -1}
 	}
-	end, f := checkChars(id, segmentBytes)
-	switch {
-	case f == faultSecondSlash: // the '/' that ends the connection
+	set := segmentBytes
+	start := 0      // the stream's offset
+	colon := 0      // the offset of the ':' that ends the stream
+	legacy := false // the stream starts the id: a '/' after colon makes it a connection segment
+	i, m := -8, uint(0)
+	for {
+		var j int
+		var f fault
+		j, f, i, m = scan(id, i, m, set)
+		if f == faultNone {
+			return end(id, set, start, colon)
+		}
+		// The scan stopped at a separator or at the first fault: the
+		// same byte means one or the other by the segment it ends.
+		var fl failure
 		switch {
-		case end == 0:
-			return Handle{}, failure{faultEmptySegment, SegmentConnection, 0}
-		case end == 1 && id[0] == '.':
-			return Handle{}, failure{faultDot, SegmentConnection, 0}
+		case set == segmentBytes && f == faultSecondSlash:
+			fl = connectionEnd(id, j)
+			start, set = j+1, nameNoColonBytes
+			if start < len(id) && id[start] == ':' {
+				colon, set = start, opaqueBytes
+			}
+		case set == segmentBytes && f == faultColon:
+			// A legacy handle's stream, unless a '/' follows: looked
+			// for only if the parse fails.
+			fl = streamEnd(id, start, j)
+			colon, set, legacy = j, nameBytes, true
+		case set == segmentBytes && strings.IndexByte(id[j:], '/') >= 0:
+			fl = failure{f, SegmentConnection, j}
+		case set == segmentBytes && f == faultEscape:
+			// A legacy handle's stream, where '%' is any byte.
+			set = nameNoColonBytes
+		case set == nameNoColonBytes && f == faultColon:
+			fl = streamEnd(id, start, j)
+			colon, set = j, nameBytes
+		case set == segmentBytes || set == nameNoColonBytes:
+			fl = failure{f, SegmentStream, j}
+		default:
+			fl = failure{f, SegmentRecord, j}
 		}
-		start := end + 1
-		if start < len(id) && id[start] == ':' {
-			return parseOpaque(id, start)
+		if fl.fault != faultNone {
+			if legacy && strings.IndexByte(id[colon:], '/') >= 0 {
+				fl = failure{faultColon, SegmentConnection, colon}
+			}
+			return Handle{}, fl
 		}
-		return parseStream(id, start)
-	case f == faultNone:
-		return parseStream(id, 0)
-	case strings.IndexByte(id[end:], '/') >= 0:
-		// The first fault of a connection segment.
-		return Handle{}, failure{f, SegmentConnection, end}
-	case f == faultColon:
-		// A legacy handle whose stream the scan checked: a connection
-		// segment's bytes are a stream's, and so are its escapes.
-		return parseRecord(id, 0, end)
 	}
-	return parseStream(id, 0)
 }
 
-// parseStream parses the rest of a plain handle from start: the stream,
-// its ':' and the record.
-func parseStream(id string, start int) (Handle, failure) {
-	rest := id[start:]
-	colon, f := checkChars(rest, nameNoColonBytes)
+// connectionEnd checks the connection segment that the '/' at slash ends:
+// it must not be empty or ".", and an opaque id after it not empty.
+func connectionEnd(id string, slash int) failure {
 	switch {
-	case f == faultNone && rest == "":
-		return Handle{}, failure{faultEmptySegment, SegmentStream, start - 1}
-	case f == faultNone && rest == ".":
-		return Handle{}, failure{faultDot, SegmentStream, start}
-	case f == faultNone:
-		return Handle{}, failure{faultNoColon, SegmentStream, start}
-	case f != faultColon:
-		return Handle{}, failure{f, SegmentStream, start + colon}
+	case slash == 0:
+		return failure{faultEmptySegment, SegmentConnection, 0}
+	case slash == 1 && id[0] == '.':
+		return failure{faultDot, SegmentConnection, 0}
+	case id[slash+1:] == ":":
+		return failure{faultEmptySegment, SegmentRecord, slash + 1}
 	}
-	return parseRecord(id, start, start+colon)
+	return failure{}
 }
 
-// parseRecord parses the record of a plain handle whose stream, from
-// start to the ':' at colon, has no fault but may be empty or ".".
-func parseRecord(id string, start, colon int) (Handle, failure) {
+// streamEnd checks the stream from start that the ':' at colon ends, and
+// the record after it: neither may be empty or ".".
+func streamEnd(id string, start, colon int) failure {
 	switch {
 	case colon == start:
-		return Handle{}, failure{faultEmptySegment, SegmentStream, start}
+		return failure{faultEmptySegment, SegmentStream, start}
 	case colon == start+1 && id[start] == '.':
-		return Handle{}, failure{faultDot, SegmentStream, start}
+		return failure{faultDot, SegmentStream, start}
 	case colon == len(id)-1:
-		return Handle{}, failure{faultEmptySegment, SegmentRecord, colon}
+		return failure{faultEmptySegment, SegmentRecord, colon}
+	case id[colon+1:] == ".":
+		return failure{faultDot, SegmentRecord, colon + 1}
 	}
-	if off, f := checkName(id[colon+1:], nameBytes); f != faultNone {
-		return Handle{}, failure{f, SegmentRecord, colon + 1 + off}
-	}
-	return Handle{id: id, stream: start, colon: colon}, failure{}
+	return failure{}
 }
 
-// parseOpaque parses the rest of an opaque handle, whose ':' is at colon,
-// right after the '/' that ends its checked connection. The opaque base id
-// is reported as the record segment, which is what [Handle.RecordID]
-// returns for it.
-func parseOpaque(id string, colon int) (Handle, failure) {
-	opaque := id[colon+1:]
-	if opaque == "" {
-		return Handle{}, failure{faultEmptySegment, SegmentRecord, colon}
+// end finishes the parse of an id whose scan reached its end in the
+// segment that set checks.
+func end(id string, set *charSet, start, colon int) (Handle, failure) {
+	switch set {
+	case nameBytes:
+		return Handle{id: id, stream: start, colon: colon}, failure{}
+	case opaqueBytes:
+		return Handle{id: id, stream: colon, colon: colon}, failure{}
+	case nameNoColonBytes:
+		if start == len(id) {
+			return Handle{}, failure{faultEmptySegment, SegmentStream, start - 1}
+		}
 	}
-	if off, f := checkChars(opaque, opaqueBytes); f != faultNone {
-		return Handle{}, failure{f, SegmentRecord, colon + 1 + off}
+	// A stream without its ':'.
+	if id[start:] == "." {
+		return Handle{}, failure{faultDot, SegmentStream, start}
 	}
-	return Handle{id: id, stream: colon, colon: colon}, failure{}
+	return Handle{}, failure{faultNoColon, SegmentStream, start}
 }
 
 // checkPart checks one part given to Encode against the rule that set
 // stands for. Within a part, a '/' is not a second separator but a
 // forbidden character.
-func checkPart(part, segment string, set *byteSet) failure {
+func checkPart(part, segment string, set *charSet) failure {
 	if part == "" {
 		return failure{faultEmptySegment, segment, -1}
 	}
 	if part == "." && set != opaqueBytes {
 		return failure{faultDot, segment, 0}
 	}
-	off, f := checkChars(part, set)
+	off, f := checkChars(part, 0, set)
 	if f == faultSecondSlash {
 		f = faultSlash
 	}
 	return failure{f, segment, off}
 }
 
-// byteSet classifies each byte for one rule of the grammar, so that
-// checkChars decides most bytes with one table lookup. An ASCII byte that
-// the rule admits with no further look is asciiOK; a lead byte of a two-
-// or three-byte UTF-8 sequence whose value alone rules out a control, an
-// overlong form and a surrogate (0xC3 to 0xDF; 0xE1 to 0xEF but 0xED) is
-// lead2 or lead3, and needs only its continuation bytes checked; any other
-// byte is 0 and takes the slow path. In the set of the connection
-// segment, '%' is escape: it must start %25, %2F or %3A. The classes are
-// bits, so that checkChars can AND the entries of four bytes and test
-// asciiOK without a branch each.
-type byteSet [256]uint8
+// charSet is one rule of the grammar, as scan applies it. stop marks the
+// bytes that scan must look at: every byte that the rule does not admit
+// as it is, which are a control, DEL, the bytes of non-ASCII characters
+// and some of '%', '.', '/', ':' and '\'. fault says what such a byte
+// means: a fault, or one of three looks: faultDotDot for a '.', a fault
+// only as the first of ".."; faultEscape for a '%' that must start %25,
+// %2F or %3A; faultUTF8 for a non-ASCII byte, the first of a character
+// that must be valid UTF-8 and from U+00A0 up. Every rule admits the same
+// non-ASCII characters and no control; they differ in '%', '.', '/', ':'
+// and '\'.
+type charSet struct {
+	stop  [256]uint8 // 1 for a byte to look at, else 0
+	fault [256]fault
+}
 
-// The classes of a byteSet.
-const (
-	asciiOK = 1 << iota
-	lead2
-	lead3
-	escape
-)
-
-// newByteSet returns the set of the printable ASCII bytes (0x20 to 0x7E)
-// other than those in reserved, with the lead bytes of a rule that admits
-// every character from U+00A0 up.
-func newByteSet(reserved string) *byteSet {
-	var s byteSet
-	for c := 0x20; c < 0x7f; c++ {
-		if !strings.ContainsRune(reserved, rune(c)) {
-			s[c] = asciiOK
-		}
+// newCharSet returns the set that admits the bytes in admitted among
+// '%', '.', '/', ':' and '\', and, with escapes, the canonical escapes.
+// A '.' it does not admit is a fault only as the first of "..".
+func newCharSet(admitted string, escapes bool) *charSet {
+	var s charSet
+	for c := 0; c < 0x20; c++ {
+		s.fault[c] = faultControl
 	}
-	for c := 0xC3; c <= 0xDF; c++ {
-		s[c] = lead2
+	s.fault[0x7f] = faultControl
+	for c := 0x80; c < 0x100; c++ {
+		s.fault[c] = faultUTF8
 	}
-	for c := 0xE1; c <= 0xEF; c++ {
-		if c != 0xED {
-			s[c] = lead3
+	s.fault['.'] = faultDotDot
+	s.fault['/'] = faultSecondSlash
+	s.fault[':'] = faultColon
+	s.fault['\\'] = faultBackslash
+	if escapes {
+		s.fault['%'] = faultEscape
+	}
+	for i := 0; i < len(admitted); i++ {
+		s.fault[admitted[i]] = faultNone
+	}
+	for c, f := range s.fault {
+		if f != faultNone {
+			s.stop[c] = 1
 		}
 	}
 	return &s
 }
 
-// The byte sets of the grammar's rules. A '.' that a set leaves out is a
-// fault only as the first of "..".
+// The character sets of the grammar's rules. Along an id, a parse only
+// ever moves to a set that stops at fewer bytes (segmentBytes, then
+// nameNoColonBytes, nameBytes or opaqueBytes), so the stops it found for
+// a word with one set still hold every stop of the next.
 var (
-	nameNoColonBytes = newByteSet(`/\:.`)
-	nameBytes        = newByteSet(`/\.`)
-	opaqueBytes      = newByteSet("")
+	nameNoColonBytes = newCharSet("%", false)
+	nameBytes        = newCharSet("%:", false)
+	opaqueBytes      = newCharSet(`%./:\`, false)
 	// connectionBytes is a connection id as given: a name that may hold
 	// '/' and ':'. segmentBytes is the connection segment it is written
 	// as, with '%', '/' and ':' escaped.
-	connectionBytes = newByteSet(`\.`)
-	segmentBytes    = escapes(newByteSet(`/\:.%`))
+	connectionBytes = newCharSet("%/:", false)
+	segmentBytes    = newCharSet("", true)
 )
 
-// escapes returns set with '%' in class escape.
-func escapes(set *byteSet) *byteSet {
-	set['%'] = escape
-	return set
-}
-
-// checkName checks a non-empty name against the name rule, with set
-// nameNoColonBytes or nameBytes, and returns the offset and kind of its
-// first fault, or faultNone. A '/' is reported as faultSecondSlash, its
-// meaning inside an id. It is small enough to be inlined: parse calls it
-// on every segment but the connection.
-func checkName(name string, set *byteSet) (int, fault) {
-	if name == "." {
-		return 0, faultDot
-	}
-	return checkChars(name, set)
-}
-
-// checkChars returns the offset and kind of the first byte of s that is
-// neither in set nor the start of a valid UTF-8 sequence for a character
-// from U+00A0 up, or faultNone. It is the one check of the grammar's
-// character rules, and it looks at each byte once: eight ASCII bytes of
-// the set cost eight table lookups and one branch; a two- or three-byte
-// character whose lead byte the set classes costs a look at its
-// continuation bytes; a '%' of a connection segment, a look at the two
-// bytes after it; any other non-ASCII character is decoded.
-func checkChars(s string, set *byteSet) (int, fault) {
-	i := 0
-	for i < len(s) {
-		switch set[s[i]] {
-		case asciiOK:
-			// A run of ASCII: eight bytes a step, then byte by byte up
-			// to the byte that ended it.
-			i++
-			for len(s)-i >= 8 {
-				w := s[i : i+8]
-				if set[w[0]]&set[w[1]]&set[w[2]]&set[w[3]]&set[w[4]]&set[w[5]]&set[w[6]]&set[w[7]]&asciiOK == 0 {
-					break
+// scan returns the offset and kind of the next byte of s that set rules
+// out, or len(s) and faultNone at its end. It is the one check of the
+// grammar's character rules. It reads s eight bytes a step: i is the
+// offset of the current word and m its stops not yet looked at, bit k for
+// s[i+k] (i = -8 and m = 0 to start at 0). It returns them as they are
+// after the byte it stopped at, so that the next call goes on from there,
+// with the same set or with one that stops at fewer bytes; no byte is read
+// twice. A word without stops costs sixteen loads and no branch but the
+// loop's; each stop is judged by its entry in set, and goes straight to
+// the next; a non-ASCII character is checked by its lead and continuation
+// bytes, three-byte ones in runs (decode takes the rare ones).
+func scan(s string, i int, m uint, set *charSet) (int, fault, int, uint) {
+	for {
+		for m == 0 {
+			i += 8
+			if len(s)-i < 8 {
+				if i >= len(s) {
+					return len(s), faultNone, i, 0
 				}
-				i += 8
-			}
-			for i < len(s) && set[s[i]] == asciiOK {
-				i++
-			}
-			continue
-		case lead3:
-			// A run of three-byte characters, as in CJK text: two a
-			// step, their leads by the table and their four
-			// continuation bytes with one mask, then one.
-			for len(s)-i >= 8 {
-				w := s[i : i+8]
-				v := uint64(w[1]) | uint64(w[2])<<8 | uint64(w[4])<<16 | uint64(w[5])<<24
-				if set[w[0]]&set[w[3]] != lead3 || v&0xC0C0C0C0 != 0x80808080 {
-					break
-				}
-				i += 6
-			}
-			for len(s)-i >= 3 {
-				w := s[i : i+3]
-				if set[w[0]] != lead3 || (w[1]^0x80)|(w[2]^0x80) >= 0x40 {
-					break
-				}
-				i += 3
-			}
-			if i == len(s) || set[s[i]] != lead3 {
+				m = set.lastStops(s[i:])
 				continue
 			}
-		case lead2:
-			if i+1 < len(s) && s[i+1]^0x80 < 0x40 {
-				i += 2
-				continue
-			}
-		case escape:
-			if !isEscape(s[i:]) {
-				return i, faultEscape
-			}
-			i += 3
-			continue
+			b, t := s[i:i+8], &set.stop
+			m = uint(t[b[0]]) + uint(t[b[1]])<<1 + uint(t[b[2]])<<2 + uint(t[b[3]])<<3 +
+				(uint(t[b[4]])+uint(t[b[5]])<<1+uint(t[b[6]])<<2+uint(t[b[7]])<<3)<<4
 		}
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c == '.' && (i+1 == len(s) || s[i+1] != '.') {
-				i++
-				continue
+		j := i + bits.TrailingZeros(m)
+		m &= m - 1
+		switch f := set.fault[s[j]]; f {
+		case faultNone:
+		case faultDotDot:
+			if j+1 < len(s) && s[j+1] == '.' {
+				return j, f, i, m
 			}
-			if c == '.' {
-				return i, faultDotDot
+		case faultEscape:
+			if j+2 >= len(s) || !isEscapeHex(s[j+1:j+3]) {
+				return j, f, i, m
 			}
-			return i, asciiFault(c)
+		case faultUTF8:
+			// A two-byte character (the next is another stop), or a
+			// run of three-byte ones, as in CJK text: two a step (their
+			// leads by the table, their four continuation bytes with
+			// one mask), then one by one.
+			k := j
+			switch leads[s[j]] {
+			case lead2:
+				if j+1 < len(s) && s[j+1]^0x80 < 0x40 {
+					k += 2
+				}
+			case lead3:
+				for len(s)-k >= 8 {
+					b := s[k : k+8]
+					w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+						uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+					if leads[uint8(w)]&leads[uint8(w>>24)] != lead3 || w&0xC0C000C0C000 != 0x808000808000 {
+						break
+					}
+					k += 6
+				}
+				for len(s)-k >= 3 && leads[s[k]] == lead3 && (s[k+1]^0x80)|(s[k+2]^0x80) < 0x40 {
+					k += 3
+				}
+			}
+			n := k - j
+			if n == 0 {
+				if n, f = decode(s[j:]); f != faultNone {
+					return j, f, i, m
+				}
+			}
+			// Past the characters' bytes.
+			if d := j + n - i; d < 8 {
+				m &= ^uint(0) << d
+			} else {
+				i, m = j+n-8, 0
+			}
+		default:
+			return j, f, i, m
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			return i, faultUTF8
-		}
-		if r <= 0x9f {
-			return i, faultControl
-		}
-		i += size
 	}
-	return 0, faultNone
 }
 
-// asciiFault returns the fault of an ASCII byte that a set left out.
-func asciiFault(c byte) fault {
-	switch c {
-	case ':':
-		return faultColon
-	case '/':
-		return faultSecondSlash
-	case '\\':
-		return faultBackslash
+// lastStops returns the stops of the last one to seven bytes of a string.
+func (set *charSet) lastStops(b string) uint {
+	m := uint(0)
+	for k := 0; k < len(b); k++ {
+		m |= uint(set.stop[b[k]]) << k
 	}
-	return faultControl
+	return m
+}
+
+// checkChars returns the offset and kind of the first byte of s from i
+// that set rules out, or faultNone: scan of a single segment.
+func checkChars(s string, i int, set *charSet) (int, fault) {
+	j, f, _, _ := scan(s, i-8, 0, set)
+	if f == faultNone {
+		return 0, f
+	}
+	return j, f
+}
+
+// leads classes the lead byte of a two- or three-byte UTF-8 sequence
+// whose value alone rules out a C1 control, an overlong form and a
+// surrogate: lead2 for 0xC3 to 0xDF, lead3 for 0xE1 to 0xEF but 0xED.
+// Such a sequence needs only its continuation bytes checked; any other
+// byte (0) is decoded.
+var leads = func() (t [256]uint8) {
+	for c := 0xC3; c <= 0xDF; c++ {
+		t[c] = lead2
+	}
+	for c := 0xE1; c <= 0xEF; c++ {
+		if c != 0xED {
+			t[c] = lead3
+		}
+	}
+	return t
+}()
+
+// The classes of leads.
+const (
+	lead2 = 1 + iota
+	lead3
+)
+
+// decode checks the non-ASCII character at the start of s that leads
+// does not class. It returns its length, or faultUTF8 for invalid UTF-8
+// and faultControl for a C1 control (U+0080 to U+009F).
+func decode(s string) (int, fault) {
+	r, size := utf8.DecodeRuneInString(s)
+	switch {
+	case r == utf8.RuneError && size == 1:
+		return 0, faultUTF8
+	case r <= 0x9f:
+		return 0, faultControl
+	}
+	return size, faultNone
 }

@@ -316,3 +316,32 @@ func TestParseBenchClassesNoAllocs(t *testing.T) {
 		})
 	}
 }
+
+// TestCharSetsShrinkAlongAnID pins what the one-pass scan relies on: a
+// parse only moves from a segment's set to one that stops at no byte the
+// first does not stop at, so the stops already found for a word still hold
+// every stop of the next segment.
+func TestCharSetsShrinkAlongAnID(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		from, to *charSet
+	}{
+		{"connection to stream", segmentBytes, nameNoColonBytes},
+		{"connection to opaque", segmentBytes, opaqueBytes},
+		{"legacy stream to record", segmentBytes, nameBytes},
+		{"stream to record", nameNoColonBytes, nameBytes},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for c := 0; c < 256; c++ {
+				if tc.to.stop[c] == 1 {
+					assert.Equal(t, uint8(1), tc.from.stop[c], "byte %#x", c)
+				}
+			}
+		})
+	}
+	for _, set := range []*charSet{segmentBytes, nameNoColonBytes, nameBytes, opaqueBytes, connectionBytes} {
+		for c := 0; c < 256; c++ {
+			assert.Equal(t, set.fault[c] != faultNone, set.stop[c] == 1, "byte %#x", c)
+		}
+	}
+}
