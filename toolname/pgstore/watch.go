@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/mcpid/mcpid/toolname"
+	"github.com/mcpid/mcpid/toolname/internal/chainguard"
 )
 
 // Watch listens on the chain's channel and returns a channel that
@@ -88,7 +89,7 @@ func (s *Store) forward(ctx context.Context, conn *pgx.Conn, out chan toolname.R
 			var rev string
 			err = conn.QueryRow(ctx, `SELECT rev FROM `+Table+` WHERE chain = $1`, s.chain).Scan(&rev)
 			if err == nil || errors.Is(err, pgx.ErrNoRows) {
-				offer(out, toolname.Revision(rev))
+				chainguard.Offer(out, toolname.Revision(rev))
 			}
 		}
 		n, err := conn.WaitForNotification(ctx)
@@ -100,23 +101,6 @@ func (s *Store) forward(ctx context.Context, conn *pgx.Conn, out chan toolname.R
 			conn = nil
 			continue
 		}
-		offer(out, toolname.Revision(n.Payload))
-	}
-}
-
-// offer puts rev in out, which holds at most one revision, replacing the
-// one a slow receiver has not taken yet: only the latest matters. Only
-// forward sends on out, so offer never blocks.
-func offer(out chan toolname.Revision, rev toolname.Revision) {
-	for {
-		select {
-		case out <- rev:
-			return
-		default:
-		}
-		select {
-		case <-out:
-		default:
-		}
+		chainguard.Offer(out, toolname.Revision(n.Payload))
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/mcpid/mcpid/toolname"
+	"github.com/mcpid/mcpid/toolname/internal/chainguard"
 )
 
 // Watch subscribes to the chain's channel and returns a channel that
@@ -73,32 +74,15 @@ func (s *Store) forward(ctx context.Context, sub *redis.PubSub, out chan toolnam
 		pause = watchRetryMin
 		switch m := msg.(type) {
 		case *redis.Message:
-			offer(out, toolname.Revision(m.Payload))
+			chainguard.Offer(out, toolname.Revision(m.Payload))
 		case *redis.Subscription:
 			if m.Kind != "subscribe" {
 				continue
 			}
 			// Subscribed again after a lost connection.
 			if rev, err := s.client.HGet(ctx, s.key, "rev").Result(); err == nil || errors.Is(err, redis.Nil) {
-				offer(out, toolname.Revision(rev))
+				chainguard.Offer(out, toolname.Revision(rev))
 			}
-		}
-	}
-}
-
-// offer puts rev in out, which holds at most one revision, replacing the
-// one a slow receiver has not taken yet: only the latest matters. Only
-// forward sends on out, so offer never blocks.
-func offer(out chan toolname.Revision, rev toolname.Revision) {
-	for {
-		select {
-		case out <- rev:
-			return
-		default:
-		}
-		select {
-		case <-out:
-		default:
 		}
 	}
 }

@@ -139,3 +139,20 @@ func (g *Guard[T]) remember(rev string, table T, pos Position) {
 	}
 	g.seen, g.pos, g.rev, g.table = true, pos, rev, table
 }
+
+// Offer puts v in out, a channel of capacity one that a Watch returns,
+// replacing the value a slow receiver has not taken yet: only the latest
+// revision matters. Only the watcher sends on out, so Offer never blocks.
+func Offer[T any](out chan T, v T) {
+	for {
+		select {
+		case out <- v:
+			return
+		default:
+		}
+		select {
+		case <-out:
+		default:
+		}
+	}
+}

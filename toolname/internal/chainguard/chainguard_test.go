@@ -238,3 +238,14 @@ func TestRollbackError(t *testing.T) {
 		})
 	}
 }
+
+func TestOfferKeepsTheLatest(t *testing.T) {
+	out := make(chan string, 1)
+	chainguard.Offer(out, "r1")
+	chainguard.Offer(out, "r2")
+	chainguard.Offer(out, "r3")
+	require.Len(t, out, 1)
+	require.Equal(t, "r3", <-out, "a slow receiver gets the latest value")
+	chainguard.Offer(out, "r4")
+	require.Equal(t, "r4", <-out)
+}
