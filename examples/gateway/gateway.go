@@ -178,12 +178,13 @@ func (g *gateway) start(ctx context.Context, specs []downstreamSpec) error {
 		defer g.wg.Done()
 		deadline := time.NewTimer(g.cfg.startTimeout)
 		defer deadline.Stop()
+		late := false
 	wait:
 		for _, first := range firsts {
 			select {
 			case <-first:
 			case <-deadline.C:
-				g.markReady()
+				late = true
 				break wait
 			case <-ctx.Done():
 				return
@@ -198,9 +199,15 @@ func (g *gateway) start(ctx context.Context, specs []downstreamSpec) error {
 		})
 		// The first round that succeeds from now on (this one, or a
 		// retry while the store is down) lets the listing go, or the
-		// deadline does.
+		// deadline does. Past the deadline, the listing still waits for
+		// this one round, which names the servers that listed in time,
+		// and then answers with what is stored.
 		g.listed.Store(true)
 		_ = g.flush(g.ctx)
+		if late {
+			g.markReady()
+			return
+		}
 		select {
 		case <-deadline.C:
 			g.markReady()
