@@ -67,7 +67,7 @@ func NewAliases(m map[string]string) (*Aliases, error) {
 	for _, c := range conns {
 		alias := m[c]
 		if f := checkPart(c, "", connectionBytes); f.fault != faultNone {
-			return nil, f.err(FieldConnectionID, c)
+			return nil, withHint(f.err(FieldConnectionID, c), "declare aliases only for connection ids that are names ('/' and ':' allowed)")
 		}
 		if err := checkAlias(alias, c); err != nil {
 			return nil, err
@@ -100,6 +100,13 @@ func checkAlias(alias, conn string) *Error {
 	e := f.err(FieldAlias, alias)
 	e.Code = CodeInvalidConnectionID
 	e.Embedded = conn
+	return withHint(e, "use an alias that is a name without '/', ':' and '%'")
+}
+
+// withHint gives e, a fault in what a server declared, a hint for the
+// server's author in place of its code's hint, which speaks to a model.
+func withHint(e *Error, hint string) *Error {
+	e.text = errorText{e.Message(), hint, true}
 	return e
 }
 

@@ -49,6 +49,11 @@ func TestNewAliasesErrors(t *testing.T) {
 			assert.Equal(t, tt.input, e.Input)
 			assert.Equal(t, tt.embedded, e.Embedded)
 			assert.Equal(t, tt.offset, e.Offset)
+			// The hint speaks to the server's author, who declared
+			// the aliases, not to a model that passes arguments.
+			assert.NotContains(t, e.Hint(), "connection_id")
+			assert.NotContains(t, e.Hint(), "search")
+			assert.NotEmpty(t, e.Message())
 			assert.NotEmpty(t, e.Message())
 			assert.NotEmpty(t, e.Hint())
 			// The envelope reads back.

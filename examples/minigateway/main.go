@@ -59,7 +59,9 @@ func main() {
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, *state, servers, &mcp.StdioTransport{}); err != nil {
+	// The guarded stdio transport answers a line the SDK cannot decode
+	// with a JSON-RPC error instead of ending the session.
+	if err := run(ctx, *state, servers, gosdk.NewStdioTransport(os.Stdin, os.Stdout)); err != nil {
 		log.Fatal(err)
 	}
 }

@@ -9,11 +9,14 @@
 // space); mcp-go reads lines of any length. The adapters gosdk and mcpgo
 // wrap their SDK's stdio serving with it.
 //
-// The guard never guesses what an SDK accepts: an adapter hands it the
-// SDK's own decoder (Accept), and the guard passes exactly the values that
-// decoder takes, re-framed so that the SDK's framing cannot disagree. Its
-// own rules, beyond the SDK's, are the size and depth caps and the refusal
-// of batches, which MCP dropped in 2025-06-18.
+// The guard does not guess what an SDK accepts: an adapter hands it the
+// SDK's own decoder (Accept), or, for an SDK that exports none (mcp-go),
+// the same first reading of a message, and a differential test checks the
+// guard against the SDK's real transport. The guard passes exactly the
+// values that decoder takes, re-framed so that the SDK's framing cannot
+// disagree. Its own rules, beyond the SDK's, are the size and depth caps,
+// the refusal of batches, which MCP dropped in 2025-06-18, and, on mcp-go,
+// of ids that JSON-RPC forbids.
 package stdioguard
 
 import (
@@ -61,8 +64,8 @@ type Guard struct {
 // Accept is an SDK's own verdict on one message: it returns nil when the
 // SDK decodes msg, a single JSON object without surrounding white space,
 // as a message it goes on after, and an error when the SDK would fail on
-// it. A nil Accept stands for the JSON-RPC 2.0 rules as mcp-go applies
-// them (see [CheckMessage]).
+// it. A nil Accept stands for the plain JSON-RPC 2.0 rules of
+// [CheckMessage], for a peer with no decoder to ask.
 type Accept func(msg []byte) error
 
 // New returns a Guard over r and w, for a server: it answers each refused
@@ -202,8 +205,8 @@ func (g *Guard) check(line []byte) (id json.RawMessage, code int, msg string) {
 	return idOf(line), CodeInvalidRequest, msg
 }
 
-// CheckMessage returns an error unless line is a JSON-RPC 2.0 message as
-// mcp-go decodes one: a JSON object with "jsonrpc":"2.0", an id (if any)
+// CheckMessage returns an error unless line is a JSON-RPC 2.0 message: a
+// JSON object with "jsonrpc":"2.0", an id (if any)
 // that is a string, a number or null, a method (if any) that is a string,
 // an error (if any) that is an object whose code (if any) is an integer
 // of at most 64 bits and whose message (if any) is a string, and an id

@@ -84,13 +84,17 @@ func (s *Store) forward(ctx context.Context, conn *pgx.Conn, out chan toolname.R
 			if err != nil {
 				continue
 			}
-			conn, pause = c, watchRetryMin
-			// Listening again: tables may have been stored meanwhile.
+			// Listening again: tables may have been stored meanwhile, so
+			// the receiver reloads; a connection that cannot tell the
+			// latest revision is dropped and listening starts over.
 			var rev string
-			err = conn.QueryRow(ctx, `SELECT rev FROM `+Table+` WHERE chain = $1`, s.chain).Scan(&rev)
-			if err == nil || errors.Is(err, pgx.ErrNoRows) {
-				chainguard.Offer(out, toolname.Revision(rev))
+			err = c.QueryRow(ctx, `SELECT rev FROM `+Table+` WHERE chain = $1`, s.chain).Scan(&rev)
+			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+				closeConn(c)
+				continue
 			}
+			conn, pause = c, watchRetryMin
+			chainguard.Offer(out, toolname.Revision(rev))
 		}
 		n, err := conn.WaitForNotification(ctx)
 		if ctx.Err() != nil {

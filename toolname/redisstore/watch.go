@@ -79,10 +79,31 @@ func (s *Store) forward(ctx context.Context, sub *redis.PubSub, out chan toolnam
 			if m.Kind != "subscribe" {
 				continue
 			}
-			// Subscribed again after a lost connection.
-			if rev, err := s.client.HGet(ctx, s.key, "rev").Result(); err == nil || errors.Is(err, redis.Nil) {
-				chainguard.Offer(out, toolname.Revision(rev))
+			// Subscribed again after a lost connection: tables may have
+			// been stored meanwhile, so the receiver reloads once the
+			// latest revision can be read.
+			if !s.offerLatest(ctx, out) {
+				return
 			}
 		}
+	}
+}
+
+// offerLatest sends the chain's latest revision to out, reading it again
+// with backoff until it can, and reports false when ctx ended first.
+func (s *Store) offerLatest(ctx context.Context, out chan toolname.Revision) bool {
+	pause := watchRetryMin
+	for {
+		rev, err := s.client.HGet(ctx, s.key, "rev").Result()
+		if err == nil || errors.Is(err, redis.Nil) {
+			chainguard.Offer(out, toolname.Revision(rev))
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, watchRetryMax)
 	}
 }

@@ -526,7 +526,7 @@ func (s *suite) watcher(t *testing.T) {
 	}
 	_, rev := mustUpdate(t, b, keys("a", "x"))
 	timeout := time.After(watchWait)
-	for got := Revision(""); got != rev; {
+	for got := toolname.Revision(""); got != rev; {
 		select {
 		case r, ok := <-ch:
 			if !ok {
@@ -549,9 +549,6 @@ func (s *suite) watcher(t *testing.T) {
 		}
 	}
 }
-
-// Revision is toolname's, for brevity.
-type Revision = toolname.Revision
 
 func (s *suite) damagedValues(t *testing.T) {
 	good, _ := mustUpdate(t, s.open(t, "source"), keys("a", "x"))
