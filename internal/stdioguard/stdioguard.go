@@ -110,7 +110,8 @@ func (g *Guard) Read(p []byte) (int, error) {
 			continue
 		}
 		if id, code, msg := g.check(line); code != 0 {
-			if !isResponse(line) {
+			// Only valid JSON (CodeInvalidRequest) can be a response.
+			if code == CodeParseError || !isResponse(line) {
 				g.refuse(id, code, msg)
 			} else if g.dropped != nil {
 				g.dropped(msg)
@@ -174,32 +175,23 @@ func (g *Guard) readLine() ([]byte, error) {
 // check returns the code and message of the error that answers line, a
 // non-empty line without surrounding JSON white space, with the id to
 // answer it under (nil for null), or code 0 when the line is an acceptable
-// message: one JSON object, nested no deeper than MaxDepth, that the
-// SDK's decoder accepts. The checks that only word a refusal run only on
-// the way out.
+// message: valid JSON (the SDK frames a line with encoding/json before it
+// decodes it), one object, nested no deeper than MaxDepth, that the SDK's
+// decoder accepts. Each check reads the line once.
 func (g *Guard) check(line []byte) (id json.RawMessage, code int, msg string) {
-	first := line[0]
-	var err error
-	switch {
-	case depth(line) > MaxDepth:
-		msg = "the message nests deeper than " + strconv.Itoa(MaxDepth) + " levels"
-	case first == '[':
-		msg = "batches are not supported: send one message a line"
-	case first != '{':
-		msg = "a message must be a JSON object"
-	case !json.Valid(line):
-		// The SDK frames a line with encoding/json before it decodes it.
-		return nil, CodeParseError, "the message is not valid JSON"
-	default:
-		err = g.accept(line)
-	}
-	if msg == "" && err == nil {
-		return nil, 0, ""
-	}
 	if !json.Valid(line) {
 		return nil, CodeParseError, "the message is not valid JSON"
 	}
-	if msg == "" {
+	switch {
+	case depth(line) > MaxDepth:
+		msg = "the message nests deeper than " + strconv.Itoa(MaxDepth) + " levels"
+	case line[0] == '[':
+		msg = "batches are not supported: send one message a line"
+	case line[0] != '{':
+		msg = "a message must be a JSON object"
+	case g.accept(line) == nil:
+		return nil, 0, ""
+	default:
 		msg = "the message is not a valid JSON-RPC request, notification or response"
 	}
 	return idOf(line), CodeInvalidRequest, msg
@@ -392,11 +384,9 @@ func validError(v []byte) bool {
 	return ok
 }
 
-// idOf returns the id of the message line when it has a valid one, or nil.
+// idOf returns the id of the message line, which must be valid JSON, when
+// it has a valid one, or nil.
 func idOf(line []byte) json.RawMessage {
-	if !json.Valid(line) {
-		return nil
-	}
 	var id []byte
 	members(line, func(key, value []byte) {
 		if string(key) == "id" {
@@ -409,12 +399,10 @@ func idOf(line []byte) json.RawMessage {
 	return id
 }
 
-// isResponse reports whether line is a JSON object with a result or an
-// error and no method: a response, which is never answered.
+// isResponse reports whether line, which must be valid JSON, is an object
+// with a result or an error and no method: a response, which is never
+// answered.
 func isResponse(line []byte) bool {
-	if !json.Valid(line) {
-		return false
-	}
 	var method, outcome bool
 	members(line, func(key, _ []byte) {
 		switch string(key) {
