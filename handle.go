@@ -37,7 +37,10 @@ type Handle struct {
 // order, and within a segment the first offending byte wins). The opaque
 // base id is the record segment.
 //
-// Parse does not allocate on success.
+// Parse does not allocate on success. On amd64 processors with AVX2 it
+// reads the id with vector instructions, 32 bytes at a time; elsewhere,
+// and in builds with the tag purego, with portable Go. Both accept the
+// same ids and report the same faults.
 func Parse(id string) (Handle, error) {
 	h, f := parse(id)
 	if f.fault != faultNone {
@@ -171,7 +174,7 @@ func SelfContainedID(baseID, connectionID string) (id string, embedded bool) {
 	if f := checkPart(connectionID, "", connectionBytes); f.fault != faultNone {
 		return baseID, false
 	}
-	if _, f := checkChars(baseID, 0, opaqueBytes); f != faultNone || baseID == "" {
+	if _, f := checkChars(baseID, opaqueBytes); f != faultNone || baseID == "" {
 		return baseID, false
 	}
 	if h, f := parse(baseID); f.fault == faultNone && !h.IsSelfContained() {
@@ -345,30 +348,40 @@ func codeFor(field string) Code {
 	return CodeInvalidID
 }
 
-// parse is Parse without the error value: the one parser of the grammar.
-// It reads the id once, from left to right, eight bytes a step, and looks
-// only at the bytes that the set of the segment it is in stops at: a
-// separator moves to the next segment and its set, a fault ends the
-// parse, so the first fault of the id is the one reported. The first
-// segment is read as a connection segment; when it stops at a fault (a
-// ':' included) and no '/' follows, the id is a legacy handle and the
-// segment is its stream: a ':' ends it, a '%' that starts no escape is a
-// stream's byte, any other fault is the stream's. An empty segment is
-// reported at the separator beside it, a missing ':' at the start of the
-// segment that lacks it.
+// parse is Parse without the error value. With the vector kernel, an id
+// of up to 64 bytes is read once by parseChunk, which accepts it from the
+// classes of its bytes or leaves it to parseScan, which finds its fault;
+// any other id is read by parseScan.
 func parse(id string) (Handle, failure) {
 	if id == "" {
 		return Handle{}, failure{faultEmpty, "", -1}
 	}
+	if chunk == vectorChunk && len(id) <= vectorChunk {
+		if h, ok := parseChunk(id); ok {
+			return h, failure{}
+		}
+	}
+	return parseScan(id)
+}
+
+// parseScan is the parser of the grammar that reports faults. It reads
+// the id once, from left to right, a chunk a step, and looks only at the
+// bytes that the set of the segment it is in stops at: a separator moves
+// to the next segment and its set, a fault ends the parse, so the first
+// fault of the id is the one reported. The first segment is read as a
+// connection segment; when it stops at a fault (a ':' included) and no
+// '/' follows, the id is a legacy handle and the segment is its stream: a
+// ':' ends it, a '%' that starts no escape is a stream's byte, any other
+// fault is the stream's. An empty segment is reported at the separator
+// beside it, a missing ':' at the start of the segment that lacks it.
+func parseScan(id string) (Handle, failure) {
 	set := segmentBytes
 	start := 0      // the stream's offset
 	colon := 0      // the offset of the ':' that ends the stream
 	legacy := false // the stream starts the id: a '/' after colon makes it a connection segment
-	i, m := -8, uint(0)
+	c := cursor{i: -chunk}
 	for {
-		var j int
-		var f fault
-		j, f, i, m = scan(id, i, m, set)
+		j, f := scan(id, &c, set)
 		if f == faultNone {
 			return end(id, set, start, colon)
 		}
@@ -381,6 +394,7 @@ func parse(id string) (Handle, failure) {
 			start, set = j+1, nameNoColonBytes
 			if start < len(id) && id[start] == ':' {
 				colon, set = start, opaqueBytes
+				c.opaque(start + 1)
 			}
 		case set == segmentBytes && f == faultColon:
 			// A legacy handle's stream, unless a '/' follows: looked
@@ -469,7 +483,7 @@ func checkPart(part, segment string, set *charSet) failure {
 	if part == "." && set != opaqueBytes {
 		return failure{faultDot, segment, 0}
 	}
-	off, f := checkChars(part, 0, set)
+	off, f := checkChars(part, set)
 	if f == faultSecondSlash {
 		f = faultSlash
 	}
@@ -538,41 +552,51 @@ var (
 
 // scan returns the offset and kind of the next byte of s that set rules
 // out, or len(s) and faultNone at its end. It is the one check of the
-// grammar's character rules. It reads s eight bytes a step: i is the
-// offset of the current word and m its stops not yet looked at, bit k for
-// s[i+k] (i = -8 and m = 0 to start at 0). It returns them as they are
+// grammar's character rules. It reads s a chunk at a time, 64 bytes with
+// the vector kernel (vectorStops), 8 with the portable one (the set's
+// table), from where c stands (c.i = -chunk to start at 0), and leaves c
 // after the byte it stopped at, so that the next call goes on from there,
-// with the same set or with one that stops at fewer bytes; no byte is read
-// twice. A word without stops costs sixteen loads and no branch but the
-// loop's; each stop is judged by its entry in set, and goes straight to
-// the next; a non-ASCII character is checked by its lead and continuation
-// bytes, three-byte ones in runs (decode takes the rare ones).
-func scan(s string, i int, m uint, set *charSet) (int, fault, int, uint) {
+// with the same set or with one that stops at fewer bytes; no byte is
+// read twice. Each stop is judged by its entry in set, and goes straight
+// to the next; a non-ASCII character that the chunk's stops still hold is
+// checked by its lead and continuation bytes, three-byte ones in runs
+// (decode takes the rare ones).
+func scan(s string, c *cursor, set *charSet) (int, fault) {
+	i, m, o := c.i, c.m, c.o
 	for {
 		for m == 0 {
-			i += 8
-			if len(s)-i < 8 {
-				if i >= len(s) {
-					return len(s), faultNone, i, 0
-				}
-				m = set.lastStops(s[i:])
-				continue
+			i += chunk
+			if i >= len(s) {
+				c.i, c.m, c.o = i, 0, 0
+				return len(s), faultNone
 			}
-			b, t := s[i:i+8], &set.stop
-			m = uint(t[b[0]]) + uint(t[b[1]])<<1 + uint(t[b[2]])<<2 + uint(t[b[3]])<<3 +
-				(uint(t[b[4]])+uint(t[b[5]])<<1+uint(t[b[6]])<<2+uint(t[b[7]])<<3)<<4
+			switch {
+			case chunk == vectorChunk:
+				m, o = vectorStops(s[i:])
+			case len(s)-i >= 8:
+				// The portable kernel: eight stops from the set's table.
+				b, t := s[i:i+8], &set.stop
+				m = uint64(t[b[0]]) + uint64(t[b[1]])<<1 + uint64(t[b[2]])<<2 + uint64(t[b[3]])<<3 +
+					(uint64(t[b[4]])+uint64(t[b[5]])<<1+uint64(t[b[6]])<<2+uint64(t[b[7]])<<3)<<4
+				o = m
+			default:
+				m = set.lastStops(s[i:])
+				o = m
+			}
 		}
-		j := i + bits.TrailingZeros(m)
+		j := i + bits.TrailingZeros64(m)
 		m &= m - 1
 		switch f := set.fault[s[j]]; f {
 		case faultNone:
 		case faultDotDot:
 			if j+1 < len(s) && s[j+1] == '.' {
-				return j, f, i, m
+				c.i, c.m, c.o = i, m, o
+				return j, f
 			}
 		case faultEscape:
 			if j+2 >= len(s) || !isEscapeHex(s[j+1:j+3]) {
-				return j, f, i, m
+				c.i, c.m, c.o = i, m, o
+				return j, f
 			}
 		case faultUTF8:
 			// A two-byte character (the next is another stop), or a
@@ -587,9 +611,7 @@ func scan(s string, i int, m uint, set *charSet) (int, fault, int, uint) {
 				}
 			case lead3:
 				for len(s)-k >= 8 {
-					b := s[k : k+8]
-					w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-						uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+					w := load64(s[k:])
 					if leads[uint8(w)]&leads[uint8(w>>24)] != lead3 || w&0xC0C000C0C000 != 0x808000808000 {
 						break
 					}
@@ -602,34 +624,75 @@ func scan(s string, i int, m uint, set *charSet) (int, fault, int, uint) {
 			n := k - j
 			if n == 0 {
 				if n, f = decode(s[j:]); f != faultNone {
-					return j, f, i, m
+					c.i, c.m, c.o = i, m, o
+					return j, f
 				}
 			}
 			// Past the characters' bytes.
-			if d := j + n - i; d < 8 {
-				m &= ^uint(0) << d
+			if d := j + n - i; d < chunk {
+				m &= ^uint64(0) << d
 			} else {
-				i, m = j+n-8, 0
+				i, m, o = j+n-chunk, 0, 0
 			}
 		default:
-			return j, f, i, m
+			c.i, c.m, c.o = i, m, o
+			return j, f
 		}
 	}
 }
 
-// lastStops returns the stops of the last one to seven bytes of a string.
-func (set *charSet) lastStops(b string) uint {
-	m := uint(0)
-	for k := 0; k < len(b); k++ {
-		m |= uint(set.stop[b[k]]) << k
+// vectorStops returns the stops of the first 64 bytes of s with the
+// vector kernel: those of every set (the sets that admit some of them
+// judge them by their faults), and those of opaqueBytes.
+func vectorStops(s string) (m, opaque uint64) {
+	var k chunkClasses
+	k.classify(s[:min(len(s), vectorChunk)])
+	return k.stops()
+}
+
+// portableChunk is the number of bytes the portable kernel reads at once.
+const portableChunk = 8
+
+// cursor is where scan is in a string: a chunk and its stops not yet
+// looked at, for the set of the scan and for opaqueBytes. The portable
+// kernel has no stops apart for opaqueBytes, and gives the set's.
+type cursor struct {
+	i    int    // the offset of the chunk
+	m, o uint64 // its stops: bit k for the byte at i+k
+}
+
+// opaque moves the cursor to the opaque id that starts at start, in its
+// chunk or the next, where a scan with opaqueBytes goes on.
+func (c *cursor) opaque(start int) {
+	if d := start - c.i; d < chunk {
+		c.m = c.o & (^uint64(0) << d)
+	} else {
+		c.i, c.m, c.o = start-chunk, 0, 0
+	}
+}
+
+// lastStops returns the stops of the last one to seven bytes of a string,
+// by the set's table.
+func (set *charSet) lastStops(s string) uint64 {
+	m := uint64(0)
+	for k := 0; k < len(s); k++ {
+		m |= uint64(set.stop[s[k]]) << k
 	}
 	return m
 }
 
-// checkChars returns the offset and kind of the first byte of s from i
-// that set rules out, or faultNone: scan of a single segment.
-func checkChars(s string, i int, set *charSet) (int, fault) {
-	j, f, _, _ := scan(s, i-8, 0, set)
+// load64 reads the first eight bytes of s, little-endian.
+func load64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// checkChars returns the offset and kind of the first byte of s that set
+// rules out, or faultNone: scan of a single segment.
+func checkChars(s string, set *charSet) (int, fault) {
+	c := cursor{i: -chunk}
+	j, f := scan(s, &c, set)
 	if f == faultNone {
 		return 0, f
 	}
