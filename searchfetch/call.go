@@ -28,6 +28,10 @@ type outcome[T any] struct {
 // f is a method expression (Backend.Search, Backend.Fetch) rather than a
 // closure over arg, so that the inline path allocates nothing of its own.
 func callBackend[A, T any](ctx context.Context, t *Tools, tool string, f func(Backend, context.Context, A) (T, error), arg A) (T, error) {
+	if rec := t.recordOf(ctx); rec != nil {
+		_, authorizer := any(arg).(authorization)
+		defer rec.timed(authorizer, time.Now())
+	}
 	ctx, cancel := t.bound(ctx)
 	if cancel != nil {
 		defer cancel()

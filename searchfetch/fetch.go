@@ -35,7 +35,11 @@ import (
 // "total_length".
 //
 // A failure is a tool error; see the package documentation.
-func (t *Tools) Fetch(ctx context.Context, args json.RawMessage) Result {
+func (t *Tools) Fetch(ctx context.Context, args json.RawMessage) (r Result) {
+	if t.opts.OnCall != nil {
+		ctx = t.startCall(ctx, t.opts.FetchName)
+		defer t.endCall(ctx, &r)
+	}
 	var vals [3]string // id, connection_id, offset
 	if err := readArgs(args, t.hints.fetchArgs, vals[:]); err != nil {
 		return t.errorResult(err)
@@ -52,6 +56,7 @@ func (t *Tools) Fetch(ctx context.Context, args json.RawMessage) Result {
 	// or the argument names is the real one from here on.
 	req.ConnectionID = t.realConnection(req.ConnectionID)
 	access := Access{Tool: t.opts.FetchName, ConnectionID: req.ConnectionID, ID: vals[0], Handle: req.Handle}
+	t.noteFetch(ctx, access)
 	if err := t.authorize(ctx, access); err != nil {
 		return t.relay(err, err, nil, false)
 	}

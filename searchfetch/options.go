@@ -238,4 +238,12 @@ type Options struct {
 	// was left out. It is called on the goroutine of the call, and may be
 	// called concurrently by concurrent searches.
 	OnDropped func(index int, hit mcpid.Hit, err error)
+	// OnCall, when set, hears of every call of either tool once, with its
+	// outcome ([Call]): success or error code, caller, connections read,
+	// timings, hits shown, dropped and denied, bytes of the answer. It is
+	// called on the goroutine of the call, before the answer returns, so
+	// it should be quick (hand slow work on); it may be called
+	// concurrently. Argument errors, timeouts, denials and backend panics
+	// are calls too. Unset, it costs nothing.
+	OnCall func(ctx context.Context, c Call)
 }

@@ -61,7 +61,11 @@ type searchOutput struct {
 // With StructuredNone, StructuredContent is nil.
 //
 // A failure is a tool error; see the package documentation.
-func (t *Tools) Search(ctx context.Context, args json.RawMessage) Result {
+func (t *Tools) Search(ctx context.Context, args json.RawMessage) (r Result) {
+	if t.opts.OnCall != nil {
+		ctx = t.startCall(ctx, t.opts.SearchName)
+		defer t.endCall(ctx, &r)
+	}
 	var vals [1]string
 	if err := readArgs(args, t.hints.searchArgs, vals[:]); err != nil {
 		return t.errorResult(err)
@@ -75,6 +79,7 @@ func (t *Tools) Search(ctx context.Context, args json.RawMessage) Result {
 		limit = len(res.Hits)
 	}
 	sel, err := t.selectHits(ctx, res.Hits, limit)
+	t.noteSelection(ctx, sel)
 	if err != nil {
 		return t.relay(err, err, nil, false) // the authorizer's, or none shown
 	}

@@ -1,0 +1,190 @@
+package searchfetch
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcpid/mcpid"
+)
+
+// Call is the outcome of one tool call, as [Options.OnCall] hears it: what
+// an audit log (who read which connection), metrics and traces need. It is
+// built only when OnCall is set.
+type Call struct {
+	// Tool is the name of the tool called, as registered.
+	Tool string
+	// Caller is the caller the transport verified ([CallerFrom]); the
+	// zero Caller when there is none, as over stdio.
+	Caller Caller
+	// Connections are the connections the call read, as the authorizer
+	// and the backend see them (never an alias). For a fetch, the one
+	// connection its request names, "" for an unscoped fetch of a legacy
+	// id, and nil when its arguments did not resolve; for a search, the
+	// distinct connections of the hits it shows, in the order shown.
+	Connections []string
+	// ID is, for a fetch whose arguments resolved, the id as given
+	// (sealed when it was); "" otherwise.
+	ID string
+	// Code is the code of the answer's error envelope, as the model sees
+	// it; "" for a success.
+	Code mcpid.Code
+	// Err is the error behind a tool error ([Result].Err), nil for a
+	// success. It may hold a backend's own message: it is for the
+	// server's logs, never for the model.
+	Err error
+	// Start is when the call began, and Duration how long it took until
+	// its answer was ready (the hook's own time not included).
+	Start    time.Time
+	Duration time.Duration
+	// BackendStart is when the call's first backend call began (zero when
+	// the backend was not called), and Backend the time spent in backend
+	// calls, until their answer or their timeout.
+	BackendStart time.Time
+	Backend      time.Duration
+	// Authorize is the time spent waiting for [Options.Authorize], summed
+	// over its calls (calls that run at once each count in full).
+	Authorize time.Duration
+	// Shown is the number of hits the search's text shows (its first page
+	// with StructuredAll); Dropped the hits it left out as unfetchable
+	// ([Options.OnDropped]); Denied the hits it left out because the
+	// caller may not read their connection ([Options.Authorize]), which
+	// the model is never told of. All three are 0 for a fetch, whose
+	// denial is the Code forbidden.
+	Shown, Dropped, Denied int
+	// Bytes is the size of the answer as the tools hand it to the SDK:
+	// the bytes of its text and of its structuredContent, together.
+	Bytes int
+}
+
+// callKey is the context key under which a call's record is found.
+type callKey struct{}
+
+// callRecord is the context of a call made while OnCall is set: the
+// context the call came with, and the call's outcome as it builds up. The
+// record is the context, so that the record and the context that carries
+// it are one allocation.
+type callRecord struct {
+	context.Context
+	call Call
+	// hits are the hits the search kept, as shown (ids sealed, aliased
+	// connections), whose connections those shown are read from.
+	hits []mcpid.Hit
+	// conn holds the one connection of a fetch: Connections without an
+	// allocation of its own.
+	conn [1]string
+	// backend and authorize are the time spent in each, in nanoseconds;
+	// backendAt is when the first backend call began, as nanoseconds
+	// after Start plus one (0: none yet). Authorizations may run at once.
+	backend, authorize, backendAt atomic.Int64
+}
+
+// Value returns the record for callKey, and otherwise the value of the
+// call's own context.
+func (r *callRecord) Value(key any) any {
+	if key == (callKey{}) {
+		return r
+	}
+	return r.Context.Value(key)
+}
+
+// startCall returns the context of a call of tool that OnCall will hear
+// of, which [Tools.endCall] reports. OnCall must be set.
+func (t *Tools) startCall(ctx context.Context, tool string) context.Context {
+	r := &callRecord{Context: ctx, call: Call{Tool: tool, Start: time.Now()}}
+	r.call.Caller, _ = CallerFrom(ctx)
+	return r
+}
+
+// endCall completes the record of the call whose context ctx is (from
+// [Tools.startCall]) with its answer res, and hands it to OnCall.
+func (t *Tools) endCall(ctx context.Context, res *Result) {
+	r := ctx.(*callRecord)
+	c := &r.call
+	c.Duration = time.Since(c.Start)
+	c.Backend = time.Duration(r.backend.Load())
+	c.Authorize = time.Duration(r.authorize.Load())
+	if at := r.backendAt.Load(); at > 0 {
+		c.BackendStart = c.Start.Add(time.Duration(at - 1))
+	}
+	c.Err, c.Bytes = res.Err, len(res.Text)+len(res.StructuredContent)
+	switch {
+	case res.IsError:
+		c.Code = envelopeCode(res.Text)
+	case c.Tool == t.opts.SearchName:
+		c.Shown, c.Connections = t.shownConnections(res.Text, r.hits)
+	}
+	t.opts.OnCall(r.Context, *c)
+}
+
+// recordOf returns the record of the call whose context ctx is, or nil
+// when OnCall is not set.
+func (t *Tools) recordOf(ctx context.Context) *callRecord {
+	if t.opts.OnCall == nil {
+		return nil
+	}
+	r, _ := ctx.Value(callKey{}).(*callRecord)
+	return r
+}
+
+// noteSelection records what a search selected of its backend's hits.
+func (t *Tools) noteSelection(ctx context.Context, sel selection) {
+	if r := t.recordOf(ctx); r != nil {
+		r.hits, r.call.Dropped, r.call.Denied = sel.hits, sel.dropped, sel.denied
+	}
+}
+
+// noteFetch records what a fetch asked to read once its arguments
+// resolved.
+func (t *Tools) noteFetch(ctx context.Context, a Access) {
+	if r := t.recordOf(ctx); r != nil {
+		r.conn[0], r.call.ID = a.ConnectionID, a.ID
+		r.call.Connections = r.conn[:]
+	}
+}
+
+// timed adds the time since start to the backend's time, or to the
+// authorizer's when authorizer is set.
+func (r *callRecord) timed(authorizer bool, start time.Time) {
+	d := int64(time.Since(start))
+	if authorizer {
+		r.authorize.Add(d)
+		return
+	}
+	r.backendAt.CompareAndSwap(0, int64(start.Sub(r.call.Start))+1)
+	r.backend.Add(d)
+}
+
+// shownConnections returns how many hits text, a search's answer, shows,
+// and the distinct connections of those hits, as the backend gave them:
+// each shown hit is found among kept, the hits the search kept, in order.
+func (t *Tools) shownConnections(text string, kept []mcpid.Hit) (int, []string) {
+	shown := mcpid.ExtractHits(text)
+	var conns []string
+	next := 0
+	for _, s := range shown {
+		for i := range kept {
+			k := (next + i) % len(kept)
+			if kept[k].ID != s.ID {
+				continue
+			}
+			next = k + 1
+			if conn := t.realConnection(kept[k].ConnectionID); !slices.Contains(conns, conn) {
+				conns = append(conns, conn)
+			}
+			break
+		}
+	}
+	return len(shown), conns
+}
+
+// envelopeCode returns the code of the error envelope text.
+func envelopeCode(text string) mcpid.Code {
+	var v struct {
+		Code mcpid.Code `json:"code"`
+	}
+	_ = json.Unmarshal([]byte(text), &v) // the tools wrote the envelope
+	return v.Code
+}
