@@ -160,3 +160,7 @@ func connectAs(t testing.TB, b searchfetch.Backend, opts *searchfetch.Options, c
 func TestAuthorization(t *testing.T) {
 	adaptertest.RunAuthorization(t, connectAs)
 }
+
+func TestOnCall(t *testing.T) {
+	adaptertest.RunOnCall(t, connectAs)
+}
