@@ -129,18 +129,40 @@ func (t *Tools) recordOf(ctx context.Context) *callRecord {
 	return r
 }
 
-// noteSelection records what a search selected of its backend's hits.
+// noteSelection records what a search selected of its backend's hits. It
+// is inlined, and costs a test where OnCall is not set.
 func (t *Tools) noteSelection(ctx context.Context, sel selection) {
-	if r := t.recordOf(ctx); r != nil {
-		r.hits, r.call.Dropped, r.call.Denied = sel.hits, sel.dropped, sel.denied
+	if t.opts.OnCall != nil {
+		selected(ctx, sel.hits, sel.dropped, sel.denied)
+	}
+}
+
+// selected records, in the record that ctx is, the hits a search kept
+// and the counts of those it left out. It is not inlined, so that
+// noteSelection is.
+//
+//go:noinline
+func selected(ctx context.Context, hits []mcpid.Hit, dropped, denied int) {
+	if r, ok := ctx.Value(callKey{}).(*callRecord); ok {
+		r.hits, r.call.Dropped, r.call.Denied = hits, dropped, denied
 	}
 }
 
 // noteFetch records what a fetch asked to read once its arguments
-// resolved.
+// resolved. It is inlined, and costs a test where OnCall is not set.
 func (t *Tools) noteFetch(ctx context.Context, a Access) {
-	if r := t.recordOf(ctx); r != nil {
-		r.conn[0], r.call.ID = a.ConnectionID, a.ID
+	if t.opts.OnCall != nil {
+		fetched(ctx, a.ConnectionID, a.ID)
+	}
+}
+
+// fetched records, in the record that ctx is, the connection and the id
+// of a fetch. It is not inlined, so that noteFetch is.
+//
+//go:noinline
+func fetched(ctx context.Context, conn, id string) {
+	if r, ok := ctx.Value(callKey{}).(*callRecord); ok {
+		r.conn[0], r.call.ID = conn, id
 		r.call.Connections = r.conn[:]
 	}
 }

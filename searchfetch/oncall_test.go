@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpid/mcpid"
+	"github.com/mcpid/mcpid/internal/testkit/adaptertest"
 	"github.com/mcpid/mcpid/searchfetch"
 )
 
@@ -283,4 +284,36 @@ func TestOnCallAllocs(t *testing.T) {
 	base := testing.AllocsPerRun(100, func() { plain.Fetch(ctx, args) })
 	with := testing.AllocsPerRun(100, func() { hooked.Fetch(ctx, args) })
 	assert.Equal(t, base+1, with, "OnCall's cost in allocations of a fetch")
+}
+
+// BenchmarkOnCall measures a call of each tool without OnCall and with an
+// OnCall that does nothing, in the same run: the difference is what
+// building the Call costs (for a search, counting the hits its text shows).
+func BenchmarkOnCall(b *testing.B) {
+	backend := &adaptertest.Backend{}
+	onCall := func(context.Context, searchfetch.Call) {}
+	args := map[string][]byte{"search": []byte(`{"query":"refund"}`), "fetch": []byte(`{"id":"c1/orders:o1"}`)}
+	for _, tool := range []string{"search", "fetch"} {
+		for _, hooked := range []bool{false, true} {
+			opts := &searchfetch.Options{}
+			name := tool + "/unset"
+			if hooked {
+				opts.OnCall, name = onCall, tool+"/set"
+			}
+			tools := searchfetch.New(backend, opts)
+			call := toolCall(tools.Search)
+			if tool == "fetch" {
+				call = toolCall(tools.Fetch)
+			}
+			b.Run(name, func(b *testing.B) {
+				b.ReportAllocs()
+				ctx := context.Background()
+				for b.Loop() {
+					if err := call(ctx, args[tool]); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
 }
