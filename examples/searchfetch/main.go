@@ -12,6 +12,7 @@
 //	go run -C examples ./searchfetch -stdio                 # MCP over stdio
 //	go run -C examples ./searchfetch -http 127.0.0.1:8080   # streamable HTTP at /mcp
 //	go run -C examples ./searchfetch -http 127.0.0.1:8080 -grants grants.json  # only for the bearer tokens it names
+//	go run -C examples ./searchfetch -otel                  # the demo, with its traces and metrics on stderr
 //
 // With no mode flag it runs a demo: the go-sdk client calls the tools in
 // process, over the same newline-delimited JSON-RPC as -stdio, as a model
@@ -52,6 +53,13 @@
 // invalid_arguments tool errors in mcpid's envelope with both SDKs; only a
 // call to a tool that does not exist, or a malformed JSON-RPC message, gets
 // the SDK's own JSON-RPC error, which no tool handler sees.
+//
+// -otel wires searchfetch.Options.OnCall, which hears every tool call
+// once with its outcome, to OpenTelemetry (otel.go): a span per call and
+// one for its backend call, a count of calls by tool and outcome, of
+// search hits shown, dropped and denied, and a latency histogram, all
+// written to stderr as JSON by OpenTelemetry's stdout exporters. A server
+// swaps those for its collector's exporters.
 package main
 
 import (
@@ -67,6 +75,7 @@ import (
 
 	"github.com/mcpid/mcpid"
 	"github.com/mcpid/mcpid/examples/internal/serve"
+	"github.com/mcpid/mcpid/searchfetch"
 )
 
 func main() {
@@ -86,6 +95,7 @@ type config struct {
 	// grants is the -grants file; stateless, -stateless: both for -http.
 	grants    string
 	stateless bool
+	otel      bool // -otel
 }
 
 // parseFlags parses args into a config. A problem is reported on stderr
@@ -102,6 +112,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.sealKey, "seal-key-file", "", "seal the ids search shows with the key in `FILE` (at least 16 bytes; a trailing newline is not part of it), so that a mangled or made-up id is unknown_id")
 	fs.StringVar(&c.grants, "grants", "", "with -http, serve only requests with a bearer token that `FILE` grants, and show and fetch only the connections it grants (a JSON object of tokens to lists of connection ids)")
 	fs.BoolVar(&c.stateless, "stateless", false, "with -http, keep no session between requests, so that replicas behind a load balancer serve one conversation")
+	fs.BoolVar(&c.otel, "otel", false, "trace every tool call and its backend call, and count and time the calls, with OpenTelemetry, written to stderr as JSON")
 	if err := serve.Parse(fs, args); err != nil {
 		return c, err
 	}
@@ -151,7 +162,16 @@ func run(ctx context.Context, args []string, stdin io.ReadCloser, stdout io.Writ
 	if !c.Demo() {
 		logger = slog.New(slog.NewTextHandler(stderr, nil))
 	}
-	s := newMCPServer(c.sdk, rc, c.chatgpt, sealer, logger, g != nil)
+	var more []func(*searchfetch.Options)
+	if c.otel {
+		tm, stop, err := startStdoutTelemetry(stderr)
+		if err != nil {
+			return err
+		}
+		defer stopTelemetry(stop, stderr)
+		more = append(more, func(o *searchfetch.Options) { o.OnCall = tm.onCall })
+	}
+	s := newMCPServer(c.sdk, rc, c.chatgpt, sealer, logger, g != nil, more...)
 
 	switch {
 	case c.Stdio:

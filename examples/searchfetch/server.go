@@ -38,9 +38,13 @@ const (
 // resource server through rc; in ChatGPT mode when chatgpt is set. logger
 // records the backend failures that reach the model only as a generic
 // envelope; nil records nothing. With authorize, the tools show and
-// fetch only what each caller's grants allow ([authorizeGrants]).
-func newMCPServer(sdk string, rc *resourceClient, chatgpt bool, sealer *mcpid.Sealer, logger *slog.Logger, authorize bool) mcpServer {
+// fetch only what each caller's grants allow ([authorizeGrants]). Each of
+// more sets further options, as -otel sets OnCall.
+func newMCPServer(sdk string, rc *resourceClient, chatgpt bool, sealer *mcpid.Sealer, logger *slog.Logger, authorize bool, more ...func(*searchfetch.Options)) mcpServer {
 	opts := &searchfetch.Options{Logger: logger, Sealer: sealer}
+	for _, set := range more {
+		set(opts)
+	}
 	if authorize {
 		opts.Authorize = authorizeGrants
 	}
