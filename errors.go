@@ -85,7 +85,7 @@ var codes = errcode.Table[Code, *Error]{
 		Hint:    "pass an id exactly as search showed it, or search again"},
 	CodeForbidden: {Sentinel: ErrForbidden,
 		Message: "the caller may not read that connection",
-		Hint:    "fetch only ids a search showed this caller"},
+		Hint:    "search again, then fetch an id that search shows"},
 }
 
 // NewError returns an error with a server's own code, message and hint. It
@@ -278,7 +278,11 @@ func (e *Error) explainAmbiguous() (message, hint string) {
 	if n := addSat(len(e.listed()), e.omitted); n != 1 {
 		message = "the record exists in " + strconv.Itoa(n) + " connections"
 	}
-	if e.AvailableIDs != nil {
+	switch {
+	case len(e.listed()) == 0:
+		// Nothing to retry with: a new search gives ids that fetch alone.
+		return message, "search again and fetch an id from the new results"
+	case e.AvailableIDs != nil:
 		return message, "retry with id set to one of available_ids"
 	}
 	return message, "retry with connection_id set to one of available_connections"

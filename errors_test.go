@@ -68,7 +68,7 @@ func errorCorpus() []struct {
 		{"conflicting_connection_id, opaque", asError(ResolveFetch("c1/:https://x.example/a", "c2")),
 			`{"type":"adapter_error","code":"conflicting_connection_id","message":"the id names a different connection than connection_id","hint":"pass the id alone, without connection_id","field":"connection_id","segment":"connection","connection_id":"c2","embedded_connection_id":"c1"}`},
 		{"ambiguous_connection, none", AmbiguousConnection(nil),
-			`{"type":"adapter_error","code":"ambiguous_connection","message":"the record exists in 0 connections","hint":"retry with connection_id set to one of available_connections","available_connections":[],"retry_with":"connection_id"}`},
+			`{"type":"adapter_error","code":"ambiguous_connection","message":"the record exists in 0 connections","hint":"search again and fetch an id from the new results","available_connections":[],"retry_with":"connection_id"}`},
 		{"ambiguous_connection, one", AmbiguousConnection(connections(1)),
 			`{"type":"adapter_error","code":"ambiguous_connection","message":"the record exists in 1 connection","hint":"retry with connection_id set to one of available_connections","available_connections":["c00"],"retry_with":"connection_id"}`},
 		{"ambiguous_connection, twenty", AmbiguousConnection(connections(20)),
@@ -95,7 +95,7 @@ func errorCorpus() []struct {
 		}(),
 			`{"type":"adapter_error","code":"unknown_id","message":"no search issued this id: its seal is missing or does not match","hint":"pass an id exactly as search showed it, or search again","field":"id","id":"cin_4f2a/orders:o13~7q3kf9a"}`},
 		{"forbidden", &Error{Code: CodeForbidden, Offset: -1},
-			`{"type":"adapter_error","code":"forbidden","message":"the caller may not read that connection","hint":"fetch only ids a search showed this caller"}`},
+			`{"type":"adapter_error","code":"forbidden","message":"the caller may not read that connection","hint":"search again, then fetch an id that search shows"}`},
 		{"the zero Error", &Error{},
 			`{"type":"adapter_error","code":"","message":"","offset":0}`},
 		{"a count at its limit saturates", func() *Error {

@@ -99,7 +99,7 @@ func TestAuthorizeFetch(t *testing.T) {
 						res := tools.Fetch(ctx, mustArgs(t, show(id)))
 						e := requireError(t, res, mcpid.CodeForbidden)
 						assert.Equal(t, "the caller may not read that connection", e.Message())
-						assert.Equal(t, "fetch only ids that search showed this caller", e.Hint())
+						assert.Equal(t, "search again, then fetch an id that search shows", e.Hint())
 						assert.NotContains(t, res.Text, "orders:", "the answer does not repeat the id")
 						answers = append(answers, res.Text)
 					}

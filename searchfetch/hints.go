@@ -33,7 +33,29 @@ var codeHints = []codeHint{
 	{code: mcpid.CodeNotFound, hint: "{search} again and {fetch} an id from the new results"},
 	{code: mcpid.CodeInvalidResourceResponse, hint: "retry later, or {fetch} another result"},
 	{code: mcpid.CodeUnknownID, hint: "pass an id exactly as {search} showed it, or {search} again"},
-	{code: mcpid.CodeForbidden, hint: "{fetch} only ids that {search} showed this caller"},
+	// A forbidden answer may be to an id the model was shown: one whose
+	// alias the server no longer has (it restarted without it), or an
+	// alias written in another case. Searching again shows ids that fetch.
+	{code: mcpid.CodeForbidden, hint: "{search} again, then {fetch} an id that {search} shows"},
+}
+
+// emptyAmbiguousHint is the hint of an ambiguous_connection error that
+// lists nothing to retry with.
+const emptyAmbiguousHint = "{search} again and {fetch} an id from the new results"
+
+// searchHint is the hint of a search that failed with a code about fetch's
+// arguments (an id, a connection_id, a list to retry with): search takes
+// only a query, so the one step left is another query.
+const searchHint = "{search} again with other words"
+
+// searchCodes are the codes whose default hint asks for an argument of
+// fetch, which the search tool answers with searchHint.
+var searchCodes = map[mcpid.Code]bool{
+	mcpid.CodeInvalidID:               true,
+	mcpid.CodeInvalidConnectionID:     true,
+	mcpid.CodeConflictingConnectionID: true,
+	mcpid.CodeAmbiguousConnection:     true,
+	mcpid.CodeUnknownID:               true,
 }
 
 // The templates of the hints searchfetch writes for its own errors.
@@ -52,6 +74,8 @@ type hints struct {
 	badHit     string
 	chatGPT    string
 	offset     string // of the errors about the offset argument
+	// emptyAmbiguous and search are emptyAmbiguousHint and searchHint.
+	emptyAmbiguous, search string
 }
 
 // newHints returns the hints of the tools named search and fetch in mode.
@@ -64,6 +88,9 @@ func newHints(mode Mode, search, fetch string) hints {
 		badHit:     names.Replace(badHitHint),
 		chatGPT:    names.Replace(chatGPTHint),
 		offset:     names.Replace(offsetHint),
+
+		emptyAmbiguous: names.Replace(emptyAmbiguousHint),
+		search:         names.Replace(searchHint),
 	}
 	if mode == ModeChatGPT {
 		h.fetchArgs = fetchArgsChatGPT
@@ -86,6 +113,10 @@ func newHints(mode Mode, search, fetch string) hints {
 // whose hint someone wrote keeps it as written.
 func (h *hints) worded(e *mcpid.Error) *mcpid.Error {
 	hint, ok := h.codes[e.Code]
+	if e.Code == mcpid.CodeAmbiguousConnection {
+		// Only mcpid's hint for an empty list names the tools.
+		hint, ok = h.emptyAmbiguous, len(e.Available) == 0 && len(e.AvailableIDs) == 0
+	}
 	if !ok || e.Hint() == hint || e.Hint() != defaultHint(e) {
 		return e
 	}

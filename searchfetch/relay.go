@@ -31,8 +31,34 @@ import (
 //     id to list, keeps its message and lists no connection;
 //   - an error of any other code lists no connection, and a hint that
 //     names connection_id is replaced by the mode's hint for its code.
+//
+// An error of the search backend whose hint is mcpid's default for a code
+// about fetch's arguments gets the search tool's hint ([Tools.searchError]).
 func (t *Tools) relayedError(ctx context.Context, err error, a Access, req *mcpid.FetchRequest, sealed bool) Result {
-	return t.relay(t.readableOnly(ctx, err, a), err, req, sealed)
+	shown := t.readableOnly(ctx, err, a)
+	if req == nil && a.Tool == t.opts.SearchName {
+		shown = t.searchError(shown)
+	}
+	return t.relay(shown, err, req, sealed)
+}
+
+// searchError returns err, an error of the search backend, as the search
+// tool answers it. search takes only a query, so an error whose hint is
+// mcpid's default for a code about fetch's arguments (an id, a
+// connection_id, a list of connections or ids to retry with) would name a
+// step that cannot succeed: it gets the search's hint instead, and an
+// ambiguous_connection error keeps its message but lists nothing to retry
+// with, in both modes. Any other error is returned as it is.
+func (t *Tools) searchError(err error) error {
+	var e *mcpid.Error
+	if !errors.As(err, &e) || e == nil || !searchCodes[e.Code] || e.Hint() != defaultHint(e) {
+		return err
+	}
+	c := e.WithHint(t.hints.search)
+	if c.Code == mcpid.CodeAmbiguousConnection {
+		c.Available, c.AvailableIDs = nil, []string{}
+	}
+	return c
 }
 
 // relay returns the tool error for shown, an error that someone else wrote

@@ -207,7 +207,7 @@ func TestRenamedHints(t *testing.T) {
 				}, mcpid.CodeNotFound, "find again and get an id from the new results"},
 				{"forbidden, mcpid's words", &recorder{err: &mcpid.Error{Code: mcpid.CodeForbidden, Offset: -1}}, func(tl *searchfetch.Tools) searchfetch.Result {
 					return tl.Fetch(context.Background(), mustArgs(t, opts.Sealer.Seal("c1/s:r")))
-				}, mcpid.CodeForbidden, "get only ids that find showed this caller"},
+				}, mcpid.CodeForbidden, "find again, then get an id that find shows"},
 				{"no hit fetchable", &recorder{result: searchfetch.SearchResult{Hits: []mcpid.Hit{{ID: "https://x.example/1"}}}}, func(tl *searchfetch.Tools) searchfetch.Result {
 					return tl.Search(context.Background(), raw(`{"query":"q"}`))
 				}, mcpid.CodeInvalidResourceResponse, "find again, or report the source as faulty"},
