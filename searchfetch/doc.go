@@ -142,6 +142,20 @@
 //     answer within [Options.Timeout]: resource_unavailable; its own
 //     *mcpid.Error, as it is.
 //
+// Every hint the tools write names a step that can succeed, with the tools
+// as registered: a forbidden answer, which may be to an id the model was
+// shown (the server restarted without the alias it embeds), says to search
+// again; a search whose backend fails with a code about fetch's arguments
+// says to search with other words, since search takes only a query.
+//
+// # What the operator sees
+//
+// [Options.OnCall] hears every call once, with its outcome ([Call]): the
+// code the model saw, the caller, the connections read, the time spent in
+// the backend and the authorizer, and the hits shown, dropped and denied.
+// An audit log, metrics and traces hang on it; the example server's -otel
+// flag wires it to OpenTelemetry.
+//
 // # Choices where the contract is silent
 //
 // query is required in both modes; what an empty query means is the
