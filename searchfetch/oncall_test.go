@@ -170,6 +170,10 @@ func TestOnCall(t *testing.T) {
 			want: searchfetch.Call{Code: mcpid.CodeResourceUnavailable, Connections: []string{"c1"}, ID: "c1/orders:o1"}, backend: true},
 		{name: "fetch timeout inline", b: hang, opts: searchfetch.Options{Timeout: timeout, Inline: true}, tool: "fetch", args: `{"id":"c1/orders:o1"}`,
 			want: searchfetch.Call{Code: mcpid.CodeResourceUnavailable, Connections: []string{"c1"}, ID: "c1/orders:o1"}, backend: true},
+		{name: "fetch authorizer panic", b: answers, opts: searchfetch.Options{Authorize: func(context.Context, searchfetch.Access) error { panic("boom") }},
+			tool: "fetch", args: `{"id":"c1/orders:o1"}`,
+			want:  searchfetch.Call{Code: mcpid.CodeForbidden, Connections: []string{"c1"}, ID: "c1/orders:o1"},
+			authz: true},
 		{name: "fetch authorizer timeout", b: answers, opts: searchfetch.Options{Timeout: timeout, Authorize: func(ctx context.Context, _ searchfetch.Access) error {
 			<-ctx.Done()
 			return ctx.Err()
