@@ -183,6 +183,9 @@ func (r *callRecord) timed(authorizer bool, start time.Time) {
 // and the distinct connections of those hits, as the backend gave them:
 // each shown hit is found among kept, the hits the search kept, in order.
 func (t *Tools) shownConnections(text string, kept []mcpid.Hit) (int, []string) {
+	if len(kept) == 0 {
+		return 0, nil // the text shows none of no hits: nothing to read
+	}
 	shown := mcpid.ExtractHits(text)
 	var conns []string
 	next := 0
