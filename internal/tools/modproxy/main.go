@@ -9,7 +9,8 @@
 // and other dependencies come from the configured proxy). The consumer
 // (testdata/consumer/main.go) is made of the README's go snippets marked
 // <!-- consumer -->, each of which must stand in it verbatim, and imports
-// every released package.
+// every released package; a marked snippet that is a whole program
+// (package main) is built as it stands, beside it.
 //
 // Usage, from the repository root:
 //
@@ -180,7 +181,20 @@ func writeConsumer(repo, dir string) error {
 	if len(snippets) == 0 {
 		return errors.New("README.md marks no snippet <!-- consumer -->")
 	}
+	programs := 0
 	for _, s := range snippets {
+		if isProgram(s) {
+			// A whole program is built as it stands, in a package of its own.
+			programs++
+			at := filepath.Join(dir, fmt.Sprintf("program%d", programs))
+			if err := os.MkdirAll(at, 0o755); err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(at, "main.go"), []byte(s+"\n"), 0o644); err != nil {
+				return err
+			}
+			continue
+		}
 		if !holds(string(src), s) {
 			return fmt.Errorf("the consumer does not hold the README snippet:\n%s", s)
 		}
@@ -189,6 +203,19 @@ func writeConsumer(repo, dir string) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, "main.go"), src, 0o644)
+}
+
+// isProgram reports whether a README snippet is a whole program: its first
+// line that is not a comment declares package main.
+func isProgram(snippet string) bool {
+	for _, l := range strings.Split(snippet, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.HasPrefix(l, "//") {
+			continue
+		}
+		return l == "package main"
+	}
+	return false
 }
 
 // consumerMark marks a README code block that the consumer holds.
@@ -314,6 +341,7 @@ func buildConsumer(dir, proxy, version string, published []string) error {
 	steps := [][]string{
 		get,
 		{"go", "build", "-trimpath", "-o", "consumer", "."},
+		{"go", "build", "./..."}, // the README's whole programs too
 		{filepath.Join(dir, "consumer")},
 	}
 	for _, s := range steps {

@@ -134,21 +134,24 @@ func serveHTTP(server *mcp.Server, s *server.MCPServer) error {
 	return err
 }
 
-func gatewayNames(keys []toolname.Key, calledName string) error {
-	// At start: continue the chain saved by the last run (a damaged file is an error).
-	var prev *toolname.Names
-	if data, err := os.ReadFile("names.json"); err == nil {
-		prev = new(toolname.Names)
-		if err := prev.UnmarshalJSON(data); err != nil {
-			return err
-		}
+func gatewayNames(ctx context.Context, dir string, keys []toolname.Key, calledName string) error {
+	if err := os.Chdir(dir); err != nil {
+		return err
 	}
-	// On every change of the downstream servers or their tools:
-	names, err := toolname.Assign(toolname.Portable, keys, toolname.WithPrevious(prev))
-	// ... save json.Marshal(names), serve the names, and route each call:
-	key, ok := names.Resolve(calledName) // key.Server, key.Tool: the downstream and its own name
-	if err != nil || !ok || key.Tool != "search" {
-		return fmt.Errorf("toolname: %v, %v, %v", key, ok, err)
+	store, err := toolname.NewFileStore("names.json") // or redisstore, pgstore: one chain for every replica
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	// At start and on every change of the downstream servers or their tools:
+	names, _, err := toolname.Update(ctx, store, toolname.Portable, keys)
+	if err != nil {
+		return err // nothing new is served until a table is stored
+	}
+	// Route each call; the error is ambiguous_tool (with candidates) or unknown_tool.
+	key, err := names.Lookup(calledName) // key.Server, key.Tool: the downstream and its own name
+	if err != nil || key.Tool != "search" {
+		return fmt.Errorf("toolname: %v, %v", key, err)
 	}
 	_, err = json.Marshal(names)
 	return err
@@ -227,7 +230,12 @@ func main() {
 	onGoSDK()
 	onMCPGo()
 	for _, step := range []func() error{example, sealing, decodeError, func() error {
-		return gatewayNames([]toolname.Key{{Server: "docs", Tool: "search"}}, "search")
+		dir, err := os.MkdirTemp("", "consumer-names-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		return gatewayNames(context.Background(), dir, []toolname.Key{{Server: "docs", Tool: "search"}}, "search")
 	}} {
 		if err := step(); err != nil {
 			log.Fatal(err)
