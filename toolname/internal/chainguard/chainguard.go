@@ -1,5 +1,5 @@
 // Package chainguard is what every toolname store does to keep a chain
-// from going backwards and to decode each stored table once. The file
+// from going backwards or sideways and to decode each stored table once. The file
 // store in toolname and the Redis and PostgreSQL stores in their own
 // modules share it, so that these rules are written once:
 //
