@@ -34,6 +34,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -721,7 +722,7 @@ func (s *suite) forkIsRollback(t *testing.T) {
 	var fork *toolname.Names
 	var forkRev toolname.Revision
 	b := s.open(t, "c")
-	if b != a {
+	if !same(a, b) {
 		// A replica started after the restore continues from it.
 		fork, forkRev = mustUpdate(t, b, append(list, s3))
 	} else {
@@ -757,7 +758,7 @@ func (s *suite) forkIsRollback(t *testing.T) {
 	wantFork(t, "Update over the fork", err, "delete_everything")
 	_, _, err = a.Load(ctx)
 	wantFork(t, "Load of the fork, again", err, "delete_everything")
-	if b == a {
+	if same(a, b) {
 		return
 	}
 	if _, rev := mustLoad(t, b); rev != forkRev {
@@ -767,6 +768,14 @@ func (s *suite) forkIsRollback(t *testing.T) {
 	mustUpdate(t, b, append(list, s3, toolname.Key{Server: "s3", Tool: "list"}))
 	_, _, err = a.Load(ctx)
 	wantFork(t, "Load of the fork's generation 3", err, "delete_everything")
+}
+
+// same reports whether a and b are one store value, as the harness of a
+// store that admits one value per chain returns; a value of a type that
+// cannot be compared is another.
+func same(a, b toolname.Store) bool {
+	ta := reflect.TypeOf(a)
+	return ta == reflect.TypeOf(b) && ta.Comparable() && a == b
 }
 
 // withoutEntry returns text, the JSON of a table, without the entry of
