@@ -92,6 +92,14 @@
 //     ([ErrRollback]) a load of another chain, an older table, or none (a
 //     server restarted without persistence, a restored backup). Seed
 //     starts a chain again, only on an empty one.
+//   - Nor sideways: a generation number is a claim, the names are the
+//     proof. A store value refuses ([ErrRollback]) any later table that
+//     does not continue the one it holds ([Names.Continues]: every name it
+//     gives, live or retired, to the same key), so that neither a fork
+//     from a restored backup nor a well-formed edit of the stored value
+//     sends a name to another tool. The store is trusted like a gateway's
+//     own disk: a process that starts has nothing to compare its first
+//     load with but a backup of its own (examples/gateway's -backup).
 //   - A stored value that is not a table is an error ([ErrInvalidNames]),
 //     never an empty chain, and is left as it is.
 //

@@ -59,7 +59,8 @@ const (
 
 	// CodeRollback means that a store returned a table of another chain,
 	// or an older table of the chain, than the store value had already
-	// seen: the store lost or restored state.
+	// seen, or a table that does not continue the one it held
+	// ([Names.Continues]): the store lost, restored or was given state.
 	CodeRollback Code = "rollback"
 
 	// CodeChainNotEmpty means that [Seed] was given a store whose chain
@@ -152,7 +153,8 @@ type Error struct {
 	// CodeInvalidNames it is the JSON member at fault: "server", "tool",
 	// "name", "reason" or "version", or "" for the text as a whole.
 	// For CodeChainMismatch it is "options"; for CodeRollback, "chain"
-	// (another chain, or none) or "generation" (an older table).
+	// (another chain, or none), "generation" (an older table) or "name"
+	// (a table that does not continue the one held).
 	Field string
 
 	// Index is the position of the culprit in its list: the keys passed
@@ -175,7 +177,9 @@ type Error struct {
 	// offending server, tool or name, or "" when the text as a whole is
 	// at fault. For CodeChainMismatch it is the options given to Update
 	// (the message names those the chain records); for CodeRollback, the
-	// chain id or the generation the store returned ("" for no table).
+	// chain id or the generation the store returned ("" for no table), or
+	// the first name, in byte order, that its table drops or gives to
+	// another key.
 	Input string
 
 	// Candidates lists, for CodeAmbiguousTool, the names of the live keys
@@ -307,14 +311,14 @@ func (e *Error) explainNames() (message, hint string) {
 	return message, "restore a table saved by MarshalJSON, or start a new chain"
 }
 
-// explainRollback words a store that went backwards: the detail says
-// how, when the error came from a store.
+// explainRollback words a store that went backwards or sideways: the
+// detail says how, when the error came from a store or [Names.Continues].
 func (e *Error) explainRollback() (message, hint string) {
-	message = "the store holds another chain, or an older table of it, than it held before"
+	message = "the store holds another chain, an older table of it, or a table that does not continue the one held"
 	if e.detail != "" {
 		message = e.detail
 	}
-	return message, "find out what emptied or restored the store, then seed it again from a backup with Seed"
+	return message, "find out what emptied, restored or edited the store, then empty the chain and seed it again from the right table with Seed"
 }
 
 // part returns Field, the part the message names, or def for an Error

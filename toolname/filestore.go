@@ -42,8 +42,9 @@ import (
 // into a buffer it keeps, and decodes it only when the revision changed;
 // every swap writes the whole table. A file that does not decode as a table is an error, never an
 // empty chain, and is left as it is; a file that goes backwards under an
-// open FileStore (emptied, an older table, another chain) is refused with
-// [ErrRollback], as [Store] requires. It does not implement [Watcher]: no
+// open FileStore (emptied, an older table, another chain), or that holds a
+// table that does not continue the one it holds (edited by hand), is
+// refused with [ErrRollback], as [Store] requires. It does not implement [Watcher]: no
 // other process writes the file.
 type FileStore struct {
 	path   string

@@ -53,10 +53,7 @@ func (s *memServer) put(chain string, raw []byte) toolname.Revision {
 	rev := toolname.Revision(strconv.Itoa(s.next))
 	s.chains[chain] = memValue{rev: rev, raw: raw}
 	for _, ch := range s.watchers[chain] {
-		select {
-		case ch <- rev:
-		default: // a notification is pending: the receiver reloads anyway
-		}
+		chainguard.Offer(ch, rev) // a receiver that fell behind finds the latest
 	}
 	return rev
 }

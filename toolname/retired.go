@@ -213,6 +213,21 @@ func (n *Names) retiredAll(f func(name string, e named)) {
 	}
 }
 
+// retiredCap returns a bound of the number of n's retired names, for the
+// room of a slice that gathers them.
+func (n *Names) retiredCap() int {
+	size := 0
+	if n.change != nil {
+		size += len(n.change.retired)
+	}
+	if s := n.retired; s != nil {
+		s.mu.RLock()
+		size += len(s.byName)
+		s.mu.RUnlock()
+	}
+	return size
+}
+
 // continued returns a store that holds n's retired names at n's
 // generation, for a table that continues n to read: n's own store, with
 // n's change written into it when the store still stands at n's parent's

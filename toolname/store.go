@@ -26,6 +26,11 @@ type Revision string
 //     error matching [ErrRollback], another chain, an older table, or no
 //     table once it has seen one. A table it stores is what it holds from
 //     then on.
+//   - Nor does a store value go sideways: Load refuses the same way a
+//     table, of any generation, that does not continue the one it holds
+//     (the last one it loaded or stored; [Names.Continues]), such as a
+//     fork from a restored backup or a table edited by hand, and keeps
+//     what it held. A refused revision is refused again without a decode.
 //   - A store value keeps the table of the revision it read last, and
 //     decodes again only when the revision changed.
 //   - A context that ends stops Load and Swap with its error.

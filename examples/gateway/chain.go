@@ -28,7 +28,9 @@ import (
 //   - With -backup, the last table loaded from or stored in the store is
 //     kept in a local file (a [toolname.FileStore] of its own), and a
 //     store that holds less than it (emptied, another chain, an older
-//     table) is refused until it holds it again.
+//     table) or a table that does not continue it (a name it gives
+//     dropped, or given to another tool) is refused until it holds it
+//     again. Meanwhile no call is routed through the store.
 
 // nameTools is one naming round, run by the assigner only: it continues the
 // chain with the keys of the tools listed now, and serves the table that
@@ -70,10 +72,12 @@ func (g *gateway) nameOptions() []toolname.Option {
 	return opts
 }
 
-// checkBackup refuses a store that holds less than the backup: no table,
-// another chain, or an older table of it. Once the store holds the
-// backup's table or a later one, the store value itself refuses to go
-// backwards ([toolname.ErrRollback]), and checkBackup checks no more.
+// checkBackup refuses a store that holds less than the backup (no table,
+// another chain, or an older table of it) or a table that does not
+// continue it ([toolname.Names.Continues]: a fork from a restored backup,
+// or an edit by hand). Once the store holds the backup's table or one
+// that continues it, the store value itself refuses to go backwards or
+// sideways ([toolname.ErrRollback]), and checkBackup checks no more.
 func (g *gateway) checkBackup(ctx context.Context) error {
 	if g.backup == nil {
 		return nil
@@ -91,6 +95,10 @@ func (g *gateway) checkBackup(ctx context.Context) error {
 	case lgen < gen:
 		refused.Field, refused.Input = "generation", strconv.FormatUint(lgen, 10)
 	default:
+		if err := latest.Continues(g.backup); err != nil {
+			return fmt.Errorf("the backup %s holds chain %s at generation %d; the store's table does not continue it, so the gateway serves the backup's names and names no new tool: %w",
+				g.cfg.backupPath, id, gen, err)
+		}
 		refused = nil
 	}
 	if refused != nil {
@@ -98,6 +106,7 @@ func (g *gateway) checkBackup(ctx context.Context) error {
 			g.cfg.backupPath, id, gen, refused)
 	}
 	g.backup = nil
+	g.backupPending.Store(false)
 	return nil
 }
 
@@ -128,8 +137,12 @@ func (g *gateway) keepBackup(ctx context.Context) error {
 // this one has not relisted yet), and returns the tool only when this
 // replica lists that very key; otherwise the name is unknown here. A name
 // the store's table resolves starts a round, so that this replica serves
-// it too.
+// it too. Until the store is found to hold the backup's table, or one
+// that continues it, the store routes nothing.
 func (g *gateway) route(ctx context.Context, name string) (servedTool, error) {
+	if g.backupPending.Load() {
+		return servedTool{}, &toolname.Error{Code: toolname.CodeUnknownTool, Index: -1, Offset: -1, Input: name}
+	}
 	ctx, cancel := context.WithTimeout(ctx, g.cfg.timeout)
 	defer cancel()
 	latest, _, err := g.cfg.store.Load(ctx)

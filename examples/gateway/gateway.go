@@ -86,6 +86,11 @@ type gateway struct {
 	readyOnce sync.Once
 	listed    atomic.Bool // every downstream listed, or failed to start, once
 
+	// backupPending is set while the store is not yet found to hold the
+	// backup's table or one that continues it: calls are not routed
+	// through the store meanwhile.
+	backupPending atomic.Bool
+
 	// Owned by the assigner.
 	stored      *toolname.Names       // the table of the last round that succeeded, or the backup's
 	backup      *toolname.Names       // the backup, until the store is found to hold it
@@ -143,6 +148,7 @@ func newGateway(cfg config) (*gateway, error) {
 			return nil, fmt.Errorf("reading the backup: %w", err)
 		}
 		g.backupFile, g.backup, g.stored = file, backup, backup
+		g.backupPending.Store(backup != nil)
 	}
 	g.table.Store(&table{names: g.stored})
 	g.ctx, g.cancel = context.WithCancel(context.Background())

@@ -61,10 +61,16 @@
 // -backup FILE keeps, on local disk, the last table loaded from or stored
 // in the store, in a file store of its own ([toolname.NewFileStore]:
 // written atomically, and locked, so each gateway keeps its own). A store that holds less than it (emptied by a restart
-// without persistence, another chain, an older table restored) is refused
-// with toolname's rollback error, logged: the gateway serves the backup's
-// names and names no new tool until the store holds the chain again. The
-// chain is put back on purpose only: -seed FILE stores a backup, or a
+// without persistence, another chain, an older table restored), or a
+// table that does not continue it (a name it gives dropped, or given to
+// another tool: a fork that a replica started after a restore wrote, or
+// an edit by hand, even at the backup's generation), is refused with
+// toolname's rollback error, logged: the gateway serves the backup's
+// names, routes no call through the store and names no new tool until the
+// store holds the chain again. The store is trusted like the gateway's own
+// disk; -backup is what protects a replica that restarts after a restore
+// or an edit, since without it the replica has nothing to compare with.
+// The chain is put back on purpose only: -seed FILE stores a backup, or a
 // state file, as the first table of an EMPTY chain (also how a gateway
 // moves from a state file to Redis or PostgreSQL), then runs as usual.
 //
@@ -219,7 +225,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	maxLen := fs.Int("max-len", 0, "the longest name, `N` bytes, below the profile's own limit: leaves room for a client's prefix (Claude Code's mcp__<server>__ within 64)")
 	fs.StringVar(&o.state, "state", "", "where the names live: a `FILE` (one gateway), or a redis://, rediss://, postgres:// or postgresql:// URL shared by every replica; each name is stored there before it is served")
 	fs.StringVar(&o.chain, "chain", "mcpid", "the `NAME` of the chain in a Redis or PostgreSQL store")
-	fs.StringVar(&o.cfg.backupPath, "backup", "", "keep the last table of the store in `FILE`, and refuse a store that holds less (emptied, another chain, an older table)")
+	fs.StringVar(&o.cfg.backupPath, "backup", "", "keep the last table of the store in `FILE`, and refuse a store that holds less (emptied, another chain, an older table) or a table that does not continue it")
 	fs.StringVar(&o.seed, "seed", "", "store the table in `FILE` (a backup, or a state file) as the first of an empty chain, then run")
 	fs.DurationVar(&o.cfg.startTimeout, "start-timeout", defaultStartTimeout, "how long the first tools/list waits for every server's tools to be named (at most -timeout)")
 	o.Mode.Register(fs)

@@ -41,6 +41,14 @@
 //     load that finds another chain, an older table, or no row at all: a
 //     restored backup, a deleted row, another database. It keeps
 //     refusing until the chain is right again;
+//   - it refuses the same way a table that does not continue the one it
+//     holds ([toolname.Names.Continues]: a name dropped, or given to
+//     another tool), whatever its generation: a fork that a replica
+//     started after a restore wrote, or a row edited by hand. Whoever can
+//     write the row can route calls: trust the database like the
+//     gateway's own disk. A replica that starts has no table to compare
+//     with: a gateway keeps one in a backup file (examples/gateway's
+//     -backup);
 //   - a row whose names do not decode as a table is an error matching
 //     [toolname.ErrInvalidNames], never an empty chain, and the store
 //     leaves it as it is (no Load returns its revision, and Swap writes

@@ -30,6 +30,13 @@
 //     load that finds another chain, an older table, or no table at all:
 //     a Redis that restarted without its data, a restored backup, a
 //     flushed key. It keeps refusing until the chain is right again;
+//   - it refuses the same way a table that does not continue the one it
+//     holds ([toolname.Names.Continues]: a name dropped, or given to
+//     another tool), whatever its generation: a fork that a replica
+//     started after a restore wrote, or a hash edited by hand. Whoever can
+//     write the key can route calls: trust Redis like the gateway's own
+//     disk. A replica that starts has no table to compare with: a gateway
+//     keeps one in a backup file (examples/gateway's -backup);
 //   - a key that holds anything but a table (another type, a hash
 //     without its fields, JSON that does not decode) is an error matching
 //     [toolname.ErrInvalidNames], never an empty chain, and the store

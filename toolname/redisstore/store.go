@@ -103,8 +103,9 @@ return 1
 // Load returns the chain's latest table and its revision, or nil and ""
 // for a chain never stored. When the revision is the one this Store saw
 // last, it returns the table it kept, without transferring or decoding
-// it again. It refuses a chain that went backwards (an error matching
-// [toolname.ErrRollback]) and a key that holds no table (one matching
+// it again. It refuses a chain that went backwards, or a table that does
+// not continue the one this Store holds (an error matching
+// [toolname.ErrRollback]), and a key that holds no table (one matching
 // [toolname.ErrInvalidNames]); an error of Redis or of ctx is returned
 // wrapped.
 func (s *Store) Load(ctx context.Context) (*toolname.Names, toolname.Revision, error) {

@@ -19,7 +19,10 @@
 // 100,000 retired names; damaged values; the chain id and generation
 // rules (a chain emptied or replaced under a live store value is
 // [toolname.ErrRollback], and [toolname.Seed] only starts an empty
-// chain); a cancelled context; and, for a store that implements
+// chain); that a live store value refuses, by Load, by Update and after
+// its watcher's notice, a table that does not continue the one it holds
+// (a fork from a restored backup, a well-formed table edited by hand); a
+// cancelled context; and, for a store that implements
 // [toolname.Watcher], that a swap through one value is told to another.
 // It measures nothing by the clock.
 package storetest
@@ -31,6 +34,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -83,6 +87,8 @@ func Run(t *testing.T, h Harness) {
 		{name: "DamagedValues", corrupt: true, run: (*suite).damagedValues},
 		{name: "ResetIsRollback", reset: true, run: (*suite).resetIsRollback},
 		{name: "OlderOrOtherChainIsRollback", corrupt: true, run: (*suite).olderIsRollback},
+		{name: "ForkIsRollback", corrupt: true, run: (*suite).forkIsRollback},
+		{name: "EditedTableIsRollback", corrupt: true, run: (*suite).editedIsRollback},
 	}
 	suffix := randomSuffix(t)
 	for _, c := range cases {
@@ -657,5 +663,180 @@ func (s *suite) olderIsRollback(t *testing.T) {
 		wantErr(t, "Load of "+tt.name, err, toolname.ErrRollback)
 		_, _, err = toolname.Update(ctx, a, toolname.Portable, keys("c", "x"))
 		wantErr(t, "Update over "+tt.name, err, toolname.ErrRollback)
+	}
+}
+
+// wantFork fails the test unless err is the refusal of a table that does
+// not continue the one held, naming name first.
+func wantFork(t *testing.T, what string, err error, name string) {
+	t.Helper()
+	var e *toolname.Error
+	switch {
+	case !errors.Is(err, toolname.ErrRollback):
+		t.Errorf("%s: error %v, want one matching %v", what, err, toolname.ErrRollback)
+	case !errors.As(err, &e):
+		t.Errorf("%s: error %v is no *toolname.Error", what, err)
+	case e.Field != "name" || e.Input != name:
+		t.Errorf("%s: refused with %s=%q, want name=%q", what, e.Field, e.Input, name)
+	}
+}
+
+// marshal returns n's JSON, as a store holds it.
+func marshal(t *testing.T, n *toolname.Names) []byte {
+	t.Helper()
+	data, err := json.Marshal(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// forkIsRollback: generation 1 names s1::list; generation 2 gives
+// delete_everything to s2's tool; a backup of generation 1 is restored,
+// and a replica started afterwards continues from it, giving
+// delete_everything to s3's tool at "generation 2". A value that held the
+// real generation 2 refuses that table, however it comes to read it.
+func (s *suite) forkIsRollback(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	list := keys("s1", "list")
+	s2, s3 := toolname.Key{Server: "s2", Tool: "delete_everything"}, toolname.Key{Server: "s3", Tool: "delete_everything"}
+	a := s.open(t, "c")
+	gen1, _ := mustUpdate(t, a, list)
+	gen2, rev2 := mustUpdate(t, a, append(list, s2))
+	if name, _ := gen2.Name(s2); name != "delete_everything" {
+		t.Fatalf("s2::delete_everything is %q, want delete_everything", name)
+	}
+	var watch <-chan toolname.Revision
+	if w, ok := a.(toolname.Watcher); ok {
+		var err error
+		if watch, err = w.Watch(ctx); err != nil {
+			t.Fatalf("Watch: %v", err)
+		}
+	}
+
+	s.h.Corrupt(t, s.chain("c"), marshal(t, gen1)) // a backup of generation 1, restored
+	_, _, err := a.Load(ctx)
+	wantErr(t, "Load of the restored generation 1", err, toolname.ErrRollback)
+
+	var fork *toolname.Names
+	var forkRev toolname.Revision
+	b := s.open(t, "c")
+	if !same(a, b) {
+		// A replica started after the restore continues from it.
+		fork, forkRev = mustUpdate(t, b, append(list, s3))
+	} else {
+		// One value per chain: the fork is what such a replica elsewhere
+		// would have written.
+		if fork, err = toolname.Assign(toolname.Portable, append(list, s3), toolname.WithPrevious(gen1)); err != nil {
+			t.Fatal(err)
+		}
+		s.h.Corrupt(t, s.chain("c"), marshal(t, fork))
+	}
+	id1, _ := gen1.Chain()
+	if id, gen := fork.Chain(); id != id1 || gen != 2 {
+		t.Fatalf("the fork is chain %s generation %d, want %s generation 2", id, gen, id1)
+	}
+	if name, _ := fork.Name(s3); name != "delete_everything" {
+		t.Fatalf("s3::delete_everything in the fork is %q, want delete_everything", name)
+	}
+
+	if watch != nil && forkRev != "" {
+		// The watcher tells the fork's revision; the reload refuses it.
+		timeout := time.After(watchWait)
+		for got := rev2; got != forkRev; {
+			select {
+			case got = <-watch:
+			case <-timeout:
+				t.Fatalf("no notification of the fork's revision %q within %v", forkRev, watchWait)
+			}
+		}
+	}
+	_, _, err = a.Load(ctx)
+	wantFork(t, "Load of the fork", err, "delete_everything")
+	_, _, err = toolname.Update(ctx, a, toolname.Portable, append(list, s2))
+	wantFork(t, "Update over the fork", err, "delete_everything")
+	_, _, err = a.Load(ctx)
+	wantFork(t, "Load of the fork, again", err, "delete_everything")
+	if same(a, b) {
+		return
+	}
+	if _, rev := mustLoad(t, b); rev != forkRev {
+		t.Errorf("after the refused Update: revision %q, want the fork's %q (nothing stored)", rev, forkRev)
+	}
+	// The fork goes on: its next generation is refused too.
+	mustUpdate(t, b, append(list, s3, toolname.Key{Server: "s3", Tool: "list"}))
+	_, _, err = a.Load(ctx)
+	wantFork(t, "Load of the fork's generation 3", err, "delete_everything")
+}
+
+// same reports whether a and b are one store value, as the harness of a
+// store that admits one value per chain returns; a value of a type that
+// cannot be compared is another.
+func same(a, b toolname.Store) bool {
+	ta := reflect.TypeOf(a)
+	return ta == reflect.TypeOf(b) && ta.Comparable() && a == b
+}
+
+// withoutEntry returns text, the JSON of a table, without the entry of
+// "names" or "retired" that starts with entry.
+func withoutEntry(t *testing.T, text, entry string) string {
+	t.Helper()
+	i := strings.Index(text, entry)
+	if i < 0 {
+		t.Fatalf("storetest: no entry %s in %.300s", entry, text)
+	}
+	j := i + strings.IndexByte(text[i:], '}') + 1
+	switch {
+	case text[j] == ',':
+		j++
+	case text[i-1] == ',':
+		i--
+	}
+	return text[:i] + text[j:]
+}
+
+// editedIsRollback: a well-formed table written into the store by hand, of
+// the chain and generation of the one a value holds, that sends a name to
+// another key or drops one (a retired name dropped could be given to
+// another key) is refused; the table held, written back, is not.
+func (s *suite) editedIsRollback(t *testing.T) {
+	ctx := context.Background()
+	a := s.open(t, "c")
+	mustUpdate(t, a, append(keys("scripted", "get-sum"), keys("other", "get-sum", "list")...))
+	live := keys("other", "get-sum", "list", "new")
+	held, _ := mustUpdate(t, a, live) // scripted::get-sum left
+	heldData := marshal(t, held)
+	text := string(heldData)
+	for _, tt := range []struct {
+		name   string
+		edited string
+		first  string // the name refused
+	}{
+		{"a name sent to another server's tool",
+			strings.Replace(text, `{"server":"other","tool":"list","name":"list"}`, `{"server":"p","tool":"list","name":"list"}`, 1), "list"},
+		{"a retired name dropped",
+			withoutEntry(t, text, `{"server":"scripted","tool":"get-sum","name":"scripted__get-sum"`), "scripted__get-sum"},
+		{"a live name dropped",
+			withoutEntry(t, text, `{"server":"other","tool":"new","name":"new"`), "new"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.edited == text {
+				t.Fatalf("storetest: the edit changed nothing in %.300s", text)
+			}
+			if err := new(toolname.Names).UnmarshalJSON([]byte(tt.edited)); err != nil {
+				t.Fatalf("storetest: the edited table is not well formed: %v", err)
+			}
+			s.h.Corrupt(t, s.chain("c"), []byte(tt.edited))
+			_, _, err := a.Load(ctx)
+			wantFork(t, "Load of the edited table", err, tt.first)
+			_, _, err = toolname.Update(ctx, a, toolname.Portable, live)
+			wantFork(t, "Update over the edited table", err, tt.first)
+
+			// The table held, written back: it continues itself.
+			s.h.Corrupt(t, s.chain("c"), heldData)
+			n, _ := mustLoad(t, a)
+			sameTable(t, "Load of the table held, written back", held, n)
+		})
 	}
 }

@@ -1,16 +1,22 @@
 // Package chainguard is what every toolname store does to keep a chain
-// from going backwards and to decode each stored table once. The file
+// from going backwards or sideways and to decode each stored table once. The file
 // store in toolname and the Redis and PostgreSQL stores in their own
-// modules share it, so that the rules of DESIGN §9 are written once:
+// modules share it, so that these rules are written once:
 //
 //   - a store value remembers the chain id and the highest generation it
 //     has loaded or stored, and refuses, with an error matching
 //     toolname.ErrRollback, a load that returns another chain, an older
 //     table, or no table at all once it has seen one;
+//   - it also remembers the table it holds (the last one it loaded or
+//     stored), and refuses the same way any later table that does not
+//     continue it (toolname.Names.Continues: a name it gives dropped, or
+//     given to another key), whatever its generation: a fork from a
+//     restored backup, or a well-formed edit of the stored value;
 //   - a value that does not decode is the decoder's error
 //     (toolname.ErrInvalidNames), never an empty chain;
 //   - the decoded table of the revision last seen is kept, and a value is
-//     decoded again only when the revision changed.
+//     decoded and checked again only when the revision changed; so is the
+//     refusal of the revision last refused.
 //
 // A Guard checks a load against what its store value knew when the load
 // began, so that a load racing with a swap through the same value (which
@@ -41,9 +47,12 @@ package chainguard
 import "sync"
 
 // Table is a decoded table: *toolname.Names.
-type Table interface {
+type Table[T any] interface {
 	comparable
 	Chain() (id string, generation uint64)
+	// Continues returns nil when the table continues held, and otherwise
+	// an error matching toolname.ErrRollback.
+	Continues(held T) error
 }
 
 // Position is a table's place in its chain: the chain id and the
@@ -61,19 +70,25 @@ var Rollback func(have, got Position) error
 
 // Guard is one store value's memory of its chain. Its methods are safe for
 // concurrent use. Make it with [New].
-type Guard[T Table] struct {
+type Guard[T Table[T]] struct {
 	decode func([]byte) (T, error)
 
 	mu    sync.Mutex
 	seen  bool     // a table was loaded or stored
-	pos   Position // the newest table seen, when seen
+	pos   Position // the position of table, when seen
 	rev   string   // the revision of table, "" when none is kept
-	table T
+	table T        // the table held: the last one loaded or stored
+
+	// The revision last refused against table, and why; "" when none.
+	// A revision names one stored value, so it is refused again without
+	// a decode, until the table held changes.
+	refusedRev string
+	refused    error
 }
 
 // New returns a Guard that decodes stored values with decode, which
 // returns an error for a value that is not a table.
-func New[T Table](decode func([]byte) (T, error)) *Guard[T] {
+func New[T Table[T]](decode func([]byte) (T, error)) *Guard[T] {
 	return &Guard[T]{decode: decode}
 }
 
@@ -86,58 +101,103 @@ func New[T Table](decode func([]byte) (T, error)) *Guard[T] {
 // chain, whatever the value. An error from read is returned as it is.
 //
 // Load returns the table (the zero T for an empty chain never seen) and its
-// revision, or the decoder's error, or Rollback's.
+// revision, or the decoder's error, or Rollback's, or the error of a table
+// that does not continue the one held. A table refused is never held: the
+// store value keeps what it had.
 func (g *Guard[T]) Load(read func(cached string) (rev string, raw []byte, err error)) (T, string, error) {
 	var zero T
 	g.mu.Lock()
-	seen, have, cachedRev, cached := g.seen, g.pos, g.rev, g.table
+	seen, have, heldRev, held := g.seen, g.pos, g.rev, g.table
+	refusedRev, refused := g.refusedRev, g.refused
 	g.mu.Unlock()
 
-	rev, raw, err := read(cachedRev)
+	rev, raw, err := read(heldRev)
+	switch {
+	case err != nil:
+		return zero, "", err
+	case rev == "" && seen:
+		return zero, "", Rollback(have, Position{})
+	case rev == "":
+		return zero, "", nil
+	case rev == heldRev:
+		return held, rev, nil
+	case rev == refusedRev:
+		return zero, "", refused
+	}
+	table, err := g.decode(raw)
 	if err != nil {
 		return zero, "", err
 	}
-	if rev == "" {
-		if seen {
-			return zero, "", Rollback(have, Position{})
-		}
-		return zero, "", nil
-	}
-	table := cached
-	if rev != cachedRev || cachedRev == "" {
-		if table, err = g.decode(raw); err != nil {
+	id, gen := table.Chain()
+	got := Position{ID: id, Generation: gen}
+	if seen {
+		if err := g.check(have, held, got, table); err != nil {
+			g.refuse(heldRev, rev, err)
 			return zero, "", err
 		}
 	}
-	id, gen := table.Chain()
-	got := Position{ID: id, Generation: gen}
-	if seen && (got.ID != have.ID || got.Generation < have.Generation) {
-		return zero, "", Rollback(have, got)
+	if err := g.accept(heldRev, rev, table, got); err != nil {
+		return zero, "", err
 	}
-	g.remember(rev, table, got)
 	return table, rev, nil
 }
 
+// check returns the error of a table at got, loaded after held at have: nil
+// when it is of held's chain, not older, and continues held.
+func (g *Guard[T]) check(have Position, held T, got Position, table T) error {
+	if got.ID != have.ID || got.Generation < have.Generation {
+		return Rollback(have, got)
+	}
+	return table.Continues(held)
+}
+
+// refuse records that rev was refused with err against the table of
+// heldRev, unless the guard holds another table by now.
+func (g *Guard[T]) refuse(heldRev, rev string, err error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.rev == heldRev {
+		g.refusedRev, g.refused = rev, err
+	}
+}
+
 // Stored records that a swap stored next under rev: the store holds it,
-// so the store value now knows next's chain and generation, even when
-// they are older than what it knew (a chain seeded again on purpose), and
-// keeps next as the table of rev.
+// so the store value now holds next, even when it is older than what it
+// held, or does not continue it (a chain seeded again on purpose).
 func (g *Guard[T]) Stored(rev string, next T) {
 	id, gen := next.Chain()
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.seen, g.pos, g.rev, g.table = true, Position{ID: id, Generation: gen}, rev, next
+	g.hold(rev, next, Position{ID: id, Generation: gen})
 }
 
-// remember makes table, at pos, the newest table seen, unless a newer one
-// of its chain was recorded meanwhile by a concurrent load or swap.
-func (g *Guard[T]) remember(rev string, table T, pos Position) {
+// accept makes table, at pos and checked against the table of heldRev,
+// the table held. When a concurrent load or swap changed the table held
+// meanwhile, table is checked against that one too; a table older than it,
+// of its chain, is returned to the caller but not held.
+func (g *Guard[T]) accept(heldRev, rev string, table T, pos Position) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.seen && pos.ID == g.pos.ID && pos.Generation < g.pos.Generation {
-		return
+	if g.rev != heldRev && g.seen {
+		switch {
+		case rev == g.rev:
+			return nil
+		case pos.ID == g.pos.ID && pos.Generation < g.pos.Generation:
+			return nil
+		}
+		if err := g.check(g.pos, g.table, pos, table); err != nil {
+			return err
+		}
 	}
+	g.hold(rev, table, pos)
+	return nil
+}
+
+// hold makes table, of revision rev at pos, the table held. The caller
+// holds mu.
+func (g *Guard[T]) hold(rev string, table T, pos Position) {
 	g.seen, g.pos, g.rev, g.table = true, pos, rev, table
+	g.refusedRev, g.refused = "", nil
 }
 
 // Offer puts v in out, a channel of capacity one that a Watch returns,

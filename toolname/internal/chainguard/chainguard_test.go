@@ -151,10 +151,122 @@ func TestGuardCache(t *testing.T) {
 	assert.Equal(t, 1, decodes)
 
 	// Another revision is decoded, even of the same generation.
-	_, rev, err = g.Load(from(stored{"r2", tables[1]}))
+	data, err := json.Marshal(next)
+	require.NoError(t, err)
+	_, rev, err = g.Load(from(stored{"r2", data}))
 	require.NoError(t, err)
 	assert.Equal(t, "r2", rev)
 	assert.Equal(t, 2, decodes)
+}
+
+// forked returns the JSON of a chain's generation 1 (s1::list named
+// list), of its generation 2 (adding s2::delete_everything, named
+// delete_everything), and of generations 2 and 3 of a fork from
+// generation 1, where s3::delete_everything is named delete_everything.
+func forked(t *testing.T) (gen1, gen2, fork2, fork3 []byte) {
+	t.Helper()
+	list := toolname.Key{Server: "s1", Tool: "list"}
+	assign := func(prev *toolname.Names, keys ...toolname.Key) (*toolname.Names, []byte) {
+		n, err := toolname.Assign(toolname.Portable, keys, toolname.WithPrevious(prev))
+		require.NoError(t, err)
+		data, err := json.Marshal(n)
+		require.NoError(t, err)
+		return n, data
+	}
+	first, gen1 := assign(nil, list)
+	_, gen2 = assign(first, list, toolname.Key{Server: "s2", Tool: "delete_everything"})
+	f2, fork2 := assign(first, list, toolname.Key{Server: "s3", Tool: "delete_everything"})
+	_, fork3 = assign(f2, list, toolname.Key{Server: "s3", Tool: "delete_everything"}, toolname.Key{Server: "s3", Tool: "x"})
+	return gen1, gen2, fork2, fork3
+}
+
+// TestGuardRefusesAFork: a table of the chain, at the same generation or a
+// higher one, that gives a name held to another key is refused, and the
+// value keeps serving what it held.
+func TestGuardRefusesAFork(t *testing.T) {
+	gen1, gen2, fork2, fork3 := forked(t)
+	for _, tt := range []struct {
+		name string
+		fork stored
+	}{
+		{"same generation", stored{"f2", fork2}},
+		{"higher generation", stored{"f3", fork3}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var decodes int
+			g := newGuard(&decodes)
+			_, _, err := g.Load(from(stored{"r1", gen1}))
+			require.NoError(t, err)
+			held, _, err := g.Load(from(stored{"r2", gen2}))
+			require.NoError(t, err)
+			_, _, err = g.Load(from(stored{"r1", gen1}))
+			require.ErrorIs(t, err, toolname.ErrRollback, "the restored generation 1")
+
+			n, rev, err := g.Load(from(tt.fork))
+			require.ErrorIs(t, err, toolname.ErrRollback)
+			assert.Nil(t, n)
+			assert.Empty(t, rev)
+			var e *toolname.Error
+			require.ErrorAs(t, err, &e)
+			assert.Equal(t, "name", e.Field)
+			assert.Equal(t, "delete_everything", e.Input)
+			assert.Contains(t, e.Message(), "s3::delete_everything")
+			assert.Contains(t, e.Message(), "s2::delete_everything")
+
+			// The refusal is kept with its revision: no decode again.
+			decoded := decodes
+			_, _, err = g.Load(from(tt.fork))
+			require.ErrorIs(t, err, toolname.ErrRollback)
+			assert.Equal(t, decoded, decodes, "a refused revision is decoded again")
+
+			// The table held is still served.
+			got, rev, err := g.Load(from(stored{"r2", nil}))
+			require.NoError(t, err)
+			assert.Same(t, held, got)
+			assert.Equal(t, "r2", rev)
+		})
+	}
+}
+
+// TestGuardRefusalForgottenWhenHeldChanges: a revision refused against one
+// table is checked again once the value holds another.
+func TestGuardRefusalForgottenWhenHeldChanges(t *testing.T) {
+	gen1, gen2, fork2, _ := forked(t)
+	var decodes int
+	g := newGuard(&decodes)
+	_, _, err := g.Load(from(stored{"r2", gen2}))
+	require.NoError(t, err)
+	_, _, err = g.Load(from(stored{"f2", fork2}))
+	require.ErrorIs(t, err, toolname.ErrRollback)
+	// Seeded again on purpose, through this value, from generation 1.
+	var first toolname.Names
+	require.NoError(t, first.UnmarshalJSON(gen1))
+	g.Stored("s1", &first)
+	n, rev, err := g.Load(from(stored{"f2", fork2}))
+	require.NoError(t, err, "the fork continues the table seeded")
+	assert.Equal(t, "f2", rev)
+	k, _ := n.Resolve("delete_everything")
+	assert.Equal(t, "s3", k.Server)
+}
+
+// TestGuardRaceChecksTheNewHeld: a load that began before a concurrent
+// swap held another table is checked against that table too.
+func TestGuardRaceChecksTheNewHeld(t *testing.T) {
+	gen1, gen2, fork2, _ := forked(t)
+	var decodes int
+	g := newGuard(&decodes)
+	_, _, err := g.Load(from(stored{"r1", gen1}))
+	require.NoError(t, err)
+	var second toolname.Names
+	require.NoError(t, second.UnmarshalJSON(gen2))
+	_, _, err = g.Load(func(string) (string, []byte, error) {
+		g.Stored("r2", &second) // a swap through the same value, while this load reads
+		return "f2", fork2, nil
+	})
+	require.ErrorIs(t, err, toolname.ErrRollback, "the fork continues generation 1, not the generation 2 held")
+	got, _, err := g.Load(from(stored{"r2", nil}))
+	require.NoError(t, err)
+	assert.Same(t, &second, got)
 }
 
 // TestGuardRaceIsNotRollback: a load that read the table a concurrent swap

@@ -1,0 +1,105 @@
+package toolname
+
+import "strconv"
+
+// Continues reports, as an error, whether n continues held: whether every
+// name that held gives, live or retired, n gives to the same key, live or
+// retired. It returns nil when it does (a nil held is continued by any
+// table), and otherwise an [*Error] with Code [CodeRollback], Field
+// "name" and, as Input, the first name in byte order that n drops or
+// gives to another key.
+//
+// A generation number is only a claim; the names are the proof. Two
+// tables of one chain id at one generation (a restored backup that a
+// replica started afterwards continued from) or a well-formed edit of a
+// stored table can each pass a check of id and generation and still send
+// a name to another tool. The stores refuse any table that does not
+// continue the one they hold, whatever its generation; a gateway checks
+// the table a store holds against its own backup the same way. Continues
+// checks names only: compare [Names.Chain] for the id and generation.
+//
+// It costs time in proportion to held's live and retired names, and
+// allocates in proportion to held's retired names.
+func (n *Names) Continues(held *Names) error {
+	if held == nil {
+		return nil
+	}
+	var (
+		first   string // the first name, in byte order, that n does not continue
+		found   bool
+		heldKey Key
+	)
+	differs := func(name string, k Key) {
+		if !found || name < first {
+			first, found, heldKey = name, true, k
+		}
+	}
+	for _, k := range held.keys {
+		if name := held.byKey[k].name; !n.livesTo(name, k) && !n.retiredTo(name, k) {
+			differs(name, k)
+		}
+	}
+	// held's retired names are gathered first: n may share held's store
+	// of retired names, whose lock is not taken twice.
+	retired := make([]named, 0, held.retiredCap())
+	held.retiredAll(func(name string, e named) {
+		e.name = name
+		retired = append(retired, e)
+	})
+	for _, e := range retired {
+		// Most names retired in held are retired in n: look there first.
+		if !n.retiredTo(e.name, e.key) && !n.livesTo(e.name, e.key) {
+			differs(e.name, e.key)
+		}
+	}
+	if !found {
+		return nil
+	}
+	return forkError(held, n, first, heldKey)
+}
+
+// livesTo reports whether n gives name to the live key k.
+func (n *Names) livesTo(name string, k Key) bool {
+	if n == nil {
+		return false
+	}
+	got, ok := n.byName[name]
+	return ok && got == k
+}
+
+// retiredTo reports whether name is a retired name of n that k held
+// last. For a name live in n it may report whether k holds it: a table
+// never holds as retired a name that another key holds.
+func (n *Names) retiredTo(name string, k Key) bool {
+	if n == nil {
+		return false
+	}
+	e, ok := n.retiredLookup(name)
+	return ok && e.key == k
+}
+
+// keyOf returns the key that n gives name to, live or retired, and reports
+// whether n gives it to any.
+func (n *Names) keyOf(name string) (Key, bool) {
+	if n == nil {
+		return Key{}, false
+	}
+	if k, ok := n.byName[name]; ok {
+		return k, true
+	}
+	e, ok := n.retiredLookup(name)
+	return e.key, ok
+}
+
+// forkError is the error of a table, got, that does not continue held: it
+// drops name, which held gives to heldKey, or gives it to another key.
+func forkError(held, got *Names, name string, heldKey Key) error {
+	id, gen := held.Chain()
+	detail := "the store's table gives the name to no key"
+	if k, ok := got.keyOf(name); ok {
+		detail = "the store's table gives the name to " + Join(k.Server, k.Tool)
+	}
+	detail += ", where the table held (generation " + strconv.FormatUint(gen, 10) + " of chain " + id +
+		") gives it to " + Join(heldKey.Server, heldKey.Tool)
+	return &Error{Code: CodeRollback, Field: "name", Index: -1, Offset: -1, Input: name, detail: detail}
+}
