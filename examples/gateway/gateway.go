@@ -42,7 +42,8 @@ const (
 	// few listings a second.
 	relistEvery = 250 * time.Millisecond
 	// The backoff between restarts of a downstream that died or did not
-	// start: doubled at each failure from its least to its most.
+	// start: doubled at each failure from its least to its most, and
+	// never beyond the gateway's timeout (see runDownstream).
 	retryMin = 100 * time.Millisecond
 	retryMax = 30 * time.Second
 	// namingRetryMax is the most that the backoff between naming rounds

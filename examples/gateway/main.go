@@ -85,9 +85,16 @@
 //     a page of tools/list), so that one line costs no more than that: the
 //     call it answered then ends at -timeout;
 //   - a downstream that dies, or fails to start, is started again with
-//     backoff (100 ms doubling to 30 s); its tools stay listed and answer
+//     backoff (100 ms, doubling at each failure, never beyond -timeout nor
+//     30 s, and back to 100 ms once a restarted session has listed its
+//     tools and answered a call); its tools stay listed and answer
 //     resource_unavailable meanwhile, and when it comes back with other
-//     tools, clients get tools/list_changed;
+//     tools, clients get tools/list_changed. An outage after a crash
+//     thus costs at most the wait (within -timeout), the start and the
+//     first listing (each within -timeout): a server that crashes every
+//     3 s under -timeout 5s is back within a few hundred milliseconds
+//     while it serves calls between crashes, and at worst 5 s plus its
+//     start;
 //   - the first tools/list waits at most -start-timeout for slow
 //     downstreams; the others are served then, and the slow ones join when
 //     they answer;
@@ -182,6 +189,10 @@ type options struct {
 	state   string // -state: a file path, or a Redis or PostgreSQL URL
 	chain   string // -chain
 	seed    string // -seed
+	// -log-format and -log-level; the demo logs warnings and errors
+	// only, unless -log-level is given.
+	logFormat, logLevel string
+	stateless           bool // -stateless
 }
 
 // serverFlag is one -server: a name and a command line, with the -env
@@ -225,9 +236,17 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	o.Mode.Register(fs)
 	fs.DurationVar(&o.cfg.timeout, "timeout", 30*time.Second, "bound on starting a downstream server, listing its tools, and each call")
 	fs.DurationVar(&o.limits.SessionIdle, "session-timeout", o.limits.SessionIdle, "end HTTP sessions idle for this long")
+	fs.BoolVar(&o.stateless, "stateless", false, "with -http, serve each request by itself, with no session, so that any replica answers any request (logs come through each request's _meta level; subscriptions, sampling and elicitation are refused)")
+	fs.StringVar(&o.logFormat, "log-format", "text", "the log's format on stderr: text or json")
+	fs.StringVar(&o.logLevel, "log-level", "info", "the least level logged: debug, info (one line per relayed call), warn or error")
 	if err := serve.Parse(fs, args); err != nil {
 		return nil, err
 	}
+	if _, err := newLogger(io.Discard, o.logFormat, o.logLevel); err != nil {
+		return nil, serve.Usage(fs, "-log-format %q -log-level %q: %v", o.logFormat, o.logLevel, err)
+	}
+	levelSet := false
+	fs.Visit(func(f *flag.Flag) { levelSet = levelSet || f.Name == "log-level" })
 	for _, v := range envs {
 		if err := o.setEnv(v); err != nil {
 			return nil, serve.Usage(fs, "-env %q: %v", v, err)
@@ -266,6 +285,12 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	o.limits.MaxSessions = o.MaxSessions
 	if o.Demo() && len(o.servers) > 0 {
 		return nil, serve.Usage(fs, "-server needs -stdio or -http; the demo uses its own servers")
+	}
+	if o.stateless && o.HTTP == "" {
+		return nil, serve.Usage(fs, "-stateless needs -http")
+	}
+	if o.Demo() && !levelSet {
+		o.logLevel = "warn"
 	}
 	return o, nil
 }
@@ -350,7 +375,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	o.cfg.logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if o.cfg.logger, err = newLogger(stderr, o.logFormat, o.logLevel); err != nil {
+		return err
+	}
 	if o.Demo() {
 		return runDemo(ctx, o, stdout)
 	}
