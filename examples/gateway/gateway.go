@@ -86,6 +86,7 @@ type gateway struct {
 	ready     chan struct{}
 	readyOnce sync.Once
 	listed    atomic.Bool // every downstream listed, or failed to start, once
+	health    storeHealth // the store, as the last naming round found it
 
 	// Owned by the assigner.
 	stored      *toolname.Names       // the table of the last round that succeeded, or the backup's
@@ -346,6 +347,7 @@ func (g *gateway) assignLoop() {
 			return
 		}
 		err := g.nameTools()
+		g.health.round(err)
 		if err != nil && g.ctx.Err() == nil {
 			g.cfg.logger.Warn("gateway: new tools wait unlisted; the stored names keep routing", "err", err, "retry_in", delay)
 			retry.Reset(delay)

@@ -421,5 +421,5 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return serve.Serve(ctx, serve.NewServer(serve.Mount(gosdk.NewHTTPHandler(g.srv, o.limits.GoSDK())), o.limits), ln, "gateway", stderr)
+	return serve.Serve(ctx, serve.NewServer(g.withHealth(serve.Mount(gosdk.NewHTTPHandler(g.srv, o.limits.GoSDK()))), o.limits), ln, "gateway", stderr)
 }
