@@ -87,6 +87,7 @@ type gateway struct {
 	readyOnce sync.Once
 	listed    atomic.Bool // every downstream listed, or failed to start, once
 	health    storeHealth // the store, as the last naming round found it
+	misses    misses      // the called names the store did not route here, for a while
 
 	// Owned by the assigner.
 	stored      *toolname.Names       // the table of the last round that succeeded, or the backup's
@@ -380,8 +381,10 @@ func (g *gateway) follow() {
 		revs, err := w.Watch(g.ctx)
 		if err == nil {
 			delay = retryMin
+			g.misses.clear()
 			g.changed()
 			for range revs {
+				g.misses.clear()
 				g.changed()
 			}
 		} else {
