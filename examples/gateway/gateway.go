@@ -27,6 +27,9 @@ type config struct {
 	// downstream's tools to be named; 0 means defaultStartTimeout.
 	startTimeout time.Duration
 	logger       *slog.Logger
+	// fatal, when set, is told that the gateway cannot go on: its chain
+	// records other naming options (see stopOnMismatch). nil only logs.
+	fatal func(error)
 }
 
 // Timing of the gateway's own work. Each is a bound that keeps one
@@ -349,6 +352,7 @@ func (g *gateway) assignLoop() {
 		}
 		err := g.nameTools()
 		g.health.round(err)
+		g.stopOnMismatch(err)
 		if err != nil && g.ctx.Err() == nil {
 			g.cfg.logger.Warn("gateway: new tools wait unlisted; the stored names keep routing", "err", err, "retry_in", delay)
 			retry.Reset(delay)

@@ -395,11 +395,25 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	// A fatal error (see config.fatal) ends serving, and is the result.
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	fatal := make(chan error, 1)
+	o.cfg.fatal = func(err error) {
+		select {
+		case fatal <- err:
+		default:
+		}
+		stop()
+	}
 	g, err := newGateway(o.cfg)
 	if err != nil {
 		return err
 	}
 	defer g.close()
+	if err := g.checkNaming(ctx); err != nil {
+		return err
+	}
 	specs := demoServers()
 	if len(o.servers) > 0 {
 		specs = specs[:0]
@@ -412,6 +426,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if o.Stdio {
 		err := g.srv.Run(ctx, gosdk.NewStdioTransport(os.Stdin, os.Stdout))
+		select {
+		case err := <-fatal:
+			return err
+		default:
+		}
 		if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 			return nil
 		}
@@ -421,5 +440,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return serve.Serve(ctx, serve.NewServer(g.withHealth(serve.Mount(gosdk.NewHTTPHandler(g.srv, o.limits.GoSDK()))), o.limits), ln, "gateway", stderr)
+	if err := serve.Serve(ctx, serve.NewServer(g.withHealth(serve.Mount(gosdk.NewHTTPHandler(g.srv, o.limits.GoSDK()))), o.limits), ln, "gateway", stderr); err != nil {
+		return err
+	}
+	select {
+	case err := <-fatal:
+		return err
+	default:
+		return nil
+	}
 }
