@@ -27,6 +27,7 @@ type config struct {
 	// downstream's tools to be named; 0 means defaultStartTimeout.
 	startTimeout time.Duration
 	logger       *slog.Logger
+	stateless    bool // serve each HTTP request by itself (see handler)
 	// fatal, when set, is told that the gateway cannot go on: its chain
 	// records other naming options (see stopOnMismatch). nil only logs.
 	fatal func(error)
@@ -160,6 +161,9 @@ func newGateway(cfg config) (*gateway, error) {
 	})
 	g.srv.AddReceivingMiddleware(g.levels.Record, g.firstListing, g.byToolName)
 	g.srv.AddSendingMiddleware(downstream.SendLogs)
+	if cfg.stateless {
+		g.srv.AddReceivingMiddleware(refuseSubscriptions)
+	}
 	return g, nil
 }
 

@@ -192,7 +192,6 @@ type options struct {
 	// -log-format and -log-level; the demo logs warnings and errors
 	// only, unless -log-level is given.
 	logFormat, logLevel string
-	stateless           bool // -stateless
 }
 
 // serverFlag is one -server: a name and a command line, with the -env
@@ -236,7 +235,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	o.Mode.Register(fs)
 	fs.DurationVar(&o.cfg.timeout, "timeout", 30*time.Second, "bound on starting a downstream server, listing its tools, and each call")
 	fs.DurationVar(&o.limits.SessionIdle, "session-timeout", o.limits.SessionIdle, "end HTTP sessions idle for this long")
-	fs.BoolVar(&o.stateless, "stateless", false, "with -http, serve each request by itself, with no session, so that any replica answers any request (logs come through each request's _meta level; subscriptions, sampling and elicitation are refused)")
+	fs.BoolVar(&o.cfg.stateless, "stateless", false, "with -http, serve each request by itself, with no session, so that any replica answers any request (logs come through each request's _meta level; subscriptions, sampling and elicitation are refused)")
 	fs.StringVar(&o.logFormat, "log-format", "text", "the log's format on stderr: text or json")
 	fs.StringVar(&o.logLevel, "log-level", "info", "the least level logged: debug, info (one line per relayed call), warn or error")
 	if err := serve.Parse(fs, args); err != nil {
@@ -286,7 +285,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	if o.Demo() && len(o.servers) > 0 {
 		return nil, serve.Usage(fs, "-server needs -stdio or -http; the demo uses its own servers")
 	}
-	if o.stateless && o.HTTP == "" {
+	if o.cfg.stateless && o.HTTP == "" {
 		return nil, serve.Usage(fs, "-stateless needs -http")
 	}
 	if o.Demo() && !levelSet {
@@ -440,7 +439,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := serve.Serve(ctx, serve.NewServer(g.withHealth(serve.Mount(gosdk.NewHTTPHandler(g.srv, o.limits.GoSDK()))), o.limits), ln, "gateway", stderr); err != nil {
+	if err := serve.Serve(ctx, serve.NewServer(g.handler(o.limits, o.cfg.stateless), o.limits), ln, "gateway", stderr); err != nil {
 		return err
 	}
 	select {
