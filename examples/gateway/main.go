@@ -49,14 +49,36 @@
 // mcpid). Every replica then serves the same name for the same tool,
 // whichever server started or listed first; a call reaches that tool or
 // is an unknown tool, on any replica (a name a replica does not serve yet
-// is looked up in the store once, and routed only to a tool it lists
-// under the very key the chain gave that name); a replica killed at any
-// moment loses nothing, since the store is the truth. A replica hears of
-// another's table at once (Redis pub/sub, PostgreSQL LISTEN/NOTIFY) and
-// reloads; it writes only to name tools of its own. While the store is
-// down, the stored names keep routing and new tools wait, unlisted. The
-// chain records -profile, -qualify and -max-len: a replica started with
-// others names no new tool and logs toolname's chain_mismatch error.
+// is looked up in the store once, within a second whatever the store
+// does, and routed only to a tool it lists under the very key the chain
+// gave that name; a miss is remembered for at most 2 s, and forgotten when
+// the store tells of a new table, so that a hung store costs a guessed
+// name a second, not -timeout); a replica killed at any moment loses
+// nothing, since the store is the truth. A replica hears of another's
+// table at once (Redis pub/sub, PostgreSQL LISTEN/NOTIFY) and reloads; it
+// writes only to name tools of its own. While the store is down, the
+// stored names keep routing and new tools wait, unlisted. The chain
+// records -profile, -qualify and -max-len: a replica started with others
+// does not start (it exits with status 1 and toolname's chain_mismatch
+// error, naming both), compared with the store's table, or with the
+// -backup table while the store cannot be reached; with neither, it starts,
+// and exits so as soon as a naming round loads the chain.
+//
+// Without -stateless, an MCP session lives on the replica that opened it:
+// the load balancer must send every request of a session to that replica
+// (affinity on the Mcp-Session-Id header), or the others answer 404.
+// With -stateless, each request is served whole by itself, as MCP
+// 2026-07-28 has it, so that any replica answers any request: a caller's
+// logs come through its request's own level (_meta), progress on the
+// request's own stream, and what needs a session is refused with an error
+// (resource subscriptions; a downstream's sampling and elicitation
+// requests). On the -http listener, /healthz answers 200 while the process
+// serves, and /readyz answers 200 once the first tools/list is answered at
+// once (the first naming round is done, or -start-timeout passed) and
+// while a held table routes, whether the store is up, down or refused; 503
+// before, or while no table is held (the store never reached, and no
+// -backup). Its JSON body names the state:
+// {"status":"ready","store":"down","tools":12}.
 //
 // -backup FILE keeps, on local disk, the last table loaded from or stored
 // in the store, in a file store of its own ([toolname.NewFileStore]:
@@ -116,6 +138,14 @@
 // and so do the progress notifications and log messages it sends during a
 // call, to that call's caller.
 //
+// The gateway logs to stderr with log/slog, as text or JSON (-log-format),
+// at -log-level and above (info by default; the demo logs warnings only):
+// one line per relayed call, msg "gateway: call", with the downstream
+// (server), its own tool name (tool), the name called (name), the outcome
+// (ok, tool_error, or the envelope's code: resource_unavailable,
+// call_refused, invalid_arguments) and the duration; a call that failed
+// on the way is a warning, with its error (err).
+//
 // # Running it
 //
 // Run it from the repository root:
@@ -126,7 +156,8 @@
 //	    -server 'tickets=/usr/local/bin/tickets-mcp' -env 'tickets=TOKEN=…'
 //	go run -C examples ./gateway -http 127.0.0.1:8080 -server ...   # streamable HTTP at /mcp
 //	go run -C examples ./gateway -http 127.0.0.1:8080 -state redis://redis.internal:6379/0 \
-//	    -backup /var/lib/gateway/names.json -server ...     # one of several replicas
+//	    -backup /var/lib/gateway/names.json -stateless -log-format json \
+//	    -server ...                                  # one of several replicas
 //
 // Each -server is one argument, NAME=COMMAND ARG...: the command line is
 // split into words as a POSIX shell splits them, quotes and backslashes
