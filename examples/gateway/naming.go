@@ -12,8 +12,8 @@ import (
 // -qualify, -max-len) differ from those its chain records: such a replica
 // could name no new tool, its own tools would stay unlisted, and it would
 // look healthy all the same. It compares with the store's table, or, while
-// the store cannot be reached or is refused, with the -backup table. With
-// neither, the replica starts, and the first naming round that loads a
+// the store cannot be reached, is refused or holds no table, with the
+// -backup table. With neither, the replica starts, and the first naming round that loads a
 // table with other options stops it (see config.fatal). The error is
 // toolname's chain_mismatch, which names both sets of options.
 func (g *gateway) checkNaming(ctx context.Context) error {
@@ -21,7 +21,7 @@ func (g *gateway) checkNaming(ctx context.Context) error {
 	defer cancel()
 	table, _, err := g.cfg.store.Load(ctx)
 	from := "the chain in the store"
-	if err != nil {
+	if err != nil || table == nil {
 		table, from = g.stored, "the backup "+g.cfg.backupPath
 	}
 	if table == nil {
