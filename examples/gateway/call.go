@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/mcpid/mcpid"
@@ -45,16 +46,22 @@ func (g *gateway) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 	return g.forward(ctx, req, st), nil
 }
 
-// forward sends the call req to the tool st, and returns its answer.
+// forward sends the call req to the tool st, and returns its answer. It
+// logs one line per call (see logCall).
 func (g *gateway) forward(ctx context.Context, req *mcp.CallToolRequest, st servedTool) *mcp.CallToolResult {
 	name := req.Params.Name
+	began := time.Now()
+	outcome, failure := outcomeOK, error(nil)
+	defer func() { g.logCall(st, name, outcome, time.Since(began), failure) }()
 	args, ok := arguments(req.Params.Arguments)
 	if !ok {
+		outcome = string(searchfetch.CodeInvalidArguments)
 		return toolError(st.tool, mcpid.NewError(searchfetch.CodeInvalidArguments,
 			"the arguments are not a JSON object", "pass the arguments as one object that follows the tool's input schema"))
 	}
 	cs := st.d.session.Load()
 	if cs == nil {
+		outcome = string(mcpid.CodeResourceUnavailable)
 		return toolError(st.tool, unavailable(name))
 	}
 	ctx, cancel := context.WithTimeout(ctx, g.cfg.timeout)
@@ -63,14 +70,23 @@ func (g *gateway) forward(ctx context.Context, req *mcp.CallToolRequest, st serv
 	rc := st.d.relay.Start(ctx, req, params, g.levels.Of(req.Session), g.cfg.timeout)
 	res, err := cs.CallTool(ctx, params)
 	st.d.relay.End(rc)
+	werr := (*jsonrpc.Error)(nil)
+	if err == nil || errors.As(err, &werr) {
+		st.d.answered.Store(true)
+	}
 	if err == nil {
+		if res.IsError {
+			outcome = outcomeToolError
+		}
 		return res
 	}
-	g.cfg.logger.Warn("gateway: call failed", "server", st.key.Server, "tool", st.key.Tool, "err", err)
-	if werr := (*jsonrpc.Error)(nil); errors.As(err, &werr) {
+	failure = err
+	if werr != nil {
+		outcome = string(codeCallRefused)
 		return toolError(st.tool, mcpid.NewError(codeCallRefused,
 			fmt.Sprintf("the server behind %q refused the call: %q", name, clip(werr.Message, maxRefusal)), "check the arguments against the tool's input schema"))
 	}
+	outcome = string(mcpid.CodeResourceUnavailable)
 	return toolError(st.tool, unavailable(name))
 }
 

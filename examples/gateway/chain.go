@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/mcpid/mcpid/toolname"
 )
@@ -139,24 +141,34 @@ func (g *gateway) keepBackup(ctx context.Context) error {
 // the store's table resolves starts a round, so that this replica serves
 // it too. Until the store is found to hold the backup's table, or one
 // that continues it, the store routes nothing.
+//
+// The lookup waits for the store at most lookupTimeout, and a miss is
+// remembered for at most missTTL (see misses), so that a hung store or a
+// client that guesses names costs a call a second at most.
 func (g *gateway) route(ctx context.Context, name string) (servedTool, error) {
-	if g.backupPending.Load() {
-		return servedTool{}, &toolname.Error{Code: toolname.CodeUnknownTool, Index: -1, Offset: -1, Input: name}
+	unknown := &toolname.Error{Code: toolname.CodeUnknownTool, Index: -1, Offset: -1, Input: name}
+	if g.backupPending.Load() || g.misses.missed(name, time.Now()) {
+		return servedTool{}, unknown
 	}
-	ctx, cancel := context.WithTimeout(ctx, g.cfg.timeout)
+	ctx, cancel := context.WithTimeout(ctx, min(lookupTimeout, g.cfg.timeout))
 	defer cancel()
 	latest, _, err := g.cfg.store.Load(ctx)
 	if err != nil {
+		g.misses.storeFailed(time.Now())
 		return servedTool{}, err
 	}
 	k, err := latest.Lookup(name)
+	if errors.Is(err, toolname.ErrUnknownTool) {
+		g.misses.miss(name, time.Now())
+	}
 	if err != nil {
 		return servedTool{}, err
 	}
 	g.changed()
 	st, ok := g.liveTools()[k]
 	if !ok {
-		return servedTool{}, &toolname.Error{Code: toolname.CodeUnknownTool, Index: -1, Offset: -1, Input: name}
+		g.misses.miss(name, time.Now())
+		return servedTool{}, unknown
 	}
 	return st, nil
 }

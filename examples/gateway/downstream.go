@@ -62,6 +62,10 @@ type backend struct {
 	ever  map[string]bool   // the tools of it that the chain has named
 
 	relay downstream.Relay // the calls in flight, to relay their progress and logs
+
+	// answered is set when the session answers a call (a result or a
+	// JSON-RPC error): see runDownstream.
+	answered atomic.Bool
 }
 
 func newBackend(spec downstreamSpec) *backend {
@@ -87,21 +91,33 @@ func (d *backend) firstAttempt(err error) {
 // lists its tools, follows its changes, and when the session ends or
 // cannot start, starts it again after a backoff. Its tools stay listed
 // meanwhile, and calls to them answer resource_unavailable.
+//
+// The backoff doubles from retryMin at each failure, and never exceeds
+// retryMax or the gateway's timeout: a crash costs a downstream's callers
+// at most that wait, its start and its first listing, each within the
+// timeout. It starts again from retryMin once a session has listed its
+// tools and answered a call: a server that crashes between calls it
+// served is not in a crash loop, however short its sessions are.
 func (g *gateway) runDownstream(d *backend) {
 	delay := retryMin
 	defer d.firstAttempt(errors.New("the gateway is closed"))
 	for {
-		began := time.Now()
-		err := g.session(d, d.firstAttempt)
+		d.answered.Store(false)
+		listed := false
+		err := g.session(d, func(err error) {
+			listed = err == nil
+			d.firstAttempt(err)
+		})
 		if g.ctx.Err() != nil {
 			return
 		}
-		if time.Since(began) > retryMax {
-			delay = retryMin // it ran a good while: not a crash loop
+		if listed && d.answered.Load() {
+			delay = retryMin
 		}
-		g.cfg.logger.Warn("gateway: downstream unavailable; restarting it", "server", d.name, "err", err, "in", delay)
+		wait := min(delay, g.cfg.timeout)
+		g.cfg.logger.Warn("gateway: downstream unavailable; restarting it", "server", d.name, "err", err, "wait", wait)
 		select {
-		case <-time.After(delay):
+		case <-time.After(wait):
 		case <-g.ctx.Done():
 			return
 		}

@@ -27,6 +27,10 @@ type config struct {
 	// downstream's tools to be named; 0 means defaultStartTimeout.
 	startTimeout time.Duration
 	logger       *slog.Logger
+	stateless    bool // serve each HTTP request by itself (see handler)
+	// fatal, when set, is told that the gateway cannot go on: its chain
+	// records other naming options (see stopOnMismatch). nil only logs.
+	fatal func(error)
 }
 
 // Timing of the gateway's own work. Each is a bound that keeps one
@@ -42,7 +46,8 @@ const (
 	// few listings a second.
 	relistEvery = 250 * time.Millisecond
 	// The backoff between restarts of a downstream that died or did not
-	// start: doubled at each failure from its least to its most.
+	// start: doubled at each failure from its least to its most, and
+	// never beyond the gateway's timeout (see runDownstream).
 	retryMin = 100 * time.Millisecond
 	retryMax = 30 * time.Second
 	// namingRetryMax is the most that the backoff between naming rounds
@@ -85,6 +90,8 @@ type gateway struct {
 	ready     chan struct{}
 	readyOnce sync.Once
 	listed    atomic.Bool // every downstream listed, or failed to start, once
+	health    storeHealth // the store, as the last naming round found it
+	misses    misses      // the called names the store did not route here, for a while
 
 	// backupPending is set while the store is not yet found to hold the
 	// backup's table or one that continues it: calls are not routed
@@ -160,6 +167,9 @@ func newGateway(cfg config) (*gateway, error) {
 	})
 	g.srv.AddReceivingMiddleware(g.levels.Record, g.firstListing, g.byToolName)
 	g.srv.AddSendingMiddleware(downstream.SendLogs)
+	if cfg.stateless {
+		g.srv.AddReceivingMiddleware(refuseSubscriptions)
+	}
 	return g, nil
 }
 
@@ -351,6 +361,8 @@ func (g *gateway) assignLoop() {
 			return
 		}
 		err := g.nameTools()
+		g.health.round(err)
+		g.stopOnMismatch(err)
 		if err != nil && g.ctx.Err() == nil {
 			g.cfg.logger.Warn("gateway: new tools wait unlisted; the stored names keep routing", "err", err, "retry_in", delay)
 			retry.Reset(delay)
@@ -383,8 +395,10 @@ func (g *gateway) follow() {
 		revs, err := w.Watch(g.ctx)
 		if err == nil {
 			delay = retryMin
+			g.misses.clear()
 			g.changed()
 			for range revs {
+				g.misses.clear()
 				g.changed()
 			}
 		} else {

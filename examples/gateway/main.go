@@ -49,14 +49,36 @@
 // mcpid). Every replica then serves the same name for the same tool,
 // whichever server started or listed first; a call reaches that tool or
 // is an unknown tool, on any replica (a name a replica does not serve yet
-// is looked up in the store once, and routed only to a tool it lists
-// under the very key the chain gave that name); a replica killed at any
-// moment loses nothing, since the store is the truth. A replica hears of
-// another's table at once (Redis pub/sub, PostgreSQL LISTEN/NOTIFY) and
-// reloads; it writes only to name tools of its own. While the store is
-// down, the stored names keep routing and new tools wait, unlisted. The
-// chain records -profile, -qualify and -max-len: a replica started with
-// others names no new tool and logs toolname's chain_mismatch error.
+// is looked up in the store once, within a second whatever the store
+// does, and routed only to a tool it lists under the very key the chain
+// gave that name; a miss is remembered for at most 2 s, and forgotten when
+// the store tells of a new table, so that a hung store costs a guessed
+// name a second, not -timeout); a replica killed at any moment loses
+// nothing, since the store is the truth. A replica hears of another's
+// table at once (Redis pub/sub, PostgreSQL LISTEN/NOTIFY) and reloads; it
+// writes only to name tools of its own. While the store is down, the
+// stored names keep routing and new tools wait, unlisted. The chain
+// records -profile, -qualify and -max-len: a replica started with others
+// does not start (it exits with status 1 and toolname's chain_mismatch
+// error, naming both), compared with the store's table, or with the
+// -backup table while the store cannot be reached; with neither, it starts,
+// and exits so as soon as a naming round loads the chain.
+//
+// Without -stateless, an MCP session lives on the replica that opened it:
+// the load balancer must send every request of a session to that replica
+// (affinity on the Mcp-Session-Id header), or the others answer 404.
+// With -stateless, each request is served whole by itself, as MCP
+// 2026-07-28 has it, so that any replica answers any request: a caller's
+// logs come through its request's own level (_meta), progress on the
+// request's own stream, and what needs a session is refused with an error
+// (resource subscriptions; a downstream's sampling and elicitation
+// requests). On the -http listener, /healthz answers 200 while the process
+// serves, and /readyz answers 200 once the first tools/list is answered at
+// once (the first naming round is done, or -start-timeout passed) and
+// while a held table routes, whether the store is up, down or refused; 503
+// before, or while no table is held (the store never reached, and no
+// -backup). Its JSON body names the state:
+// {"status":"ready","store":"down","tools":12}.
 //
 // -backup FILE keeps, on local disk, the last table loaded from or stored
 // in the store, in a file store of its own ([toolname.NewFileStore]:
@@ -91,9 +113,16 @@
 //     a page of tools/list), so that one line costs no more than that: the
 //     call it answered then ends at -timeout;
 //   - a downstream that dies, or fails to start, is started again with
-//     backoff (100 ms doubling to 30 s); its tools stay listed and answer
+//     backoff (100 ms, doubling at each failure, never beyond -timeout nor
+//     30 s, and back to 100 ms once a restarted session has listed its
+//     tools and answered a call); its tools stay listed and answer
 //     resource_unavailable meanwhile, and when it comes back with other
-//     tools, clients get tools/list_changed;
+//     tools, clients get tools/list_changed. An outage after a crash
+//     thus costs at most the wait (within -timeout), the start and the
+//     first listing (each within -timeout): a server that crashes every
+//     3 s under -timeout 5s is back within a few hundred milliseconds
+//     while it serves calls between crashes, and at worst 5 s plus its
+//     start;
 //   - the first tools/list waits at most -start-timeout for slow
 //     downstreams; the others are served then, and the slow ones join when
 //     they answer;
@@ -115,6 +144,14 @@
 // and so do the progress notifications and log messages it sends during a
 // call, to that call's caller.
 //
+// The gateway logs to stderr with log/slog, as text or JSON (-log-format),
+// at -log-level and above (info by default; the demo logs warnings only):
+// one line per relayed call, msg "gateway: call", with the downstream
+// (server), its own tool name (tool), the name called (name), the outcome
+// (ok, tool_error, or the envelope's code: resource_unavailable,
+// call_refused, invalid_arguments) and the duration; a call that failed
+// on the way is a warning, with its error (err).
+//
 // # Running it
 //
 // Run it from the repository root:
@@ -125,7 +162,8 @@
 //	    -server 'tickets=/usr/local/bin/tickets-mcp' -env 'tickets=TOKEN=…'
 //	go run -C examples ./gateway -http 127.0.0.1:8080 -server ...   # streamable HTTP at /mcp
 //	go run -C examples ./gateway -http 127.0.0.1:8080 -state redis://redis.internal:6379/0 \
-//	    -backup /var/lib/gateway/names.json -server ...     # one of several replicas
+//	    -backup /var/lib/gateway/names.json -stateless -log-format json \
+//	    -server ...                                  # one of several replicas
 //
 // Each -server is one argument, NAME=COMMAND ARG...: the command line is
 // split into words as a POSIX shell splits them, quotes and backslashes
@@ -188,6 +226,9 @@ type options struct {
 	state   string // -state: a file path, or a Redis or PostgreSQL URL
 	chain   string // -chain
 	seed    string // -seed
+	// -log-format and -log-level; the demo logs warnings and errors
+	// only, unless -log-level is given.
+	logFormat, logLevel string
 }
 
 // serverFlag is one -server: a name and a command line, with the -env
@@ -231,9 +272,17 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	o.Mode.Register(fs)
 	fs.DurationVar(&o.cfg.timeout, "timeout", 30*time.Second, "bound on starting a downstream server, listing its tools, and each call")
 	fs.DurationVar(&o.limits.SessionIdle, "session-timeout", o.limits.SessionIdle, "end HTTP sessions idle for this long")
+	fs.BoolVar(&o.cfg.stateless, "stateless", false, "with -http, serve each request by itself, with no session, so that any replica answers any request (logs come through each request's _meta level; subscriptions, sampling and elicitation are refused)")
+	fs.StringVar(&o.logFormat, "log-format", "text", "the log's format on stderr: text or json")
+	fs.StringVar(&o.logLevel, "log-level", "info", "the least level logged: debug, info (one line per relayed call), warn or error")
 	if err := serve.Parse(fs, args); err != nil {
 		return nil, err
 	}
+	if _, err := newLogger(io.Discard, o.logFormat, o.logLevel); err != nil {
+		return nil, serve.Usage(fs, "-log-format %q -log-level %q: %v", o.logFormat, o.logLevel, err)
+	}
+	levelSet := false
+	fs.Visit(func(f *flag.Flag) { levelSet = levelSet || f.Name == "log-level" })
 	for _, v := range envs {
 		if err := o.setEnv(v); err != nil {
 			return nil, serve.Usage(fs, "-env %q: %v", v, err)
@@ -272,6 +321,12 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	o.limits.MaxSessions = o.MaxSessions
 	if o.Demo() && len(o.servers) > 0 {
 		return nil, serve.Usage(fs, "-server needs -stdio or -http; the demo uses its own servers")
+	}
+	if o.cfg.stateless && o.HTTP == "" {
+		return nil, serve.Usage(fs, "-stateless needs -http")
+	}
+	if o.Demo() && !levelSet {
+		o.logLevel = "warn"
 	}
 	return o, nil
 }
@@ -356,7 +411,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	o.cfg.logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if o.cfg.logger, err = newLogger(stderr, o.logFormat, o.logLevel); err != nil {
+		return err
+	}
 	if o.Demo() {
 		return runDemo(ctx, o, stdout)
 	}
@@ -374,11 +431,25 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	// A fatal error (see config.fatal) ends serving, and is the result.
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	fatal := make(chan error, 1)
+	o.cfg.fatal = func(err error) {
+		select {
+		case fatal <- err:
+		default:
+		}
+		stop()
+	}
 	g, err := newGateway(o.cfg)
 	if err != nil {
 		return err
 	}
 	defer g.close()
+	if err := g.checkNaming(ctx); err != nil {
+		return err
+	}
 	specs := demoServers()
 	if len(o.servers) > 0 {
 		specs = specs[:0]
@@ -391,6 +462,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if o.Stdio {
 		err := g.srv.Run(ctx, gosdk.NewStdioTransport(os.Stdin, os.Stdout))
+		select {
+		case err := <-fatal:
+			return err
+		default:
+		}
 		if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
 			return nil
 		}
@@ -400,5 +476,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return serve.Serve(ctx, serve.NewServer(serve.Mount(gosdk.NewHTTPHandler(g.srv, o.limits.GoSDK())), o.limits), ln, "gateway", stderr)
+	if err := serve.Serve(ctx, serve.NewServer(g.handler(o.limits, o.cfg.stateless), o.limits), ln, "gateway", stderr); err != nil {
+		return err
+	}
+	select {
+	case err := <-fatal:
+		return err
+	default:
+		return nil
+	}
 }

@@ -50,6 +50,16 @@ func TestParseArgs(t *testing.T) {
 	assert.False(t, o.cfg.qualifyAll, "the default qualify mode")
 	assert.Equal(t, "mcpid", o.chain, "the default chain")
 	assert.Equal(t, defaultStartTimeout, o.cfg.startTimeout, "the default -start-timeout")
+	assert.Equal(t, "warn", o.logLevel, "the demo logs warnings and errors only")
+
+	o, err = parseArgs([]string{"-http", "127.0.0.1:0", "-stateless", "-log-format", "json", "-log-level", "debug"}, io.Discard)
+	require.NoError(t, err)
+	assert.True(t, o.cfg.stateless)
+	assert.Equal(t, []string{"json", "debug"}, []string{o.logFormat, o.logLevel})
+	o, err = parseArgs([]string{"-stdio"}, io.Discard)
+	require.NoError(t, err)
+	assert.False(t, o.cfg.stateless)
+	assert.Equal(t, []string{"text", "info"}, []string{o.logFormat, o.logLevel}, "the defaults")
 
 	for _, args := range [][]string{
 		{"-server", "noequals"},
@@ -76,6 +86,10 @@ func TestParseArgs(t *testing.T) {
 		{"-backup", "backup.json"},
 		{"-server", "a=x"},
 		{"extra"},
+		{"-stdio", "-stateless"},
+		{"-log-format", "xml"},
+		{"-log-level", "loud"},
+		{"-log-level", "info+2"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			var stderr bytes.Buffer

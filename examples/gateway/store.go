@@ -33,6 +33,10 @@ func openStore(ctx context.Context, state, chain string) (toolname.Store, func()
 		if err != nil {
 			return nil, nil, fmt.Errorf("-state: %w", err)
 		}
+		// Every request is bounded by its context, as the gateway's
+		// bounds (-timeout, a lookup's second) need: go-redis otherwise
+		// waits for its own read timeout, and retries.
+		opts.ContextTimeoutEnabled = true
 		client := redis.NewClient(opts)
 		return redisstore.New(client, chain), func() { _ = client.Close() }, nil
 	case scheme == "postgres" || scheme == "postgresql":

@@ -60,6 +60,7 @@ const testServerEnv = "GATEWAY_TEST_SERVER"
 //	             every 20 ms: a change is told with tools/list_changed
 //	who=NAME     a call answers "NAME answered TOOL"
 //	delay=D      wait for the duration D before answering initialize
+//	lifetime=D   exit D after it started, as a server that crashes does
 //	logs         a call sends four log messages, one at each of the levels
 //	             debug, info, warning and error, before it answers, whether
 //	             or not its client set a level, as many servers do
@@ -95,6 +96,12 @@ func runTestServer(mode string, in io.Reader, out io.Writer) int {
 				return 2
 			}
 			time.Sleep(d)
+		case "lifetime":
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				return 2
+			}
+			time.AfterFunc(d, func() { os.Exit(0) })
 		default:
 			s.flags = append(s.flags, k)
 		}

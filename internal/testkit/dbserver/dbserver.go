@@ -68,6 +68,9 @@ type Server struct {
 	port  int
 	start func() error
 	stop  func() error
+	// signal sends a signal to the server's process; nil for a server
+	// that Pause cannot stop (PostgreSQL runs many processes).
+	signal func(os.Signal) error
 
 	mu      sync.Mutex
 	running bool
@@ -173,6 +176,7 @@ func StartRedis(t testing.TB) *Server {
 		<-done
 		return nil
 	}
+	s.signal = func(sig os.Signal) error { return cmd.Process.Signal(sig) }
 	return launch(t, s, dir)
 }
 

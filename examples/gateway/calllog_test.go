@@ -1,0 +1,66 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// callLine is one per-call line of the gateway's JSON log.
+type callLine struct {
+	Level    string        `json:"level"`
+	Server   string        `json:"server"`
+	Tool     string        `json:"tool"`
+	Name     string        `json:"name"`
+	Outcome  string        `json:"outcome"`
+	Duration time.Duration `json:"duration"`
+	Err      string        `json:"err"`
+}
+
+// TestCallLog: every relayed call logs one JSON line naming the
+// downstream, its tool, the name called, the outcome and the duration;
+// a call that failed on the way is a warning with its error.
+func TestCallLog(t *testing.T) {
+	logs := new(syncBuffer)
+	tool := `[{"name":"search","inputSchema":{"type":"object"}}]`
+	_, c := startGateway(t, config{logger: slog.New(slog.NewJSONHandler(logs, nil))},
+		inProcessServer("alpha", "search"),
+		downstreamSpec{"refusing", scripted{answersInitialize: true, tools: tool, refuseCall: "no"}},
+	)
+	c.call(t, "alpha__search", "q")
+	c.call(t, "refusing__search", "q")
+	res, err := c.cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "alpha__search", Arguments: []int{1}})
+	require.NoError(t, err)
+	require.True(t, res.IsError)
+
+	var got []callLine
+	sc := bufio.NewScanner(strings.NewReader(logs.String()))
+	for sc.Scan() {
+		var line struct {
+			Msg string `json:"msg"`
+			callLine
+		}
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &line), "a log line: %s", sc.Text())
+		if line.Msg == "gateway: call" {
+			assert.Positive(t, line.Duration, "the duration of %+v", line.callLine)
+			got = append(got, line.callLine)
+		}
+	}
+	want := []callLine{
+		{Level: "INFO", Server: "alpha", Tool: "search", Name: "alpha__search", Outcome: "ok"},
+		{Level: "WARN", Server: "refusing", Tool: "search", Name: "refusing__search", Outcome: "call_refused", Err: `calling "tools/call": no`},
+		{Level: "INFO", Server: "alpha", Tool: "search", Name: "alpha__search", Outcome: "invalid_arguments"},
+	}
+	if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(callLine{}, "Duration")); diff != "" {
+		t.Errorf("the call lines (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"sync/atomic"
+
+	"github.com/mcpid/mcpid/toolname"
+)
+
+// The states of the store that /readyz names, as the last naming round
+// found it.
+const (
+	storeUnknown = "unknown" // no round has ended yet
+	storeUp      = "up"      // the last round read and, if it had to, wrote the chain
+	storeDown    = "down"    // the last round could not reach it, or it failed
+	storeRefused = "refused" // it holds less than this replica held, or records other naming options
+)
+
+// storeHealth is the state of the store after the last naming round.
+type storeHealth struct{ state atomic.Pointer[string] }
+
+// round records the outcome of a naming round.
+func (h *storeHealth) round(err error) {
+	state := storeUp
+	switch {
+	case errors.Is(err, toolname.ErrRollback), errors.Is(err, toolname.ErrChainMismatch):
+		state = storeRefused
+	case err != nil:
+		state = storeDown
+	}
+	h.state.Store(&state)
+}
+
+// String returns the state.
+func (h *storeHealth) String() string {
+	if s := h.state.Load(); s != nil {
+		return *s
+	}
+	return storeUnknown
+}
+
+// readiness is the body of /readyz.
+type readiness struct {
+	// Status is "ready", "starting" (the first tools/list would wait) or
+	// "no_table" (the store could not be reached since the start, and no
+	// -backup holds a table: no name routes).
+	Status string `json:"status"`
+	Store  string `json:"store"` // see storeHealth
+	Tools  int    `json:"tools"` // the names served now
+}
+
+// withHealth returns h with the endpoints a load balancer checks:
+//
+//   - /healthz answers 200 while the process serves HTTP;
+//   - /readyz answers 200 once the first tools/list is answered at once
+//     (every downstream listed and the first naming round is done, or
+//     -start-timeout passed) and while a table routes calls, whether the
+//     store is up, down or refused (the held table keeps routing); 503
+//     before, or when no table is held. Its JSON body names the state:
+//     {"status":"ready","store":"down","tools":12}.
+func (g *gateway) withHealth(h http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/", h)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = w.Write([]byte("ok\n"))
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
+		r, code := g.readiness()
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		w.WriteHeader(code)
+		_ = json.NewEncoder(w).Encode(r)
+	})
+	return mux
+}
+
+// readiness returns the body and status code of /readyz.
+func (g *gateway) readiness() (readiness, int) {
+	t := g.table.Load()
+	r := readiness{Status: "ready", Store: g.health.String(), Tools: len(t.tools)}
+	select {
+	case <-g.ready:
+	default:
+		r.Status = "starting"
+		return r, http.StatusServiceUnavailable
+	}
+	if t.names == nil {
+		r.Status = "no_table"
+		return r, http.StatusServiceUnavailable
+	}
+	return r, http.StatusOK
+}
