@@ -190,24 +190,33 @@ const stackPreview = 2048
 // empty, every rune is printable ([unicode.IsPrint]), visible (not a
 // default-ignorable code point such as U+034F or a Hangul filler, not a
 // variation selector, not U+2800) and is not a space, '"' or '\', the id
-// is in NFC, no word (a maximal run of letters and combining marks) mixes
-// two of Latin, Cyrillic, Greek and the other scripts that have letters
-// looking like Latin ones, and no word of such a script other than Latin
-// is made only of letters that look like Latin ones (a whole-script
-// confusable in the sense of UTS #39). Otherwise it is shown as a JSON string literal, with
-// '"' and '\' escaped and every rune that breaks the rule escaped as
-// \uXXXX (a surrogate pair above U+FFFF): the invisible and non-printable
-// runes; in an id not in NFC, the combining marks and the runes NFC would
-// change, such as the Kelvin sign; in a mixed word, its letters of those
-// scripts but Latin; in a whole-script look-alike, its look-alike letters.
-// So the id is never altered and two different ids never look the same
-// by these classes: "" for the empty id, "docs:Q3 report.pdf" for an id
-// with a space, "s:e\u0301" beside s:é, "site:p\u0430ypal" beside
-// site:paypal. Ids wholly in scripts without Latin look-alikes (docs:日本,
-// docs:한국어), Latin mixed with Han, kana or Hangul, and a word with a
-// letter of its script that has no Latin look-alike (ru:жара) stay bare. Look-alikes
-// within one script (l, I and 1) are not covered. An all-ASCII id is
-// judged by its bytes alone, at no extra cost.
+// is in NFC, every rune is its own NFKC form (no fullwidth form, ligature,
+// mathematical letter, Roman numeral, superscript, circled number or
+// halfwidth katakana), no rune above ASCII that is not a decimal digit and
+// is a punctuation mark or a symbol or of the Latin, Common or Inherited
+// script has an ASCII confusable prototype in the sense of UTS #39 (the
+// division slash ∕, the fraction slash ⁄, hyphens and the minus sign, the
+// ratio colon, the dental click ǀ, the dotless ı), no word (a maximal run
+// of letters and combining marks) mixes two of Latin, Cyrillic, Greek and
+// the other scripts that have letters looking like Latin ones, and no word
+// of such a script other than Latin is made only of letters that look
+// like Latin ones (a whole-script confusable). Otherwise it is shown as a
+// JSON string literal, with '"' and '\' escaped and every rune that breaks
+// the rule escaped as \uXXXX (a surrogate pair above U+FFFF): the
+// invisible and non-printable runes; in an id not in NFC, the combining
+// marks and the runes NFC would change, such as the Kelvin sign; the
+// compatibility characters and the signs; in a mixed word, its letters of
+// those scripts but Latin; in a whole-script look-alike, its look-alike
+// letters. So the id is never altered and two different ids never look
+// the same by these classes: "" for the empty id, "docs:Q3 report.pdf"
+// for an id with a space, "s:e\u0301" beside s:é, "c\u2215s:r" beside
+// c/s:r, "\ufb01le" beside file, "site:p\u0430ypal" beside site:paypal.
+// Ids wholly in scripts without Latin look-alikes (docs:日本,
+// docs:한국어), Latin mixed with Han, kana or Hangul, digits of any script
+// (ar:١٠), and a word with a letter of its script that has no Latin
+// look-alike (ru:жара) stay bare. Look-alikes made only of ASCII (l, I
+// and 1) are not covered. An all-ASCII id is judged by its bytes alone,
+// at no extra cost.
 // Connection ids are shown the same way. An id or connection id that is
 // not valid UTF-8 cannot be shown faithfully: its hit is left out and
 // counted. The preview does not judge whether an id can be fetched: URLs

@@ -170,6 +170,14 @@ func invisible(r rune) bool {
 // look the same to a person by these classes:
 //
 //   - Invisible runes (see [invisible]).
+//   - Compatibility characters, which are not their own NFKC form (see
+//     [ownNFKC]): "\uff0fs" beside "/s", "\ufb01le" beside file.
+//   - Signs that look like ASCII text (see lookalike.ASCII): runes that
+//     are not decimal digits and are punctuation or symbols or of the
+//     Latin, Common or Inherited script, whose UTS #39 skeleton is ASCII.
+//     So "c\u2215s:r" (a division slash) beside c/s:r, "\u01c0og" beside
+//     log, "a\u2010b" (a hyphen) beside a-b. Digits of other scripts
+//     (Arabic ١٠) are shown: they are read as numbers.
 //   - In an id that is not in NFC, every combining mark and every rune
 //     that NFC changes or composes with what precedes it: so "e\u0301"
 //     (NFD, as macOS writes file names) shows its U+0301 escaped beside the
@@ -187,10 +195,10 @@ func invisible(r rune) bool {
 //     word with a letter of that script that has no Latin look-alike, such
 //     as Cyrillic "жара", is shown.
 //
-// Which letters look like Latin ones comes from package lookalike, a table
-// generated from Unicode's confusables data. Look-alikes within one script
-// (l, I and 1; rn and m) are not covered. An all-ASCII id never reaches
-// idView: ASCII is in NFC and Latin.
+// Which letters and signs look like Latin ones comes from package
+// lookalike, a table generated from Unicode's confusables data.
+// Look-alikes made only of ASCII (l, I and 1; rn and m) are not covered.
+// An all-ASCII id never reaches idView: ASCII is in NFKC and Latin.
 type idView struct {
 	s       string
 	skip    bool // only length matters: NFC and words are not looked at
@@ -213,6 +221,12 @@ func (v *idView) shows(i int, r rune, size int) bool {
 	if v.skip {
 		return true
 	}
+	if !ownNFKC(v.s[i : i+size]) {
+		return false
+	}
+	if _, ok := lookalike.ASCII(r); ok {
+		return false
+	}
 	if !v.checked {
 		v.checked, v.nfc, v.read = true, isNFC(v.s), len(v.s)
 	}
@@ -234,6 +248,18 @@ func (v *idView) shows(i int, r rune, size int) bool {
 		return !ok
 	}
 	return true
+}
+
+// ownNFKC reports whether the rune s is its own NFKC form: not a
+// compatibility character such as the fullwidth ／, the ligature ﬁ, the
+// mathematical bold 𝐚, the Roman numeral Ⅰ, a superscript, a circled
+// number or a halfwidth katakana, each of which NFKC folds to the rune it
+// looks like. A rune that the quick check cannot decide alone (a
+// combining mark that may compose with what precedes it) has no
+// decomposition of its own, so the quick check and the rune's
+// decomposition decide it exactly, without allocating.
+func ownNFKC(s string) bool {
+	return norm.NFKC.QuickSpanString(s) == len(s) || len(norm.NFKC.PropertiesString(s).Decomposition()) == 0
 }
 
 // isNFC reports whether s is in NFC, as norm.NFC.IsNormalString does,
@@ -264,8 +290,9 @@ var nfcIters = sync.Pool{New: func() any { return new(norm.Iter) }}
 func inWord(r rune) bool { return unicode.IsLetter(r) || unicode.Is(unicode.M, r) }
 
 // judgeWord finds the word around s[i] and decides which of its letters
-// are shown. The runes of the word before i are ASCII letters or marks
-// that shows passed over; the word starts after the last one judged.
+// are shown. The runes of the word before i are ASCII letters, marks, or
+// letters that shows hid for their own sake, which it passed over; the
+// word starts after the last one judged.
 func (v *idView) judgeWord(i int) {
 	start := i
 	for start > v.wordEnd {
@@ -275,7 +302,7 @@ func (v *idView) judgeWord(i int) {
 		}
 		start -= size
 	}
-	end := i
+	end := start
 	var scripts uint64 // the set of scripts with Latin look-alikes
 	lookalikes, others := false, false
 	for end < len(v.s) {
@@ -298,13 +325,6 @@ func (v *idView) judgeWord(i int) {
 			lookalikes = lookalikes || ok
 			others = others || !ok
 		}
-	}
-	for start < i {
-		r, size := utf8.DecodeRuneInString(v.s[start:])
-		if sc := lookalike.Script(r); sc > 0 && unicode.IsLetter(r) {
-			scripts |= 1 << sc
-		}
-		start += size
 	}
 	v.wordEnd = end
 	v.hideForeign = bits.OnesCount64(scripts) > 1
