@@ -61,7 +61,9 @@ const (
 	// host, no userinfo, only the characters RFC 3986 allows, '%' only
 	// before two hex digits) that fits, never cut, else ""; and "text",
 	// the snippet cut like the text form's, only when room remains for
-	// some of it. A hit whose id cannot fit, or is not valid UTF-8, is
+	// some of it. Free text is escaped as in the text form, but for
+	// U+2028 and U+2029, written as they are, as '<', '>' and '&' are:
+	// JSON needs no escape for them. A hit whose id cannot fit, or is not valid UTF-8, is
 	// left out: the JSON form has no count of hits not shown, so a server
 	// puts every hit in its structured results. Labels and connection ids
 	// are not shown: use ids that embed their connection

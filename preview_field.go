@@ -133,7 +133,7 @@ func (p *preview) appendValue(dst []byte, fd *field, s string, sh *share) []byte
 				read = len(s)
 			}
 		} else {
-			dst, read = appendCut(dst, s, limit-fd.over, minCut)
+			dst, read = appendCut(dst, s, limit-fd.over, minCut, escapesFor(p.format))
 		}
 		switch {
 		case len(dst) == n:

@@ -211,7 +211,7 @@ func (p *preview) fieldSize(fd *field, s string) int {
 	case c <= 2:
 		return 0 // no room for a value within the quotes: nothing is written
 	}
-	q, read, _ := quotedLen(s, c, &textEscapes)
+	q, read, _ := quotedLen(s, c, escapesFor(p.format))
 	p.read += read
 	return fd.over + min(c, q) - 2
 }

@@ -589,3 +589,24 @@ func TestRenderPreviewJSONGolden(t *testing.T) {
 		})
 	}
 }
+
+// TestPreviewJSONRawSeparators: the JSON form writes '<', '>', '&', U+2028
+// and U+2029 of free text as they are, which JSON allows, and the text
+// form escapes the two line separators, which would break its lines.
+func TestPreviewJSONRawSeparators(t *testing.T) {
+	hits := []Hit{{ID: "docs:a", Title: "a <b> & c\u2028d\u2029e", Snippet: "<p>\u2028</p>"}}
+	opts := PreviewOptions{Format: FormatJSON}
+	js := RenderPreview(hits, opts)
+	checkPreview(t, js, hits, opts)
+	assert.Equal(t, "{\"results\":[{\"id\":\"docs:a\",\"title\":\"a <b> & c\u2028d\u2029e\",\"url\":\"\",\"text\":\"<p>\u2028</p>\"}]}", js)
+	var back struct {
+		Results []struct{ Title, Text string }
+	}
+	require.NoError(t, json.Unmarshal([]byte(js), &back))
+	assert.Equal(t, hits[0].Title, back.Results[0].Title)
+	assert.Equal(t, hits[0].Snippet, back.Results[0].Text)
+
+	text := RenderPreview(hits, PreviewOptions{})
+	checkPreview(t, text, hits, PreviewOptions{})
+	assert.Contains(t, text, `title="a <b> & c\u2028d\u2029e" snippet="<p>\u2028</p>"`)
+}

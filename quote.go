@@ -17,8 +17,23 @@ const ellipsis = "…"
 // Escape tables: for each byte, the bytes it takes inside a JSON string
 // literal (1 when copied as it is), or 0 for a byte that starts a multibyte
 // rune. Free text uses the short escapes \n, \r and \t; ids escape every
-// control character as \u00XX.
-var textEscapes, idEscapes = escapeTable(true), escapeTable(false)
+// control character as \u00XX. Free text of the JSON form
+// (jsonTextEscapes, a table of its own so that its address tells) also
+// writes U+2028 and U+2029 as they are: JSON needs no escape for them, and
+// the JSON form has no lines to keep, where the text form must show no
+// line separator but '\n'.
+var (
+	textEscapes, idEscapes = escapeTable(true), escapeTable(false)
+	jsonTextEscapes        = textEscapes
+)
+
+// escapesFor returns the escape table of the free text of format f.
+func escapesFor(f Format) *[256]uint8 {
+	if f == FormatJSON {
+		return &jsonTextEscapes
+	}
+	return &textEscapes
+}
 
 func escapeTable(short bool) (t [256]uint8) {
 	for c := range utf8.RuneSelf {
@@ -49,6 +64,7 @@ func quotedLen(s string, limit int, esc *[256]uint8) (n, read int, valid bool) {
 	if esc == &idEscapes {
 		id = &idView{s: s, skip: len(s) > limit}
 	}
+	seps := esc == &jsonTextEscapes
 	i := 0
 	for i < len(s) && n <= limit {
 		c := s[i]
@@ -59,7 +75,7 @@ func quotedLen(s string, limit int, esc *[256]uint8) (n, read int, valid bool) {
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		valid = valid && (r != utf8.RuneError || size > 1)
-		n += runeLen(r, i, size, id)
+		n += runeLen(r, i, size, id, seps)
 		i += size
 	}
 	if id != nil && id.checked {
@@ -70,12 +86,15 @@ func quotedLen(s string, limit int, esc *[256]uint8) (n, read int, valid bool) {
 
 // runeLen returns the bytes that the non-ASCII rune r, read from size
 // bytes at i, takes inside a JSON string literal: as it is when
-// printable, and in an id (id not nil) only when id shows it.
-func runeLen(r rune, i, size int, id *idView) int {
+// printable, and in an id (id not nil) only when id shows it; U+2028 and
+// U+2029 as they are too when seps.
+func runeLen(r rune, i, size int, id *idView, seps bool) int {
 	switch {
 	case r == utf8.RuneError && size == 1:
 		return 3 // U+FFFD
 	case unicode.IsPrint(r) && (id == nil || id.shows(i, r, size)):
+		return size
+	case seps && (r == '\u2028' || r == '\u2029'):
 		return size
 	case r > 0xffff:
 		return 12
@@ -94,6 +113,7 @@ func appendEscaped(dst []byte, s string, room int, esc *[256]uint8) ([]byte, int
 	if esc == &idEscapes {
 		id = &idView{s: s}
 	}
+	seps := esc == &jsonTextEscapes
 	i := 0
 	for i < len(s) {
 		c := s[i]
@@ -133,7 +153,7 @@ func appendEscaped(dst []byte, s string, room int, esc *[256]uint8) ([]byte, int
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		w = runeLen(r, i, size, id)
+		w = runeLen(r, i, size, id, seps)
 		if w > room {
 			break
 		}
@@ -346,26 +366,26 @@ func appendQuotedID(dst []byte, id string) []byte {
 	return append(dst, '"')
 }
 
-// appendCut appends s escaped for a JSON string literal, without quotes,
-// in at most room bytes, and returns the bytes of s it read. When s does
+// appendCut appends s escaped for a JSON string literal by the table esc,
+// without quotes, in at most room bytes, and returns the bytes of s it read. When s does
 // not fit, it is cut at the last normalization boundary that leaves room
 // for "…", so that no UTF-8 sequence or combining sequence is split. When
 // nothing of s fits, or s must be cut and room+2 (the size of the quoted
 // value) is less than minCut, nothing is appended; then a value longer
 // than room is not read at all.
-func appendCut(dst []byte, s string, room, minCut int) ([]byte, int) {
+func appendCut(dst []byte, s string, room, minCut int, esc *[256]uint8) ([]byte, int) {
 	if room <= 0 || room+2 < minCut && len(s) > room {
 		return dst, 0
 	}
 	mark := len(dst)
-	dst, n := appendEscaped(dst, s, room-len(ellipsis), &textEscapes)
+	dst, n := appendEscaped(dst, s, room-len(ellipsis), esc)
 	read := min(len(s), n+utf8.UTFMax)
 	if n == len(s) {
 		return dst, read
 	}
 	// The rest may still fit whole in the room kept for "…".
 	cut := len(dst)
-	dst, m := appendEscaped(dst, s[n:], room-(cut-mark), &textEscapes)
+	dst, m := appendEscaped(dst, s[n:], room-(cut-mark), esc)
 	read = min(len(s), n+m+utf8.UTFMax)
 	if n+m == len(s) {
 		return dst, read
@@ -374,7 +394,7 @@ func appendCut(dst []byte, s string, room, minCut int) ([]byte, int) {
 	if p == 0 || room+2 < minCut {
 		return dst[:mark], read + back
 	}
-	q, _, _ := quotedLen(s[p:n], room+2, &textEscapes)
+	q, _, _ := quotedLen(s[p:n], room+2, esc)
 	return append(dst[:cut-(q-2)], ellipsis...), read + back
 }
 

@@ -152,8 +152,9 @@ func structuredOf(hits []mcpid.Hit, opts mcpid.PreviewOptions) json.RawMessage {
 	return marshal(out)
 }
 
-// marshal returns the JSON of v, which holds only strings, ints and bools,
-// with '<', '>' and '&' written as they are, as the preview writes them.
+// marshal returns the JSON of v, which holds only strings, ints, bools
+// and maps of strings, with '<', '>', '&', U+2028 and U+2029 written as
+// they are (see rawSeparators).
 func marshal(v any) json.RawMessage {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -161,5 +162,5 @@ func marshal(v any) json.RawMessage {
 	if err := enc.Encode(v); err != nil {
 		panic("searchfetch: " + err.Error()) // strings, ints and bools always encode
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	return rawSeparators(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
 }
