@@ -28,10 +28,10 @@ type Hit struct {
 	// Snippet is an excerpt of the record: the snippet of the text form,
 	// the "text" of the JSON form.
 	Snippet string
-	// URL is where a person can open the record. Only the JSON form shows
-	// it, and only when it is an absolute http or https URL (see
-	// [FormatJSON]); the text form leaves it to the structured results,
-	// so that its room goes to ids and text the model reads.
+	// URL is where a person can open the record; hosts turn it into a
+	// citation. Both forms show it only when it is an absolute http or
+	// https URL (see [FormatJSON]), whole or not at all: a URL that does
+	// not fit is left out and its hit stays.
 	URL string
 }
 
@@ -147,7 +147,7 @@ const stackPreview = 2048
 // The text form looks like this:
 //
 //	Showing 3 of 12 hits.
-//	1. id=cin_4f2a/orders:o1 stream="orders" connector_key="postgres" display_name="Prod DB" title="Order o1" snippet="3 items, shipped to Berlin."
+//	1. id=cin_4f2a/orders:o1 stream="orders" connector_key="postgres" display_name="Prod DB" title="Order o1" url=https://shop.example.com/o/1 snippet="3 items, shipped to Berlin."
 //	2. id=cin_9b1c/:T-17 stream="tickets" connector_key="zendesk" display_name="Support" title="Refund for o1" snippet="The customer writes:\n\"2. id=evil\""
 //	3. id=https://wiki.example.com/p/7 connection_id=eu:wiki stream="pages" connector_key="confluence" display_name="Wiki" title="Refund runbook"
 //	To fetch, pass an id exactly as shown; pass connection_id only where its line shows one.
@@ -164,10 +164,12 @@ const stackPreview = 2048
 //     clips the text.
 //   - One line per shown hit: "<n>. id=<id>", then " connection_id=<c>"
 //     when the line shows one, then the labels stream, connector_key and
-//     display_name, the title and the snippet, each as key="value" and only
-//     when not empty. n is the hit's position in hits, counting from 1, so
-//     a gap in the numbers marks a hit left out. The title is not shown
-//     when it equals the id.
+//     display_name, the title, the URL and the snippet, each only when not
+//     empty: the URL as url=<url>, bare and whole (an absolute http or
+//     https URL as [FormatJSON] describes it holds no space, quote or
+//     backslash), the others as key="value". n is the hit's position in
+//     hits, counting from 1, so a gap in the numbers marks a hit left out.
+//     The title is not shown when it equals the id.
 //   - When a hit is shown, the fetch instruction: pass the id exactly as
 //     shown, and connection_id only where the line shows one. When a shown
 //     id is quoted, it adds that a quoted id is a JSON string whose decoded
@@ -245,13 +247,14 @@ const stackPreview = 2048
 //     title (24 bytes of it, or all of a shorter title): a hit whose id
 //     line and title's first words do not fit is left out and counted,
 //     and a later, shorter one may take its place;
-//  3. titles, then labels, then snippets, each cut to its cap.
+//  3. titles, then URLs (whole or not at all, in order of the hits), then
+//     labels, then snippets, each cut to its cap.
 //
 // So a raised MaxHits shows fewer hits, each with something to choose it
 // by, rather than more ids with none; but the first hit is shown whenever
 // its id line fits, with as much of its title as the room leaves. Free
 // text shrinks before hits are left out: snippets first, then labels,
-// then titles, which keep their first words. The kind of text that does
+// then URLs, then titles, which keep their first words. The kind of text that does
 // not fit whole shares the
 // room left: each value is cut to the same length (shorter values stay
 // whole), unless that length is too short to be useful, and then the first

@@ -610,3 +610,38 @@ func TestPreviewJSONRawSeparators(t *testing.T) {
 	checkPreview(t, text, hits, PreviewOptions{})
 	assert.Contains(t, text, `title="a <b> & c\u2028d\u2029e" snippet="<p>\u2028</p>"`)
 }
+
+// TestPreviewURLs: a hit's http or https URL is shown whole in the text
+// form, bare after its title, and read back by ExtractHits; a URL of
+// another scheme is not shown, and one that does not fit is left out
+// while its hit stays.
+func TestPreviewURLs(t *testing.T) {
+	const u = "https://wiki.example.com/p/7?v=2&x=(1)"
+	hits := []Hit{
+		{ID: "c1/docs:a", Title: "Runbook", Snippet: "steps", URL: u},
+		{ID: "c1/docs:b", Title: "Mail", URL: "mailto:x@example.com"},
+		{ID: "c1/docs:c", URL: "http://files.example.com/c"},
+	}
+	out := RenderPreview(hits, PreviewOptions{})
+	checkPreview(t, out, hits, PreviewOptions{})
+	assert.Equal(t, `Showing 3 of 3 hits.
+1. id=c1/docs:a title="Runbook" url=`+u+` snippet="steps"
+2. id=c1/docs:b title="Mail"
+3. id=c1/docs:c url=http://files.example.com/c
+To fetch, pass an id exactly as shown; pass connection_id only where its line shows one.`, out)
+	got := ExtractHits(out)
+	require.Len(t, got, 3)
+	assert.Equal(t, []string{u, "", "http://files.example.com/c"}, []string{got[0].URL, got[1].URL, got[2].URL})
+
+	// A budget one byte short of the URL: the URL is left out, never cut,
+	// and the hit stays with its title.
+	one := hits[:1]
+	whole := RenderPreview(one, PreviewOptions{MaxSnippet: -1})
+	opts := PreviewOptions{MaxSnippet: -1, Budget: len(whole) - 1}
+	short := RenderPreview(one, opts)
+	checkPreview(t, short, one, opts)
+	assert.Equal(t, strings.Replace(whole, " url="+u, "", 1), short)
+	require.Len(t, ExtractHits(short), 1)
+	assert.Equal(t, "Runbook", ExtractHits(short)[0].Title)
+	assert.Empty(t, ExtractHits(short)[0].URL)
+}

@@ -43,7 +43,7 @@ type searchOutput struct {
 // StructuredShown, StructuredContent is
 //
 //	{"results":[{"id":…,"connection_id":…,"connector_key":…,"stream":…,
-//	  "display_name":…,"title":…,"snippet":…},…],"total":…,"has_more":…}
+//	  "display_name":…,"title":…,"snippet":…,"url":…},…],"total":…,"has_more":…}
 //
 // with the hits the text shows and the fields it shows, as [mcpid.ExtractHits]
 // reads them back (connection_id only where the text shows one, fields cut
