@@ -2,6 +2,7 @@ package searchfetch
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -66,4 +67,33 @@ func TestMarshalWritesNoNeedlessEscapes(t *testing.T) {
 	var back Document
 	require.NoError(t, json.Unmarshal(got, &back))
 	assert.Equal(t, doc, back)
+}
+
+// FuzzMarshal checks marshal against encoding/json on any string: its
+// JSON is valid, decodes to what encoding/json's decodes to, writes no
+// needless escape, and fitJSON counts its bytes exactly.
+func FuzzMarshal(f *testing.F) {
+	for _, s := range []string{"", "<a>&b", "\u2028\u2029", `\u2028`, "\\\u2028", "a\xffb\xe2\x80", "\x00\n\"\\", "中🙂"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := marshal(s)
+		require.True(t, json.Valid(got), "%q", got)
+		want, err := json.Marshal(s)
+		require.NoError(t, err)
+		var a, b string
+		require.NoError(t, json.Unmarshal(got, &a))
+		require.NoError(t, json.Unmarshal(want, &b))
+		require.Equal(t, b, a, "decodes as encoding/json's JSON does")
+		for _, esc := range []string{`\u003c`, `\u003e`, `\u0026`, `\u2028`, `\u2029`} {
+			require.NotContains(t, strings.ReplaceAll(string(got), `\\`, ""), esc)
+		}
+		n := len(got) - 2
+		end, whole := fitJSON(s, n, n)
+		require.True(t, whole && end == len(s), "%q fits in %d", s, n)
+		if n > 0 {
+			_, whole = fitJSON(s, n-1, n-1)
+			require.False(t, whole, "%q does not fit in %d", s, n-1)
+		}
+	})
 }
