@@ -468,3 +468,20 @@ func TestScriptIDsStayBare(t *testing.T) {
 func rangeOf(lo, hi uint16) *unicode.RangeTable {
 	return &unicode.RangeTable{R16: []unicode.Range16{{Lo: lo, Hi: hi, Stride: 1}}}
 }
+
+// TestOwnNFKC: ownNFKC agrees with NFKC itself on every assigned rune.
+func TestOwnNFKC(t *testing.T) {
+	for r := rune(0x80); r <= unicode.MaxRune; r++ {
+		if r == 0xd800 {
+			r = 0xe000 // surrogates are no runes
+		}
+		if r == 0x32000 {
+			r = 0xe0000 // unassigned but for Han: nothing to learn
+		}
+		s := string(r)
+		if got, want := ownNFKC(s), norm.NFKC.String(s) == s; got != want {
+			t.Fatalf("ownNFKC(%U) = %v, want %v", r, got, want)
+		}
+	}
+	assert.Equal(t, 0.0, testing.AllocsPerRun(100, func() { _ = ownNFKC("\ufb01") || ownNFKC("\u0301") }))
+}
