@@ -11,30 +11,36 @@ import "bytes"
 // are written as they are, since each \u003c costs 6 bytes and 2 to 3
 // tokens where '<' costs one, and markup, mail and logs would pay up to a
 // quarter more bytes and half again the tokens. The fetch budget counts
-// what marshal writes (see fitJSON). Every other
-// escape is kept: a backslash outside a string never occurs, and inside
-// one it starts an escape whose next byte is skipped with it, so an
-// escaped backslash followed by "u2028" stays text.
+// what marshal writes (see fitJSON). Every other escape is kept: a
+// backslash outside a string never occurs, and inside one a run of
+// backslashes is escaped backslashes but for an odd last one, which starts
+// an escape, so \\u2028 (an escaped backslash, then text) stays. It
+// costs one search of b for "\u202".
 func rawSeparators(b []byte) []byte {
-	i := bytes.IndexByte(b, '\\')
-	if i < 0 {
-		return b
-	}
-	out := b[:i]
-	for i < len(b) {
-		c := b[i]
-		if c != '\\' || i+1 >= len(b) {
-			out = append(out, c)
-			i++
+	const esc = `\u202`
+	out, i := 0, 0 // b[:out] is written; b[i:] is still to read
+	for {
+		k := bytes.Index(b[i:], []byte(esc))
+		if k < 0 || i+k+len(esc) >= len(b) {
+			break
+		}
+		k += i
+		last := b[k+len(esc)]
+		// The backslashes just before b[k] escape each other in pairs:
+		// b[k] starts an escape when there are none left over.
+		run := 0
+		for j := k - 1; j >= i && b[j] == '\\'; j-- {
+			run++
+		}
+		if run%2 == 1 || last != '8' && last != '9' {
+			out += copy(b[out:], b[i:k+len(esc)])
+			i = k + len(esc)
 			continue
 		}
-		if b[i+1] == 'u' && i+6 <= len(b) && (string(b[i+2:i+6]) == "2028" || string(b[i+2:i+6]) == "2029") {
-			out = append(out, 0xe2, 0x80, 0xa8+b[i+5]-'8')
-			i += 6
-			continue
-		}
-		out = append(out, c, b[i+1])
-		i += 2
+		out += copy(b[out:], b[i:k])
+		out += copy(b[out:], []byte{0xe2, 0x80, 0xa8 + last - '8'})
+		i = k + len(esc) + 1
 	}
-	return out
+	out += copy(b[out:], b[i:])
+	return b[:out]
 }
