@@ -99,6 +99,13 @@ func lineHit(line string) (Hit, bool) {
 		}
 	}
 	for _, fd := range textFields {
+		if fd.bare {
+			after, found := strings.CutPrefix(rest, fd.key)
+			if found {
+				*hitValue(&h, fd.val), rest, _ = readValue(after)
+			}
+			continue
+		}
 		after, found := strings.CutPrefix(rest, fd.key[:len(fd.key)-1])
 		if !found {
 			continue

@@ -28,10 +28,10 @@ type Hit struct {
 	// Snippet is an excerpt of the record: the snippet of the text form,
 	// the "text" of the JSON form.
 	Snippet string
-	// URL is where a person can open the record. Only the JSON form shows
-	// it, and only when it is an absolute http or https URL (see
-	// [FormatJSON]); the text form leaves it to the structured results,
-	// so that its room goes to ids and text the model reads.
+	// URL is where a person can open the record; hosts turn it into a
+	// citation. Both forms show it only when it is an absolute http or
+	// https URL (see [FormatJSON]), whole or not at all: a URL that does
+	// not fit is left out and its hit stays.
 	URL string
 }
 
@@ -61,7 +61,9 @@ const (
 	// host, no userinfo, only the characters RFC 3986 allows, '%' only
 	// before two hex digits) that fits, never cut, else ""; and "text",
 	// the snippet cut like the text form's, only when room remains for
-	// some of it. A hit whose id cannot fit, or is not valid UTF-8, is
+	// some of it. Free text is escaped as in the text form, but for
+	// U+2028 and U+2029, written as they are, as '<', '>' and '&' are:
+	// JSON needs no escape for them. A hit whose id cannot fit, or is not valid UTF-8, is
 	// left out: the JSON form has no count of hits not shown, so a server
 	// puts every hit in its structured results. Labels and connection ids
 	// are not shown: use ids that embed their connection
@@ -145,7 +147,7 @@ const stackPreview = 2048
 // The text form looks like this:
 //
 //	Showing 3 of 12 hits.
-//	1. id=cin_4f2a/orders:o1 stream="orders" connector_key="postgres" display_name="Prod DB" title="Order o1" snippet="3 items, shipped to Berlin."
+//	1. id=cin_4f2a/orders:o1 stream="orders" connector_key="postgres" display_name="Prod DB" title="Order o1" url=https://shop.example.com/o/1 snippet="3 items, shipped to Berlin."
 //	2. id=cin_9b1c/:T-17 stream="tickets" connector_key="zendesk" display_name="Support" title="Refund for o1" snippet="The customer writes:\n\"2. id=evil\""
 //	3. id=https://wiki.example.com/p/7 connection_id=eu:wiki stream="pages" connector_key="confluence" display_name="Wiki" title="Refund runbook"
 //	To fetch, pass an id exactly as shown; pass connection_id only where its line shows one.
@@ -162,10 +164,12 @@ const stackPreview = 2048
 //     clips the text.
 //   - One line per shown hit: "<n>. id=<id>", then " connection_id=<c>"
 //     when the line shows one, then the labels stream, connector_key and
-//     display_name, the title and the snippet, each as key="value" and only
-//     when not empty. n is the hit's position in hits, counting from 1, so
-//     a gap in the numbers marks a hit left out. The title is not shown
-//     when it equals the id.
+//     display_name, the title, the URL and the snippet, each only when not
+//     empty: the URL as url=<url>, bare and whole (an absolute http or
+//     https URL as [FormatJSON] describes it holds no space, quote or
+//     backslash), the others as key="value". n is the hit's position in
+//     hits, counting from 1, so a gap in the numbers marks a hit left out.
+//     The title is not shown when it equals the id.
 //   - When a hit is shown, the fetch instruction: pass the id exactly as
 //     shown, and connection_id only where the line shows one. When a shown
 //     id is quoted, it adds that a quoted id is a JSON string whose decoded
@@ -190,24 +194,33 @@ const stackPreview = 2048
 // empty, every rune is printable ([unicode.IsPrint]), visible (not a
 // default-ignorable code point such as U+034F or a Hangul filler, not a
 // variation selector, not U+2800) and is not a space, '"' or '\', the id
-// is in NFC, no word (a maximal run of letters and combining marks) mixes
-// two of Latin, Cyrillic, Greek and the other scripts that have letters
-// looking like Latin ones, and no word of such a script other than Latin
-// is made only of letters that look like Latin ones (a whole-script
-// confusable in the sense of UTS #39). Otherwise it is shown as a JSON string literal, with
-// '"' and '\' escaped and every rune that breaks the rule escaped as
-// \uXXXX (a surrogate pair above U+FFFF): the invisible and non-printable
-// runes; in an id not in NFC, the combining marks and the runes NFC would
-// change, such as the Kelvin sign; in a mixed word, its letters of those
-// scripts but Latin; in a whole-script look-alike, its look-alike letters.
-// So the id is never altered and two different ids never look the same
-// by these classes: "" for the empty id, "docs:Q3 report.pdf" for an id
-// with a space, "s:e\u0301" beside s:é, "site:p\u0430ypal" beside
-// site:paypal. Ids wholly in scripts without Latin look-alikes (docs:日本,
-// docs:한국어), Latin mixed with Han, kana or Hangul, and a word with a
-// letter of its script that has no Latin look-alike (ru:жара) stay bare. Look-alikes
-// within one script (l, I and 1) are not covered. An all-ASCII id is
-// judged by its bytes alone, at no extra cost.
+// is in NFC, every rune is its own NFKC form (no fullwidth form, ligature,
+// mathematical letter, Roman numeral, superscript, circled number or
+// halfwidth katakana), no rune above ASCII that is not a decimal digit and
+// is a punctuation mark or a symbol or of the Latin, Common or Inherited
+// script has an ASCII confusable prototype in the sense of UTS #39 (the
+// division slash ∕, the fraction slash ⁄, hyphens and the minus sign, the
+// ratio colon, the dental click ǀ, the dotless ı), no word (a maximal run
+// of letters and combining marks) mixes two of Latin, Cyrillic, Greek and
+// the other scripts that have letters looking like Latin ones, and no word
+// of such a script other than Latin is made only of letters that look
+// like Latin ones (a whole-script confusable). Otherwise it is shown as a
+// JSON string literal, with '"' and '\' escaped and every rune that breaks
+// the rule escaped as \uXXXX (a surrogate pair above U+FFFF): the
+// invisible and non-printable runes; in an id not in NFC, the combining
+// marks and the runes NFC would change, such as the Kelvin sign; the
+// compatibility characters and the signs; in a mixed word, its letters of
+// those scripts but Latin; in a whole-script look-alike, its look-alike
+// letters. So the id is never altered and two different ids never look
+// the same by these classes: "" for the empty id, "docs:Q3 report.pdf"
+// for an id with a space, "s:e\u0301" beside s:é, "c\u2215s:r" beside
+// c/s:r, "\ufb01le" beside file, "site:p\u0430ypal" beside site:paypal.
+// Ids wholly in scripts without Latin look-alikes (docs:日本,
+// docs:한국어), Latin mixed with Han, kana or Hangul, digits of any script
+// (ar:١٠), and a word with a letter of its script that has no Latin
+// look-alike (ru:жара) stay bare. Look-alikes made only of ASCII (l, I
+// and 1) are not covered. An all-ASCII id is judged by its bytes alone,
+// at no extra cost.
 // Connection ids are shown the same way. An id or connection id that is
 // not valid UTF-8 cannot be shown faithfully: its hit is left out and
 // counted. The preview does not judge whether an id can be fetched: URLs
@@ -234,13 +247,14 @@ const stackPreview = 2048
 //     title (24 bytes of it, or all of a shorter title): a hit whose id
 //     line and title's first words do not fit is left out and counted,
 //     and a later, shorter one may take its place;
-//  3. titles, then labels, then snippets, each cut to its cap.
+//  3. titles, then URLs (whole or not at all, in order of the hits), then
+//     labels, then snippets, each cut to its cap.
 //
 // So a raised MaxHits shows fewer hits, each with something to choose it
 // by, rather than more ids with none; but the first hit is shown whenever
 // its id line fits, with as much of its title as the room leaves. Free
 // text shrinks before hits are left out: snippets first, then labels,
-// then titles, which keep their first words. The kind of text that does
+// then URLs, then titles, which keep their first words. The kind of text that does
 // not fit whole shares the
 // room left: each value is cut to the same length (shorter values stay
 // whole), unless that length is too short to be useful, and then the first

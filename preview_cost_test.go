@@ -160,22 +160,24 @@ func TestPreviewCapAboveBudgetIsBudget(t *testing.T) {
 }
 
 // TestPreviewURLCostLinear: hits whose valid URLs are about as long as the
-// budget cost the JSON form bytes in proportion to the budget, not to the
+// budget cost either form bytes in proportion to the budget, not to the
 // number of hits times the budget: a URL is examined only as far as the
 // room it could take.
 func TestPreviewURLCostLinear(t *testing.T) {
-	for budget := 1 << 10; budget <= 512<<10; budget *= 8 {
-		for _, size := range []int{budget / 2, budget - 200, budget / 50} {
-			t.Run(fmt.Sprintf("%d/%d", budget, size), func(t *testing.T) {
-				url := "https://example.com/" + strings.Repeat("a", size)
-				hits := make([]Hit, 2000)
-				for i := range hits {
-					hits[i] = Hit{ID: fmt.Sprintf("c/:d%d", i), Title: "t", URL: url}
-				}
-				out, read := renderCounting(hits, PreviewOptions{Budget: budget, MaxHits: math.MaxInt, Format: FormatJSON})
-				require.LessOrEqual(t, len(out), budget)
-				assert.LessOrEqual(t, read, readFactor*budget+readSlack, "bytes read for a budget of %d", budget)
-			})
+	for _, format := range []Format{FormatText, FormatJSON} {
+		for budget := 1 << 10; budget <= 512<<10; budget *= 8 {
+			for _, size := range []int{budget / 2, budget - 200, budget / 50} {
+				t.Run(fmt.Sprintf("%d/%d/%d", format, budget, size), func(t *testing.T) {
+					url := "https://example.com/" + strings.Repeat("a", size)
+					hits := make([]Hit, 2000)
+					for i := range hits {
+						hits[i] = Hit{ID: fmt.Sprintf("c/:d%d", i), Title: "t", URL: url}
+					}
+					out, read := renderCounting(hits, PreviewOptions{Budget: budget, MaxHits: math.MaxInt, Format: format})
+					require.LessOrEqual(t, len(out), budget)
+					assert.LessOrEqual(t, read, readFactor*budget+readSlack, "bytes read for a budget of %d", budget)
+				})
+			}
 		}
 	}
 }

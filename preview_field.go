@@ -16,12 +16,13 @@ const (
 type field struct {
 	val  int    // which value of the Hit
 	kind int    // which kind of room it takes
-	key  string // written before the value; ends with the opening quote
+	key  string // written before the value; ends with the opening quote unless bare
 	// over is the bytes the field adds besides its value: its key and
 	// closing quote, or 0 for a field always written, whose key and
 	// quotes belong to the hit's mandatory text.
 	over  int
 	whole bool // shown whole or not at all
+	bare  bool // written without quotes: a URL of the text form
 }
 
 // always reports whether the field is written even without a value.
@@ -92,7 +93,7 @@ func (p *preview) appendFields(dst []byte, h *Hit, sh *share) []byte {
 				room = limit - fd.over
 			}
 			s = p.value(h, fd.val, room)
-			if fd.val == valURL && k < p.full {
+			if fd.val == valURL && k < p.full && s != "" {
 				p.urlLeft -= fd.over + len(s)
 			}
 		}
@@ -133,12 +134,12 @@ func (p *preview) appendValue(dst []byte, fd *field, s string, sh *share) []byte
 				read = len(s)
 			}
 		} else {
-			dst, read = appendCut(dst, s, limit-fd.over, minCut)
+			dst, read = appendCut(dst, s, limit-fd.over, minCut, escapesFor(p.format))
 		}
 		switch {
 		case len(dst) == n:
 			dst = dst[:mark]
-		case !fd.always():
+		case !fd.always() && !fd.bare:
 			dst = append(dst, '"')
 		}
 	}

@@ -22,7 +22,7 @@ const jsonTitle = 0
 
 var jsonFields = []field{
 	{val: valTitle, kind: kindTitle, key: `,"title":"`},
-	{val: valURL, kind: kindLabel, key: `,"url":"`, whole: true},
+	{val: valURL, kind: kindURL, key: `,"url":"`, whole: true},
 	optional(valSnippet, kindSnippet, `,"text":"`),
 }
 

@@ -23,10 +23,11 @@ const minTitle = 24
 
 // The kinds of free text, in the order they give up room: the last kind
 // first. Titles come first, so that a shown hit keeps its title before
-// any label; the text form's labels and the JSON form's URLs share the
-// second.
+// anything else; then URLs, which hosts turn into citations and which are
+// shown whole or not at all; then the text form's labels.
 const (
 	kindTitle = iota
+	kindURL
 	kindLabel
 	kindSnippet
 	nKinds
@@ -124,6 +125,7 @@ func newPreview(hits []Hit, opts PreviewOptions) preview {
 	defaults[kindLabel], defaults[kindTitle], defaults[kindSnippet] = defaultMaxLabel, defaultMaxTitle, defaultMaxSnippet
 	line := minLine
 	p.fields, p.titleField = textFields, textTitle
+	caps[kindURL] = p.budget // URLs have no cap but the budget
 	if p.format == FormatJSON {
 		if p.budget < len(jsonOpen+jsonClose) {
 			p.budget = -1
@@ -131,7 +133,6 @@ func newPreview(hits []Hit, opts PreviewOptions) preview {
 		}
 		line = minJSONLine
 		p.fields, p.titleField = jsonFields, jsonTitle
-		caps[kindLabel] = p.budget // URLs have no cap but the budget
 		opts.Total, p.hasMore = 0, false
 	}
 	p.window = hits[:min(len(hits), maxHits, p.budget/line)]
@@ -184,7 +185,7 @@ func (p *preview) plan() {
 			sum[k] += size
 		}
 	}
-	p.urlLeft = sum[kindLabel]
+	p.urlLeft = sum[kindURL]
 	// The room kept for titles is in free: titles, the first kind, take
 	// it back.
 	p.need = p.fixed(p.sel.shown, p.sel.quoted) + p.sel.lines
@@ -211,7 +212,7 @@ func (p *preview) fieldSize(fd *field, s string) int {
 	case c <= 2:
 		return 0 // no room for a value within the quotes: nothing is written
 	}
-	q, read, _ := quotedLen(s, c, &textEscapes)
+	q, read, _ := quotedLen(s, c, escapesFor(p.format))
 	p.read += read
 	return fd.over + min(c, q) - 2
 }

@@ -457,7 +457,11 @@ func TestAppendPreviewNoAllocs(t *testing.T) {
 	for i := range hits {
 		hits[i].URL = fmt.Sprintf("https://drive.example.com/d/%d", i)
 	}
-	inputs := map[string][]Hit{"budget": hits, "quoted ids": previewHits["quoted-ids"], "lookalike ids": previewHits["lookalike-ids"], "urls": jsonFormHits["urls"], "huge fields": hugeHits(50, 20000, "é\"")}
+	var table []Hit // every row of the look-alike table: signs, compatibility characters, scripts
+	for _, tt := range lookalikeIDs {
+		table = append(table, Hit{ID: tt.id, Title: tt.name})
+	}
+	inputs := map[string][]Hit{"budget": hits, "quoted ids": previewHits["quoted-ids"], "lookalike ids": previewHits["lookalike-ids"], "lookalike table": table, "urls": jsonFormHits["urls"], "huge fields": hugeHits(50, 20000, "é\"")}
 	for _, format := range []Format{FormatText, FormatJSON} {
 		for name, hits := range inputs {
 			for _, opts := range []PreviewOptions{
@@ -470,7 +474,7 @@ func TestAppendPreviewNoAllocs(t *testing.T) {
 			} {
 				opts.Format = format
 				t.Run(fmt.Sprintf("%s/%+v", name, opts), func(t *testing.T) {
-					if raceEnabled && name == "lookalike ids" {
+					if raceEnabled && strings.HasPrefix(name, "lookalike") {
 						t.Skip("ids not in NFC are checked with a pooled norm.Iter, which the race detector drops; make check runs this test without it")
 					}
 					budget := max(opts.Budget, 1800)
@@ -588,4 +592,60 @@ func TestRenderPreviewJSONGolden(t *testing.T) {
 			checkPreview(t, got, hits(tt.hits), opts)
 		})
 	}
+}
+
+// TestPreviewJSONRawSeparators: the JSON form writes '<', '>', '&', U+2028
+// and U+2029 of free text as they are, which JSON allows, and the text
+// form escapes the two line separators, which would break its lines.
+func TestPreviewJSONRawSeparators(t *testing.T) {
+	hits := []Hit{{ID: "docs:a", Title: "a <b> & c\u2028d\u2029e", Snippet: "<p>\u2028</p>"}}
+	opts := PreviewOptions{Format: FormatJSON}
+	js := RenderPreview(hits, opts)
+	checkPreview(t, js, hits, opts)
+	assert.Equal(t, "{\"results\":[{\"id\":\"docs:a\",\"title\":\"a <b> & c\u2028d\u2029e\",\"url\":\"\",\"text\":\"<p>\u2028</p>\"}]}", js)
+	var back struct {
+		Results []struct{ Title, Text string }
+	}
+	require.NoError(t, json.Unmarshal([]byte(js), &back))
+	assert.Equal(t, hits[0].Title, back.Results[0].Title)
+	assert.Equal(t, hits[0].Snippet, back.Results[0].Text)
+
+	text := RenderPreview(hits, PreviewOptions{})
+	checkPreview(t, text, hits, PreviewOptions{})
+	assert.Contains(t, text, `title="a <b> & c\u2028d\u2029e" snippet="<p>\u2028</p>"`)
+}
+
+// TestPreviewURLs: a hit's http or https URL is shown whole in the text
+// form, bare after its title, and read back by ExtractHits; a URL of
+// another scheme is not shown, and one that does not fit is left out
+// while its hit stays.
+func TestPreviewURLs(t *testing.T) {
+	const u = "https://wiki.example.com/p/7?v=2&x=(1)"
+	hits := []Hit{
+		{ID: "c1/docs:a", Title: "Runbook", Snippet: "steps", URL: u},
+		{ID: "c1/docs:b", Title: "Mail", URL: "mailto:x@example.com"},
+		{ID: "c1/docs:c", URL: "http://files.example.com/c"},
+	}
+	out := RenderPreview(hits, PreviewOptions{})
+	checkPreview(t, out, hits, PreviewOptions{})
+	assert.Equal(t, `Showing 3 of 3 hits.
+1. id=c1/docs:a title="Runbook" url=`+u+` snippet="steps"
+2. id=c1/docs:b title="Mail"
+3. id=c1/docs:c url=http://files.example.com/c
+To fetch, pass an id exactly as shown; pass connection_id only where its line shows one.`, out)
+	got := ExtractHits(out)
+	require.Len(t, got, 3)
+	assert.Equal(t, []string{u, "", "http://files.example.com/c"}, []string{got[0].URL, got[1].URL, got[2].URL})
+
+	// A budget one byte short of the URL: the URL is left out, never cut,
+	// and the hit stays with its title.
+	one := hits[:1]
+	whole := RenderPreview(one, PreviewOptions{MaxSnippet: -1})
+	opts := PreviewOptions{MaxSnippet: -1, Budget: len(whole) - 1}
+	short := RenderPreview(one, opts)
+	checkPreview(t, short, one, opts)
+	assert.Equal(t, strings.Replace(whole, " url="+u, "", 1), short)
+	require.Len(t, ExtractHits(short), 1)
+	assert.Equal(t, "Runbook", ExtractHits(short)[0].Title)
+	assert.Empty(t, ExtractHits(short)[0].URL)
 }

@@ -8,6 +8,7 @@ const (
 	fetchHintQuoted = "To fetch, pass an id exactly as shown (a quoted id is a JSON string: pass its decoded value); pass connection_id only where its line shows one."
 	idKey           = ". id="
 	connectionKey   = " connection_id="
+	urlKey          = " url="
 )
 
 // minLine is the fewest bytes a hit takes in the text form with its
@@ -20,7 +21,10 @@ const minLine = 8
 const maxCountLine = 128
 
 // textFields are the free-text fields of a hit in the text form; the
-// title is textFields[textTitle].
+// title is textFields[textTitle]. The URL follows the title, bare: an
+// absolute http or https URL that the preview shows holds only the
+// characters RFC 3986 allows, so no space, quote, backslash or line break
+// that could end it early or forge a field.
 const textTitle = 3
 
 var textFields = []field{
@@ -28,11 +32,13 @@ var textFields = []field{
 	optional(valConnectorKey, kindLabel, ` connector_key="`),
 	optional(valDisplayName, kindLabel, ` display_name="`),
 	optional(valTitle, kindTitle, ` title="`),
+	{val: valURL, kind: kindURL, key: urlKey, over: len(urlKey), whole: true, bare: true},
 	optional(valSnippet, kindSnippet, ` snippet="`),
 }
 
 // appendText writes the text form to dst.
 func (p *preview) appendText(dst []byte) []byte {
+	p.urlRoom = p.budget
 	if p.sel.shown == 0 {
 		// No hit fits: the header and the count, or the header alone, or
 		// nothing.

@@ -1,6 +1,7 @@
 package mcpid
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -43,6 +44,8 @@ func TestPreviewTokensPerID(t *testing.T) {
 	}{
 		{"token-budget fixture", budgetHits()[:100], PreviewOptions{Total: 200}},
 		{"multi-connection, aliases", multiHits(t, 60, true), PreviewOptions{Total: 240}},
+		{"token-budget fixture, urls", withURLs(budgetHits()[:100]), PreviewOptions{Total: 200}},
+		{"multi-connection, aliases, urls", withURLs(multiHits(t, 60, true)), PreviewOptions{Total: 240}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -51,12 +54,21 @@ func TestPreviewTokensPerID(t *testing.T) {
 			shown := ExtractHits(out)
 			require.NotEmpty(t, shown)
 			titles := make(map[string]string, len(tt.hits))
+			urls := make(map[string]string, len(tt.hits))
 			for _, h := range tt.hits {
-				titles[h.ID] = h.Title
+				titles[h.ID], urls[h.ID] = h.Title, h.URL
 			}
-			economy.CheckShown(t, toKit(shown), titles)
 			perID := economy.TokensPerID(t, out, len(shown))
 			t.Logf("%.1f o200k tokens per shown id: %d ids in %d bytes", perID, len(shown), len(out))
+			if strings.HasSuffix(tt.name, "urls") {
+				// Each shown hit shows its URL whole; the bound is for
+				// hits without URLs.
+				for _, h := range shown {
+					assert.Equal(t, urls[h.ID], h.URL, "the url of %q", h.ID)
+				}
+				return
+			}
+			economy.CheckShown(t, toKit(shown), titles)
 			assert.LessOrEqual(t, perID, float64(economy.MaxTokensPerID), "text:\n%s", out)
 		})
 	}
@@ -70,6 +82,16 @@ func toKit(hits []Hit) []economy.Hit {
 	out := make([]economy.Hit, len(hits))
 	for i, h := range hits {
 		out[i] = economy.Hit(h)
+	}
+	return out
+}
+
+// withURLs returns hits with the URLs of the economy kit's fixture.
+func withURLs(hits []Hit) []Hit {
+	kit := economy.WithURLs(toKit(hits))
+	out := make([]Hit, len(kit))
+	for i, h := range kit {
+		out[i] = Hit(h)
 	}
 	return out
 }

@@ -17,8 +17,23 @@ const ellipsis = "…"
 // Escape tables: for each byte, the bytes it takes inside a JSON string
 // literal (1 when copied as it is), or 0 for a byte that starts a multibyte
 // rune. Free text uses the short escapes \n, \r and \t; ids escape every
-// control character as \u00XX.
-var textEscapes, idEscapes = escapeTable(true), escapeTable(false)
+// control character as \u00XX. Free text of the JSON form
+// (jsonTextEscapes, a table of its own so that its address tells) also
+// writes U+2028 and U+2029 as they are: JSON needs no escape for them, and
+// the JSON form has no lines to keep, where the text form must show no
+// line separator but '\n'.
+var (
+	textEscapes, idEscapes = escapeTable(true), escapeTable(false)
+	jsonTextEscapes        = textEscapes
+)
+
+// escapesFor returns the escape table of the free text of format f.
+func escapesFor(f Format) *[256]uint8 {
+	if f == FormatJSON {
+		return &jsonTextEscapes
+	}
+	return &textEscapes
+}
 
 func escapeTable(short bool) (t [256]uint8) {
 	for c := range utf8.RuneSelf {
@@ -49,6 +64,7 @@ func quotedLen(s string, limit int, esc *[256]uint8) (n, read int, valid bool) {
 	if esc == &idEscapes {
 		id = &idView{s: s, skip: len(s) > limit}
 	}
+	seps := esc == &jsonTextEscapes
 	i := 0
 	for i < len(s) && n <= limit {
 		c := s[i]
@@ -59,7 +75,7 @@ func quotedLen(s string, limit int, esc *[256]uint8) (n, read int, valid bool) {
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		valid = valid && (r != utf8.RuneError || size > 1)
-		n += runeLen(r, i, size, id)
+		n += runeLen(r, i, size, id, seps)
 		i += size
 	}
 	if id != nil && id.checked {
@@ -70,12 +86,15 @@ func quotedLen(s string, limit int, esc *[256]uint8) (n, read int, valid bool) {
 
 // runeLen returns the bytes that the non-ASCII rune r, read from size
 // bytes at i, takes inside a JSON string literal: as it is when
-// printable, and in an id (id not nil) only when id shows it.
-func runeLen(r rune, i, size int, id *idView) int {
+// printable, and in an id (id not nil) only when id shows it; U+2028 and
+// U+2029 as they are too when seps.
+func runeLen(r rune, i, size int, id *idView, seps bool) int {
 	switch {
 	case r == utf8.RuneError && size == 1:
 		return 3 // U+FFFD
 	case unicode.IsPrint(r) && (id == nil || id.shows(i, r, size)):
+		return size
+	case seps && (r == '\u2028' || r == '\u2029'):
 		return size
 	case r > 0xffff:
 		return 12
@@ -94,6 +113,7 @@ func appendEscaped(dst []byte, s string, room int, esc *[256]uint8) ([]byte, int
 	if esc == &idEscapes {
 		id = &idView{s: s}
 	}
+	seps := esc == &jsonTextEscapes
 	i := 0
 	for i < len(s) {
 		c := s[i]
@@ -133,7 +153,7 @@ func appendEscaped(dst []byte, s string, room int, esc *[256]uint8) ([]byte, int
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		w = runeLen(r, i, size, id)
+		w = runeLen(r, i, size, id, seps)
 		if w > room {
 			break
 		}
@@ -170,6 +190,14 @@ func invisible(r rune) bool {
 // look the same to a person by these classes:
 //
 //   - Invisible runes (see [invisible]).
+//   - Compatibility characters, which are not their own NFKC form (see
+//     [ownNFKC]): "\uff0fs" beside "/s", "\ufb01le" beside file.
+//   - Signs that look like ASCII text (see lookalike.ASCII): runes that
+//     are not decimal digits and are punctuation or symbols or of the
+//     Latin, Common or Inherited script, whose UTS #39 skeleton is ASCII.
+//     So "c\u2215s:r" (a division slash) beside c/s:r, "\u01c0og" beside
+//     log, "a\u2010b" (a hyphen) beside a-b. Digits of other scripts
+//     (Arabic ١٠) are shown: they are read as numbers.
 //   - In an id that is not in NFC, every combining mark and every rune
 //     that NFC changes or composes with what precedes it: so "e\u0301"
 //     (NFD, as macOS writes file names) shows its U+0301 escaped beside the
@@ -187,10 +215,10 @@ func invisible(r rune) bool {
 //     word with a letter of that script that has no Latin look-alike, such
 //     as Cyrillic "жара", is shown.
 //
-// Which letters look like Latin ones comes from package lookalike, a table
-// generated from Unicode's confusables data. Look-alikes within one script
-// (l, I and 1; rn and m) are not covered. An all-ASCII id never reaches
-// idView: ASCII is in NFC and Latin.
+// Which letters and signs look like Latin ones comes from package
+// lookalike, a table generated from Unicode's confusables data.
+// Look-alikes made only of ASCII (l, I and 1; rn and m) are not covered.
+// An all-ASCII id never reaches idView: ASCII is in NFKC and Latin.
 type idView struct {
 	s       string
 	skip    bool // only length matters: NFC and words are not looked at
@@ -213,6 +241,12 @@ func (v *idView) shows(i int, r rune, size int) bool {
 	if v.skip {
 		return true
 	}
+	if !ownNFKC(v.s[i : i+size]) {
+		return false
+	}
+	if _, ok := lookalike.ASCII(r); ok {
+		return false
+	}
 	if !v.checked {
 		v.checked, v.nfc, v.read = true, isNFC(v.s), len(v.s)
 	}
@@ -234,6 +268,18 @@ func (v *idView) shows(i int, r rune, size int) bool {
 		return !ok
 	}
 	return true
+}
+
+// ownNFKC reports whether the rune s is its own NFKC form: not a
+// compatibility character such as the fullwidth ／, the ligature ﬁ, the
+// mathematical bold 𝐚, the Roman numeral Ⅰ, a superscript, a circled
+// number or a halfwidth katakana, each of which NFKC folds to the rune it
+// looks like. A rune that the quick check cannot decide alone (a
+// combining mark that may compose with what precedes it) has no
+// decomposition of its own, so the quick check and the rune's
+// decomposition decide it exactly, without allocating.
+func ownNFKC(s string) bool {
+	return norm.NFKC.QuickSpanString(s) == len(s) || len(norm.NFKC.PropertiesString(s).Decomposition()) == 0
 }
 
 // isNFC reports whether s is in NFC, as norm.NFC.IsNormalString does,
@@ -264,8 +310,9 @@ var nfcIters = sync.Pool{New: func() any { return new(norm.Iter) }}
 func inWord(r rune) bool { return unicode.IsLetter(r) || unicode.Is(unicode.M, r) }
 
 // judgeWord finds the word around s[i] and decides which of its letters
-// are shown. The runes of the word before i are ASCII letters or marks
-// that shows passed over; the word starts after the last one judged.
+// are shown. The runes of the word before i are ASCII letters, marks, or
+// letters that shows hid for their own sake, which it passed over; the
+// word starts after the last one judged.
 func (v *idView) judgeWord(i int) {
 	start := i
 	for start > v.wordEnd {
@@ -275,7 +322,7 @@ func (v *idView) judgeWord(i int) {
 		}
 		start -= size
 	}
-	end := i
+	end := start
 	var scripts uint64 // the set of scripts with Latin look-alikes
 	lookalikes, others := false, false
 	for end < len(v.s) {
@@ -299,13 +346,6 @@ func (v *idView) judgeWord(i int) {
 			others = others || !ok
 		}
 	}
-	for start < i {
-		r, size := utf8.DecodeRuneInString(v.s[start:])
-		if sc := lookalike.Script(r); sc > 0 && unicode.IsLetter(r) {
-			scripts |= 1 << sc
-		}
-		start += size
-	}
 	v.wordEnd = end
 	v.hideForeign = bits.OnesCount64(scripts) > 1
 	v.hideLookalikes = lookalikes && !others
@@ -326,26 +366,26 @@ func appendQuotedID(dst []byte, id string) []byte {
 	return append(dst, '"')
 }
 
-// appendCut appends s escaped for a JSON string literal, without quotes,
-// in at most room bytes, and returns the bytes of s it read. When s does
+// appendCut appends s escaped for a JSON string literal by the table esc,
+// without quotes, in at most room bytes, and returns the bytes of s it read. When s does
 // not fit, it is cut at the last normalization boundary that leaves room
 // for "…", so that no UTF-8 sequence or combining sequence is split. When
 // nothing of s fits, or s must be cut and room+2 (the size of the quoted
 // value) is less than minCut, nothing is appended; then a value longer
 // than room is not read at all.
-func appendCut(dst []byte, s string, room, minCut int) ([]byte, int) {
+func appendCut(dst []byte, s string, room, minCut int, esc *[256]uint8) ([]byte, int) {
 	if room <= 0 || room+2 < minCut && len(s) > room {
 		return dst, 0
 	}
 	mark := len(dst)
-	dst, n := appendEscaped(dst, s, room-len(ellipsis), &textEscapes)
+	dst, n := appendEscaped(dst, s, room-len(ellipsis), esc)
 	read := min(len(s), n+utf8.UTFMax)
 	if n == len(s) {
 		return dst, read
 	}
 	// The rest may still fit whole in the room kept for "…".
 	cut := len(dst)
-	dst, m := appendEscaped(dst, s[n:], room-(cut-mark), &textEscapes)
+	dst, m := appendEscaped(dst, s[n:], room-(cut-mark), esc)
 	read = min(len(s), n+m+utf8.UTFMax)
 	if n+m == len(s) {
 		return dst, read
@@ -354,7 +394,7 @@ func appendCut(dst []byte, s string, room, minCut int) ([]byte, int) {
 	if p == 0 || room+2 < minCut {
 		return dst[:mark], read + back
 	}
-	q, _, _ := quotedLen(s[p:n], room+2, &textEscapes)
+	q, _, _ := quotedLen(s[p:n], room+2, esc)
 	return append(dst[:cut-(q-2)], ellipsis...), read + back
 }
 

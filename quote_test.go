@@ -7,12 +7,14 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/mcpid/mcpid/internal/lookalike"
 	"github.com/mcpid/mcpid/internal/testkit/idlook"
 )
 
@@ -222,6 +224,31 @@ var lookalikeIDs = []struct {
 	{"Latin with Han in one word", "jp:abc\u65e5\u672c", "jp:abc\u65e5\u672c"},
 	{"Cyrillic look-alike with Han in one word", "x:\u0430\u65e5", "\"x:\\u0430\u65e5\""},
 	{"space and a look-alike", "doc:\u0430 b", `"doc:\u0430 b"`},
+	{"division slash", "c\u2215s:r", `"c\u2215s:r"`},
+	{"its ASCII twin, a plain id", "c/s:r", "c/s:r"},
+	{"fraction slash", "c\u2044s:r", `"c\u2044s:r"`},
+	{"fullwidth solidus", "a\uff0fs:r", `"a\uff0fs:r"`},
+	{"Roman numeral one", "\u2160nvoice", `"\u2160nvoice"`},
+	{"Latin dental click", "\u01c0og", `"\u01c0og"`},
+	{"ligature fi", "\ufb01le", `"\ufb01le"`},
+	{"mathematical bold", "\U0001d41a\U0001d41c\U0001d426\U0001d41e", `"\ud835\udc1a\ud835\udc1c\ud835\udc26\ud835\udc1e"`},
+	{"hyphen", "a\u2010b", `"a\u2010b"`},
+	{"en dash", "a\u2013b", `"a\u2013b"`},
+	{"minus sign", "a\u2212b", `"a\u2212b"`},
+	{"ratio", "a\u2236b", `"a\u2236b"`},
+	{"modifier letter colon", "a\ua789b", `"a\ua789b"`},
+	{"dotless i", "\u0131d", `"\u0131d"`},
+	{"superscript two", "x\u00b2", `"x\u00b2"`},
+	{"circled digit", "n:\u2460", `"n:\u2460"`},
+	{"halfwidth katakana", "jp:\uff76\uff85", `"jp:\uff76\uff85"`},
+	{"katakana stays bare", "jp:\u30ab\u30ca", "jp:\u30ab\u30ca"},
+	{"Arabic-Indic digits stay bare", "ar:\u0661\u0660", "ar:\u0661\u0660"},
+	{"Arabic word stays bare", "ar:\u0643\u062a\u0627\u0628", "ar:\u0643\u062a\u0627\u0628"},
+	{"Arabic word of look-alikes", "ar:\u0627\u0647", `"ar:\u0627\u0647"`},
+	{"Devanagari with its marks stays bare", "hi:\u0928\u092e\u0938\u094d\u0924\u0947", "hi:\u0928\u092e\u0938\u094d\u0924\u0947"},
+	{"Cherokee in a Latin word", "\u13aabc", `"\u13aabc"`},
+	{"Armenian and Greek in one word", "x:\u0585\u03bb", `"x:\u0585\u03bb"`},
+	{"Arabic and Cyrillic in one word", "x:\u0643\u0436", `"x:\u0643\u0436"`},
 }
 
 // TestLookalikeIDs: each id is shown, in both formats, as the row says,
@@ -269,6 +296,19 @@ func TestLookalikePairs(t *testing.T) {
 		{"Cyrillic with Han", "x:a\u65e5", "x:\u0430\u65e5"},
 		{"Cyrillic io and Latin e with diaeresis", "x:\u00eb", "x:\u0451"},
 		{"Hangul syllable and its jamo", "ko:\ud55c", "ko:\u1112\u1161\u11ab"},
+		{"division slash", "c/s:r", "c\u2215s:r"},
+		{"fraction slash", "c/s:r", "c\u2044s:r"},
+		{"fullwidth solidus", "a/s:r", "a\uff0fs:r"},
+		{"Roman numeral one", "Invoice", "\u2160nvoice"},
+		{"Latin dental click", "log", "\u01c0og"},
+		{"ligature fi", "file", "\ufb01le"},
+		{"mathematical bold", "acme", "\U0001d41a\U0001d41c\U0001d426\U0001d41e"},
+		{"hyphen", "a-b", "a\u2010b"},
+		{"en dash", "a-b", "a\u2013b"},
+		{"minus sign", "a-b", "a\u2212b"},
+		{"hyphen and minus sign", "a\u2010b", "a\u2212b"},
+		{"ratio", "a:b", "a\u2236b"},
+		{"dotless i", "id", "\u0131d"},
 	}
 	for _, p := range pairs {
 		t.Run(p.name, func(t *testing.T) {
@@ -310,4 +350,138 @@ func TestLookalikeIDsRoundTrip(t *testing.T) {
 			require.Equal(t, ids, ExtractIDs(out), "round %d", round)
 		}
 	}
+}
+
+// scriptAlphabet returns the printable letters, combining marks and
+// decimal digits of the scripts tables, with the marks of extra and the
+// digits of digits added.
+func scriptAlphabet(tables []*unicode.RangeTable, extra *unicode.RangeTable, digits string) []rune {
+	var rs []rune
+	for r := rune(0x80); r <= 0x3ffff; r++ {
+		if !unicode.IsPrint(r) || unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r) {
+			continue
+		}
+		in := false
+		for _, t := range tables {
+			in = in || unicode.Is(t, r)
+		}
+		if in && unicode.In(r, unicode.L, unicode.M, unicode.Nd) ||
+			extra != nil && unicode.Is(extra, r) && unicode.Is(unicode.M, r) {
+			rs = append(rs, r)
+		}
+	}
+	return append(rs, []rune(digits)...)
+}
+
+// quotedByRule reports whether the rule of RenderPreview quotes id, an
+// id of one script's letters, marks and digits after an ASCII prefix,
+// written from the rule's words: not in NFC, a rune that is not its own
+// NFKC form, a sign that looks like ASCII, or a word whose letters of a
+// script with Latin look-alikes all look like Latin ones.
+func quotedByRule(id string) bool {
+	if !norm.NFC.IsNormalString(id) {
+		return true
+	}
+	for _, r := range id {
+		_, sign := lookalike.ASCII(r)
+		if norm.NFKC.String(string(r)) != string(r) || sign {
+			return true
+		}
+	}
+	words := strings.FieldsFunc(id, func(r rune) bool { return !unicode.In(r, unicode.L, unicode.M) })
+	for _, w := range words {
+		lookalikes, others := 0, 0
+		for _, r := range w {
+			if !unicode.IsLetter(r) || lookalike.Script(r) < 2 {
+				continue
+			}
+			if _, ok := lookalike.Latin(r); ok {
+				lookalikes++
+			} else {
+				others++
+			}
+		}
+		if lookalikes > 0 && others == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// TestScriptIDsStayBare is the property that ids made of the letters,
+// combining marks and digits of Japanese, Arabic, Devanagari or Cyrillic
+// are shown bare, in both formats, unless a rule of the preview quotes
+// them: halfwidth katakana and other compatibility characters, an id not
+// in NFC, a word made only of letters that look like Latin ones.
+func TestScriptIDsStayBare(t *testing.T) {
+	scripts := []struct {
+		name     string
+		alphabet []rune
+	}{
+		{"Japanese", scriptAlphabet([]*unicode.RangeTable{unicode.Hiragana, unicode.Katakana, unicode.Han}, rangeOf(0x3099, 0x309a), "0123456789\u30fc")},
+		{"Arabic", scriptAlphabet([]*unicode.RangeTable{unicode.Arabic}, rangeOf(0x064b, 0x0655), "")},
+		{"Devanagari", scriptAlphabet([]*unicode.RangeTable{unicode.Devanagari}, rangeOf(0x0951, 0x0954), "")},
+		{"Cyrillic", scriptAlphabet([]*unicode.RangeTable{unicode.Cyrillic}, rangeOf(0x0300, 0x036f), "0123456789")},
+	}
+	rng := rand.New(rand.NewPCG(36, 4))
+	for _, sc := range scripts {
+		t.Run(sc.name, func(t *testing.T) {
+			// Compatibility characters (Arabic presentation forms,
+			// halfwidth kana) are one pick in ten, so that most ids are
+			// ones a rule may leave bare.
+			var plain []rune
+			for _, r := range sc.alphabet {
+				if norm.NFKC.String(string(r)) == string(r) {
+					plain = append(plain, r)
+				}
+			}
+			bare := 0
+			const rounds = 2000
+			for range rounds {
+				rs := make([]rune, 1+rng.IntN(8))
+				for j := range rs {
+					rs[j] = plain[rng.IntN(len(plain))]
+					if rng.IntN(10) == 0 {
+						rs[j] = sc.alphabet[rng.IntN(len(sc.alphabet))]
+					}
+				}
+				id := "x:" + string(rs)
+				quoted := quotedByRule(id)
+				if !quoted {
+					bare++
+				}
+				hits := []Hit{{ID: id}}
+				text := RenderPreview(hits, PreviewOptions{})
+				checkPreview(t, text, hits, PreviewOptions{})
+				line := strings.Split(text, "\n")[1]
+				require.Equal(t, !quoted, line == "1. id="+id, "%+q shown as %s", id, line)
+				js := RenderPreview(hits, PreviewOptions{Format: FormatJSON})
+				checkPreview(t, js, hits, PreviewOptions{Format: FormatJSON})
+				require.Equal(t, !quoted, strings.Contains(js, `"id":"`+id+`"`), "%+q shown as %s", id, js)
+			}
+			assert.Greater(t, bare, rounds/4, "many ids stay bare")
+		})
+	}
+}
+
+// rangeOf returns the table of the runes lo to hi.
+func rangeOf(lo, hi uint16) *unicode.RangeTable {
+	return &unicode.RangeTable{R16: []unicode.Range16{{Lo: lo, Hi: hi, Stride: 1}}}
+}
+
+// TestOwnNFKC: ownNFKC agrees with NFKC itself on every assigned rune.
+func TestOwnNFKC(t *testing.T) {
+	for r := rune(0x80); r <= unicode.MaxRune; r++ {
+		if r == 0xd800 {
+			r = 0xe000 // surrogates are no runes
+		}
+		if r == 0x32000 {
+			r = 0xe0000 // unassigned but for Han: nothing to learn
+		}
+		s := string(r)
+		if got, want := ownNFKC(s), norm.NFKC.String(s) == s; got != want {
+			t.Fatalf("ownNFKC(%U) = %v, want %v", r, got, want)
+		}
+	}
+	assert.Equal(t, 0.0, testing.AllocsPerRun(100, func() { _ = ownNFKC("\ufb01") || ownNFKC("\u0301") }))
 }

@@ -1,7 +1,6 @@
 package searchfetch
 
 import (
-	"encoding/json"
 	"maps"
 	"strconv"
 	"unicode/utf8"
@@ -26,8 +25,8 @@ const (
 )
 
 // maxRuneJSON is the most bytes one rune takes in a JSON string as
-// encoding/json writes it: \u003c for '<', \u2028, \ufffd for a byte
-// that is not valid UTF-8.
+// marshal writes it: \u00XX for a control byte, \ufffd for a byte that
+// is not valid UTF-8.
 const maxRuneJSON = 6
 
 // errNoRoom is the error of a document whose fields other than its text
@@ -51,14 +50,13 @@ var errNoRoom = mcpid.NewError(mcpid.CodeInvalidResourceResponse,
 // only before a byte that starts a rune (or an invalid byte that is no
 // continuation byte), so that each invalid byte of a text that is not
 // valid UTF-8 reads as one U+FFFD in whichever part it falls, as
-// encoding/json writes it.
+// marshal writes it.
 func (t *Tools) encodeDocument(doc Document, offset string) ([]byte, error) {
 	budget := t.opts.FetchBudget
 	if offset == "" && len(doc.Text) <= budget {
 		// Often the whole document fits: one encoding tells.
-		b, err := json.Marshal(doc)
-		if err != nil || len(b) <= budget {
-			return b, err
+		if b := marshal(doc); len(b) <= budget {
+			return b, nil
 		}
 	}
 	text := doc.Text
@@ -80,22 +78,19 @@ func cutDefault(doc Document, text string, start, budget int) ([]byte, error) {
 	doc.Text = ""
 	// The members of a cut are longest with next_offset at the end.
 	cut := cutDocument{Document: doc, Truncated: true, TotalLength: len(text), NextOffset: len(text)}
-	skeleton, err := json.Marshal(cut)
-	if err != nil {
-		return nil, err
-	}
+	skeleton := marshal(cut)
 	marks := len(`,"truncated":true,"total_length":,"next_offset":`) + 2*len(strconv.Itoa(len(text)))
 	end, whole := fitJSON(rest, budget-(len(skeleton)-marks), budget-len(skeleton))
 	if whole {
 		doc.Text = rest
-		return json.Marshal(doc)
+		return marshal(doc), nil
 	}
 	if end == 0 {
 		return nil, errNoRoom
 	}
 	encode := func(end int) ([]byte, error) {
 		cut.Text, cut.NextOffset = rest[:end], start+end
-		return json.Marshal(cut)
+		return marshal(cut), nil
 	}
 	return shrink(rest, end, budget, encode)
 }
@@ -105,30 +100,24 @@ func cutDefault(doc Document, text string, start, budget int) ([]byte, error) {
 // end of its text when it is cut.
 func cutChatGPT(doc Document, text string, budget int) ([]byte, error) {
 	doc.Text = ""
-	plain, err := json.Marshal(doc)
-	if err != nil {
-		return nil, err
-	}
+	plain := marshal(doc)
 	meta := make(map[string]string, len(doc.Metadata)+2)
 	maps.Copy(meta, doc.Metadata) // the backend's map stays as it was
 	meta[metaTruncated], meta[metaTotalLength] = "true", strconv.Itoa(len(text))
 	cut := doc
 	cut.Metadata, cut.Text = meta, cutNote(len(text), len(text))
-	skeleton, err := json.Marshal(cut)
-	if err != nil {
-		return nil, err
-	}
+	skeleton := marshal(cut)
 	end, whole := fitJSON(text, budget-len(plain), budget-len(skeleton))
 	if whole {
 		doc.Text = text
-		return json.Marshal(doc)
+		return marshal(doc), nil
 	}
 	if end == 0 {
 		return nil, errNoRoom
 	}
 	encode := func(end int) ([]byte, error) {
 		cut.Text = text[:end] + cutNote(end, len(text))
-		return json.Marshal(cut)
+		return marshal(cut), nil
 	}
 	return shrink(text, end, budget, encode)
 }
@@ -141,7 +130,7 @@ func cutNote(shown, total int) string {
 }
 
 // shrink returns encode(end), or, should that be over budget (fitJSON
-// counts the escapes as encoding/json writes them, so it never is), the
+// counts the escapes as marshal writes them, so it never is), the
 // encoding of text cut shorter by the excess: each byte of text takes at
 // least one in the JSON, so the second encoding fits.
 func shrink(text string, end, budget int, encode func(int) ([]byte, error)) ([]byte, error) {
@@ -170,7 +159,7 @@ func fitJSON(s string, room, cut int) (end int, whole bool) {
 			var r rune
 			r, size = utf8.DecodeRuneInString(s[i:])
 			switch {
-			case r == utf8.RuneError && size == 1, r == '\u2028', r == '\u2029':
+			case r == utf8.RuneError && size == 1:
 				w = maxRuneJSON // \ufffd for an invalid byte
 			default:
 				w = size
@@ -188,15 +177,14 @@ func fitJSON(s string, room, cut int) (end int, whole bool) {
 }
 
 // jsonASCII is the bytes each ASCII byte takes in a JSON string as
-// encoding/json writes it: 2 for the short escapes, 6 for \u00XX (other
-// control bytes, and <, > and & which it escapes for HTML), 1 for the
-// rest.
+// marshal writes it: 2 for the short escapes, 6 for \u00XX (other control
+// bytes), 1 for the rest, '<', '>' and '&' included.
 var jsonASCII = func() (t [utf8.RuneSelf]uint8) {
 	for c := range t {
 		switch {
 		case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t' || c == '\b' || c == '\f':
 			t[c] = 2
-		case c < 0x20 || c == '<' || c == '>' || c == '&':
+		case c < 0x20:
 			t[c] = maxRuneJSON
 		default:
 			t[c] = 1

@@ -127,9 +127,9 @@ func TestFetchBudgetFits(t *testing.T) {
 	b := &recorder{doc: searchfetch.Document{Title: "T", Text: "héllo <world>"}}
 	tools := searchfetch.New(b, nil)
 	for _, tt := range []struct{ args, want string }{
-		{`{"id":"c1/docs:d1"}`, `{"id":"c1/docs:d1","title":"T","text":"héllo \u003cworld\u003e","url":""}`},
-		{`{"id":"c1/docs:d1","offset":0}`, `{"id":"c1/docs:d1","title":"T","text":"héllo \u003cworld\u003e","url":""}`},
-		{`{"id":"c1/docs:d1","offset":3}`, `{"id":"c1/docs:d1","title":"T","text":"llo \u003cworld\u003e","url":""}`},
+		{`{"id":"c1/docs:d1"}`, `{"id":"c1/docs:d1","title":"T","text":"héllo <world>","url":""}`},
+		{`{"id":"c1/docs:d1","offset":0}`, `{"id":"c1/docs:d1","title":"T","text":"héllo <world>","url":""}`},
+		{`{"id":"c1/docs:d1","offset":3}`, `{"id":"c1/docs:d1","title":"T","text":"llo <world>","url":""}`},
 		{`{"id":"c1/docs:d1","offset":14}`, `{"id":"c1/docs:d1","title":"T","text":"","url":""}`},
 	} {
 		res := tools.Fetch(context.Background(), raw(tt.args))

@@ -43,7 +43,7 @@ type searchOutput struct {
 // StructuredShown, StructuredContent is
 //
 //	{"results":[{"id":…,"connection_id":…,"connector_key":…,"stream":…,
-//	  "display_name":…,"title":…,"snippet":…},…],"total":…,"has_more":…}
+//	  "display_name":…,"title":…,"snippet":…,"url":…},…],"total":…,"has_more":…}
 //
 // with the hits the text shows and the fields it shows, as [mcpid.ExtractHits]
 // reads them back (connection_id only where the text shows one, fields cut
@@ -157,8 +157,9 @@ func structuredOf(hits []mcpid.Hit, opts mcpid.PreviewOptions) json.RawMessage {
 	return marshal(out)
 }
 
-// marshal returns the JSON of v, which holds only strings, ints and bools,
-// with '<', '>' and '&' written as they are, as the preview writes them.
+// marshal returns the JSON of v, which holds only strings, ints, bools
+// and maps of strings, with '<', '>', '&', U+2028 and U+2029 written as
+// they are (see rawSeparators).
 func marshal(v any) json.RawMessage {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -166,5 +167,5 @@ func marshal(v any) json.RawMessage {
 	if err := enc.Encode(v); err != nil {
 		panic("searchfetch: " + err.Error()) // strings, ints and bools always encode
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	return rawSeparators(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
 }

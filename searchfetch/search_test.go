@@ -39,7 +39,7 @@ func TestSearchDefault(t *testing.T) {
 		want       string      // structuredContent
 	}{
 		{searchfetch.StructuredShown, hits[:2], `{"results":[
-			{"id":"c1/orders:o1","stream":"orders","title":"Order o1","snippet":"3 items"},
+			{"id":"c1/orders:o1","stream":"orders","title":"Order o1","snippet":"3 items","url":"https://shop.example.com/o/1"},
 			{"id":"c2/:T-17","title":"Refund"}],
 			"total":9,"has_more":true}`},
 		{searchfetch.StructuredAll, hits, `{"results":[

@@ -19,7 +19,9 @@ import (
 // structuredContent, each divided by the ids it shows, unsealed, at the
 // default budget; on the token-budget fixture and on the multi-connection
 // fixture with aliases. Every hit shown keeps a title and at least half
-// a snippet, in each channel.
+// a snippet, in each channel. With URLs, which the bound leaves out, it
+// reports the tokens per shown hit and checks that each channel shows
+// every shown hit's URL whole, within the budget.
 func TestSearchTokensPerID(t *testing.T) {
 	reference := economy.Reference(100)
 	tests := []struct {
@@ -27,9 +29,12 @@ func TestSearchTokensPerID(t *testing.T) {
 		hits    []economy.Hit
 		total   int
 		aliases *mcpid.Aliases
+		urls    bool
 	}{
-		{"token-budget fixture", reference, 200, nil},
-		{"multi-connection, aliases", economy.MultiConnection(60), 240, aliases(t)},
+		{"token-budget fixture", reference, 200, nil, false},
+		{"multi-connection, aliases", economy.MultiConnection(60), 240, aliases(t), false},
+		{"token-budget fixture, urls", economy.WithURLs(reference), 200, nil, true},
+		{"multi-connection, aliases, urls", economy.WithURLs(economy.MultiConnection(60)), 240, aliases(t), true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -44,10 +49,15 @@ func TestSearchTokensPerID(t *testing.T) {
 
 			text := mcpid.ExtractHits(res.Text)
 			require.NotEmpty(t, text)
-			economy.CheckShown(t, kitHits(text), titles)
 			perID := economy.TokensPerID(t, res.Text, len(text))
 			t.Logf("text: %.1f o200k tokens per shown id, %d ids in %d bytes", perID, len(text), len(res.Text))
-			assert.LessOrEqual(t, perID, float64(economy.MaxTokensPerID), "text:\n%s", res.Text)
+			assert.LessOrEqual(t, len(res.Text), mcpid.DefaultBudget)
+			if tt.urls {
+				checkURLs(t, kitHits(text), tt.hits, tt.aliases)
+			} else {
+				economy.CheckShown(t, kitHits(text), titles)
+				assert.LessOrEqual(t, perID, float64(economy.MaxTokensPerID), "text:\n%s", res.Text)
+			}
 
 			var out struct {
 				Results []economy.Hit `json:"results"`
@@ -55,10 +65,15 @@ func TestSearchTokensPerID(t *testing.T) {
 			require.NoError(t, json.Unmarshal(res.StructuredContent, &out))
 			structured := out.Results
 			require.NotEmpty(t, structured)
-			economy.CheckShown(t, structured, titles)
 			perID = economy.TokensPerID(t, string(res.StructuredContent), len(structured))
 			t.Logf("structuredContent: %.1f o200k tokens per shown id, %d ids in %d bytes", perID, len(structured), len(res.StructuredContent))
-			assert.LessOrEqual(t, perID, float64(economy.MaxTokensPerID), "structuredContent:\n%s", res.StructuredContent)
+			assert.LessOrEqual(t, len(res.StructuredContent), mcpid.DefaultBudget)
+			if tt.urls {
+				checkURLs(t, structured, tt.hits, tt.aliases)
+			} else {
+				economy.CheckShown(t, structured, titles)
+				assert.LessOrEqual(t, perID, float64(economy.MaxTokensPerID), "structuredContent:\n%s", res.StructuredContent)
+			}
 		})
 	}
 }
@@ -85,4 +100,21 @@ func kitHits(hits []mcpid.Hit) []economy.Hit {
 		out[i] = economy.Hit(h)
 	}
 	return out
+}
+
+// checkURLs checks that every shown hit shows its hit's URL whole.
+func checkURLs(t *testing.T, shown, hits []economy.Hit, a *mcpid.Aliases) {
+	t.Helper()
+	urls := make(map[string]string, len(hits))
+	for _, h := range hits {
+		conn := h.ConnectionID
+		if alias, ok := a.Alias(conn); ok {
+			conn = alias
+		}
+		id, _ := mcpid.SelfContainedID(h.ID, conn)
+		urls[id] = h.URL
+	}
+	for _, s := range shown {
+		assert.Equal(t, urls[s.ID], s.URL, "the url of %q", s.ID)
+	}
 }

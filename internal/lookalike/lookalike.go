@@ -1,5 +1,7 @@
 // Package lookalike tells which letters of scripts other than Latin look
-// like ASCII letters, and which of those scripts a letter is of. The
+// like ASCII letters, which of those scripts a letter is of, and which
+// signs (punctuation, symbols, and runes of the Latin, Common and
+// Inherited scripts) look like ASCII text. The
 // preview's quoting of ids reads it, and so does its checker in
 // internal/testkit/previewcheck, so that both judge by one table.
 //
@@ -26,6 +28,27 @@ func Latin(r rune) (byte, bool) {
 		return 0, false
 	}
 	return latin[i], true
+}
+
+// ASCII returns the ASCII text that the rune r above ASCII looks like,
+// and whether it looks like any, for a rune that is not a decimal digit
+// (category Nd) and is a punctuation mark or a symbol (category P or S)
+// or of the Latin, Common or Inherited script: the division slash ∕ and
+// the fraction slash ⁄ look like "/", the hyphen ‐, the en dash – and the
+// minus sign − like "-", the ratio ∶ like ":", the Latin dental click ǀ
+// like "l", the dotless ı like "i", æ like "ae". The text is r's skeleton
+// in the sense of UTS #39. Digits of other scripts (Arabic ١) and letters
+// of other scripts (see [Latin]) are not signs. It does not allocate.
+func ASCII(r rune) (string, bool) {
+	i, ok := slices.BinarySearch(signs[:], r)
+	if !ok {
+		return "", false
+	}
+	start := 0
+	if i > 0 {
+		start = int(signEnds[i-1])
+	}
+	return signASCII[start:signEnds[i]], true
 }
 
 // Scripts is the number of scripts that [Script] tells apart: Latin and

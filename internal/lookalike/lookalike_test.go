@@ -87,3 +87,54 @@ func TestScriptAllocs(t *testing.T) {
 	Script('ж') // the ranges are made once
 	assert.Equal(t, 0.0, testing.AllocsPerRun(100, func() { _ = Script('ж') + Script('日') }))
 }
+
+func TestASCII(t *testing.T) {
+	tests := []struct {
+		name  string
+		r     rune
+		ascii string
+		ok    bool
+	}{
+		{"division slash", '\u2215', "/", true},
+		{"fraction slash", '\u2044', "/", true},
+		{"hyphen", '\u2010', "-", true},
+		{"en dash", '\u2013', "-", true},
+		{"minus sign", '\u2212', "-", true},
+		{"ratio", '\u2236', ":", true},
+		{"modifier letter colon", '\ua789', ":", true},
+		{"triangular colon", '\u02d0', ":", true},
+		{"Latin dental click", '\u01c0', "l", true},
+		{"dotless i", '\u0131', "i", true},
+		{"ae", 'æ', "ae", true},
+		{"fullwidth solidus, left to NFKC", '\uff0f', "", false},
+		{"Arabic-Indic digit one, a digit", '\u0661', "", false},
+		{"Cyrillic a, a letter of another script", 'а', "", false},
+		{"e acute", 'é', "", false},
+		{"ASCII slash", '/', "", false},
+		{"Han", '日', "", false},
+		{"katakana middle dot", '\u30fb', "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, ok := ASCII(tt.r)
+			assert.Equal(t, tt.ok, ok)
+			assert.Equal(t, tt.ascii, s)
+		})
+	}
+}
+
+func TestSigns(t *testing.T) {
+	require.True(t, slices.IsSorted(signs[:]), "signs in order")
+	require.Len(t, signEnds, len(signs))
+	require.Equal(t, len(signASCII), int(signEnds[len(signEnds)-1]))
+	for _, r := range signs {
+		assert.False(t, unicode.Is(unicode.Nd, r), "%U is not a decimal digit", r)
+		assert.True(t, unicode.In(r, unicode.P, unicode.S, unicode.Latin, unicode.Common, unicode.Inherited), "%U", r)
+		s, ok := ASCII(r)
+		assert.True(t, ok && s != "", "%U", r)
+		for i := range len(s) {
+			assert.Less(t, s[i], byte(0x80), "%U looks like ASCII", r)
+		}
+	}
+	assert.Equal(t, 0.0, testing.AllocsPerRun(100, func() { _, _ = ASCII('\u2215') }))
+}

@@ -15,6 +15,15 @@
 // Latin, Common and Inherited are kept: look-alikes within Latin (l and
 // I) and styled letters (mathematical alphanumerics) are not the table's
 // concern.
+//
+// It also writes the signs: every rune above ASCII that is not a decimal
+// digit (category Nd) and is a punctuation mark or a symbol (category P
+// or S) or of the Latin, Common or Inherited script, whose skeleton is
+// ASCII, with that skeleton: the division slash ∕ and the fraction slash
+// ⁄ (/), hyphens such as ‐ and – and the minus sign − (-), the ratio ∶
+// (:), the Latin dental click ǀ (l), the dotless ı (i), æ (ae). Digits of
+// other scripts stay out: ١ looks like l, yet an Arabic number is not to
+// be quoted for it. Letters of other scripts are the first table's.
 package main
 
 import (
@@ -62,7 +71,7 @@ func run(in, out string) error {
 		return fmt.Errorf("%s: %w", in, err)
 	}
 	entries, scripts := lookalikes(protos)
-	src, err := render(entries, scripts, version, sha256.Sum256(data))
+	src, err := render(entries, scripts, asciiSigns(protos), version, sha256.Sum256(data))
 	if err != nil {
 		return err
 	}
@@ -74,12 +83,15 @@ func run(in, out string) error {
 // version the header states.
 func parse(r io.Reader) (map[rune][]rune, string, error) {
 	protos := make(map[rune][]rune)
-	version := ""
+	version, date := "", ""
 	sc := bufio.NewScanner(r)
 	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimPrefix(sc.Text(), "\ufeff")
 		if v, ok := strings.CutPrefix(line, "# Version:"); ok {
 			version = strings.TrimSpace(v)
+		}
+		if d, ok := strings.CutPrefix(line, "# Date:"); ok && version == "" {
+			date = strings.TrimSpace(d)
 		}
 		line, _, _ = strings.Cut(line, "#")
 		if strings.TrimSpace(line) == "" {
@@ -104,6 +116,9 @@ func parse(r io.Reader) (map[rune][]rune, string, error) {
 	}
 	if version == "" || len(protos) == 0 {
 		return nil, "", errors.New("not confusables.txt: no version or no mappings")
+	}
+	if date != "" {
+		version += " (dated " + date + ")"
 	}
 	return protos, version, nil
 }
@@ -188,8 +203,33 @@ func lookalikes(protos map[rune][]rune) ([]entry, []string) {
 	return entries, scripts
 }
 
+// sign is a rune whose skeleton is ASCII.
+type sign struct {
+	r     rune
+	ascii string // its skeleton
+}
+
+// asciiSigns returns, in order, the runes above ASCII that are not
+// decimal digits, are of category P or S or of the Latin, Common or
+// Inherited script, and whose skeleton is ASCII.
+func asciiSigns(protos map[rune][]rune) []sign {
+	var signs []sign
+	for r := rune(0x80); r <= unicode.MaxRune; r++ {
+		if unicode.Is(unicode.Nd, r) ||
+			!unicode.In(r, unicode.P, unicode.S, unicode.Latin, unicode.Common, unicode.Inherited) {
+			continue
+		}
+		sk := skeleton(protos, string(r))
+		if sk == "" || strings.IndexFunc(sk, func(c rune) bool { return c >= 0x80 }) >= 0 {
+			continue
+		}
+		signs = append(signs, sign{r, sk})
+	}
+	return signs
+}
+
 // render returns the Go source of the table.
-func render(entries []entry, scripts []string, version string, sum [32]byte) ([]byte, error) {
+func render(entries []entry, scripts []string, signs []sign, version string, sum [32]byte) ([]byte, error) {
 	if len(scripts) > 62 {
 		return nil, fmt.Errorf("%d scripts do not fit a uint64 set with Latin", len(scripts))
 	}
@@ -202,7 +242,8 @@ func render(entries []entry, scripts []string, version string, sum [32]byte) ([]
 	fmt.Fprintf(&b, "// confusables.txt; the data file is not kept in the tree.\n\n")
 	fmt.Fprintf(&b, "package lookalike\n\nimport \"unicode\"\n\n")
 	fmt.Fprintf(&b, "// ConfusablesVersion is the version of confusables.txt the table was\n// made from.\n")
-	fmt.Fprintf(&b, "const ConfusablesVersion = %q\n\n", version)
+	short, _, _ := strings.Cut(version, " ")
+	fmt.Fprintf(&b, "const ConfusablesVersion = %q\n\n", short)
 	fmt.Fprintf(&b, "// scripts are Latin and, in order, the scripts with letters in letters.\n")
 	fmt.Fprintf(&b, "var scripts = [...]*unicode.RangeTable{\n\tunicode.Latin,\n")
 	for _, s := range scripts {
@@ -231,6 +272,44 @@ func render(entries []entry, scripts []string, version string, sum [32]byte) ([]
 			s = append(s, e.latin)
 		}
 		fmt.Fprintf(&b, "%q", s)
+	}
+	b.WriteString("\n\n")
+	fmt.Fprintf(&b, "// signs holds the %d runes whose skeleton is ASCII, in order.\n", len(signs))
+	fmt.Fprintf(&b, "var signs = [...]rune{")
+	for i, sg := range signs {
+		if i%8 == 0 {
+			b.WriteString("\n\t")
+		} else {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "0x%04x,", sg.r)
+	}
+	fmt.Fprintf(&b, "\n}\n\n")
+	fmt.Fprintf(&b, "// signEnds holds where the skeleton of each of signs ends in\n// signASCII, which holds them one after the other.\n")
+	fmt.Fprintf(&b, "var signEnds = [...]uint16{")
+	end := 0
+	var all []byte
+	for i, sg := range signs {
+		if i%8 == 0 {
+			b.WriteString("\n\t")
+		} else {
+			b.WriteByte(' ')
+		}
+		end += len(sg.ascii)
+		all = append(all, sg.ascii...)
+		fmt.Fprintf(&b, "%d,", end)
+	}
+	if end > 0xffff {
+		return nil, fmt.Errorf("%d bytes of skeletons do not fit uint16 ends", end)
+	}
+	fmt.Fprintf(&b, "\n}\n\n")
+	fmt.Fprintf(&b, "// signASCII holds the skeletons of signs.\n")
+	fmt.Fprintf(&b, "const signASCII = ")
+	for i := 0; i < len(all); i += 64 {
+		if i > 0 {
+			b.WriteString(" +\n\t")
+		}
+		fmt.Fprintf(&b, "%q", all[i:min(i+64, len(all))])
 	}
 	b.WriteString("\n")
 	return format.Source(b.Bytes())

@@ -18,6 +18,7 @@ type handResult struct {
 	DisplayName  string `json:"display_name,omitempty"`
 	Title        string `json:"title,omitempty"`
 	Snippet      string `json:"snippet,omitempty"`
+	URL          string `json:"url,omitempty"`
 }
 
 // HandSearch is the SDK-independent part of a search tool written by hand,
@@ -41,7 +42,7 @@ func HandSearch(ctx context.Context, b searchfetch.Backend, query string) (text 
 	shown := mcpid.ExtractHits(text)
 	results := make([]handResult, len(shown))
 	for i, h := range shown {
-		results[i] = handResult{h.ID, h.ConnectionID, h.ConnectorKey, h.Stream, h.DisplayName, h.Title, h.Snippet}
+		results[i] = handResult{h.ID, h.ConnectionID, h.ConnectorKey, h.Stream, h.DisplayName, h.Title, h.Snippet, h.URL}
 	}
 	out, err := json.Marshal(map[string]any{"results": results, "total": max(res.Total, len(res.Hits))})
 	if err != nil {

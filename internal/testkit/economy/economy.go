@@ -17,7 +17,9 @@ import (
 
 // MaxTokensPerID is the most o200k tokens a default search may cost per id
 // it shows, in each channel: the whole text (header and footer included),
-// or the serialized structuredContent, divided by the ids it shows.
+// or the serialized structuredContent, divided by the ids it shows. It
+// holds for hits without URLs: a shown URL, which a host turns into a
+// citation, costs its own tokens (see WithURLs).
 const MaxTokensPerID = 75
 
 // Hit has the fields of mcpid.Hit, in its order.
@@ -164,4 +166,23 @@ func CheckShown(t testing.TB, shown []Hit, titles map[string]string) {
 	if 2*snippets < len(shown) {
 		t.Errorf("%d of %d hits shown with a snippet of 24 bytes or more", snippets, len(shown))
 	}
+}
+
+// WithURLs returns hits, each with the https URL where a person opens the
+// record, of the length a source gives (40 to 60 bytes): the connector's
+// host and the record's id with every byte but letters, digits, '-', '.',
+// '_' and '~' made '-'.
+func WithURLs(hits []Hit) []Hit {
+	out := make([]Hit, len(hits))
+	for i, h := range hits {
+		record := []byte(h.ID)
+		for j, c := range record {
+			if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~", c) >= 0) {
+				record[j] = '-'
+			}
+		}
+		h.URL = "https://" + h.ConnectorKey + ".example.com/r/" + string(record)
+		out[i] = h
+	}
+	return out
 }

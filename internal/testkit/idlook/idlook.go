@@ -1,5 +1,5 @@
 // Package idlook is the plain reference of how a preview shows an id,
-// written from DESIGN §4 rune by rune, and of what a person sees of it:
+// written from the preview's rule rune by rune, and of what a person sees of it:
 // two different ids shown in one preview never look the same to a person
 // by the classes the rule covers. The preview's checker
 // (internal/testkit/previewcheck) and the tests of package mcpid read it.
@@ -71,7 +71,8 @@ func hiddenRunes(id string) []bool {
 	nfc := norm.NFC.IsNormalString(id)
 	for i, r := range rs {
 		s := string(r)
-		hidden[i] = !unicode.IsPrint(r) || invisible(r) ||
+		_, sign := lookalike.ASCII(r)
+		hidden[i] = !unicode.IsPrint(r) || invisible(r) || norm.NFKC.String(s) != s || sign ||
 			!nfc && (unicode.Is(unicode.M, r) || !norm.NFC.PropertiesString(s).BoundaryBefore() || norm.NFC.String(s) != s)
 	}
 	inWord := func(r rune) bool { return unicode.IsLetter(r) || unicode.Is(unicode.M, r) }
@@ -171,15 +172,20 @@ func escapeU(r rune) string {
 }
 
 // Look returns what a person sees of shown text, folded by the classes
-// the rule covers: the canonical equivalents of NFC (decomposed accents,
-// the Kelvin and Ångström signs) made one, invisible runes dropped, and
-// each letter of another script that looks like an ASCII letter read as
-// that letter. Two shown ids with the same Look look the same.
+// the rule covers: the equivalents of NFKC (decomposed accents, the Kelvin
+// and Ångström signs, fullwidth forms, ligatures, mathematical letters,
+// Roman numerals) made one, invisible runes dropped, each letter of
+// another script that looks like an ASCII letter read as that letter, and
+// each sign that looks like ASCII text (a division slash, a hyphen, the
+// dental click ǀ) read as that text. Two shown ids with the same Look look
+// the same.
 func Look(shown string) string {
 	var b strings.Builder
-	for _, r := range norm.NFD.String(shown) {
+	for _, r := range norm.NFKD.String(shown) {
 		if c, ok := lookalike.Latin(r); ok {
 			b.WriteByte(c)
+		} else if s, ok := lookalike.ASCII(r); ok {
+			b.WriteString(s)
 		} else if !invisible(r) {
 			b.WriteRune(r)
 		}

@@ -87,6 +87,7 @@ func JSON(t testing.TB, out string, hits []mcpid.Hit, opts mcpid.PreviewOptions)
 			if v.c < 0 || len(v.raw) > v.c {
 				t.Fatalf("literal %s over its cap %d", v.raw, v.c)
 			}
+			checkNoNeedlessEscapes(t, v.raw, out)
 			checkCut(t, v.val, v.text, out)
 		}
 		if len(r.keys) == 4 && r.text == "" {
@@ -164,4 +165,24 @@ func readResults(t testing.TB, out string) []jsonResult {
 		t.Fatalf("more than one value in %s", out)
 	}
 	return results
+}
+
+// checkNoNeedlessEscapes checks that the JSON string literal lit writes
+// '<', '>', '&', U+2028 and U+2029 as they are: JSON needs no escape for
+// them, and each costs a model bytes and tokens.
+func checkNoNeedlessEscapes(t testing.TB, lit, where string) {
+	t.Helper()
+	for i := 0; i+1 < len(lit); i++ {
+		if lit[i] != '\\' {
+			continue
+		}
+		i++ // the escaped byte
+		if lit[i] != 'u' || i+5 > len(lit) {
+			continue
+		}
+		switch strings.ToLower(lit[i+1 : i+5]) {
+		case "003c", "003e", "0026", "2028", "2029":
+			t.Fatalf("needless escape %s in %s of %q", lit[i-1:i+5], lit, where)
+		}
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpid/mcpid"
+	"github.com/mcpid/mcpid/internal/weburl"
 )
 
 var (
@@ -23,12 +24,15 @@ const (
 	fetchHintQuoted = "To fetch, pass an id exactly as shown (a quoted id is a JSON string: pass its decoded value); pass connection_id only where its line shows one."
 )
 
-// textFields are the free-text fields in the order a hit line shows them.
-var textFields = []string{"stream", "connector_key", "display_name", "title", "snippet"}
+// textFields are the free-text fields in the order a hit line shows them;
+// the url, textFields[textURL], is bare and never cut.
+var textFields = []string{"stream", "connector_key", "display_name", "title", "url", "snippet"}
+
+const textURL = 4
 
 // textField returns the value of field k of textFields in h.
 func textField(h mcpid.Hit, k int) string {
-	return [...]string{h.Stream, h.ConnectorKey, h.DisplayName, h.Title, h.Snippet}[k]
+	return [...]string{h.Stream, h.ConnectorKey, h.DisplayName, h.Title, h.URL, h.Snippet}[k]
 }
 
 // Text reads out, a text preview, line by line and checks it against the
@@ -220,16 +224,25 @@ func checkHitLine(t testing.TB, line string, hits []mcpid.Hit, opts mcpid.Previe
 		t.Fatalf("line %q lacks connection_id %q", line, h.ConnectionID)
 	}
 
-	caps := [...]int{opts.MaxLabel, opts.MaxLabel, opts.MaxLabel, opts.MaxTitle, opts.MaxSnippet}
-	defaults := [...]int{DefaultMaxLabel, DefaultMaxLabel, DefaultMaxLabel, DefaultMaxTitle, DefaultMaxSnippet}
+	caps := [...]int{opts.MaxLabel, opts.MaxLabel, opts.MaxLabel, opts.MaxTitle, 0, opts.MaxSnippet}
+	defaults := [...]int{DefaultMaxLabel, DefaultMaxLabel, DefaultMaxLabel, DefaultMaxTitle, budget(opts), DefaultMaxSnippet}
 	next := 0
 	for rest != "" {
 		key, lit, ok := strings.Cut(strings.TrimPrefix(rest, " "), "=")
 		k := slices.Index(textFields, key)
-		if !ok || !strings.HasPrefix(rest, " ") || k < next || !strings.HasPrefix(lit, `"`) {
-			t.Fatalf("bad field at %q in %q", rest, line)
+		if !ok || !strings.HasPrefix(rest, " ") || k < next || strings.HasPrefix(lit, `"`) != (k != textURL) {
+			t.Fatalf("bad field at %q in %q", abbrev(rest), abbrev(line))
 		}
 		next = k + 1
+		if k == textURL {
+			// Whole, bare and valid: the hit's own URL.
+			var u string
+			u, _, rest = readValue(t, lit, line)
+			if u != h.URL || !weburl.Valid(u) {
+				t.Fatalf("url %q of hit URL %q in %q", abbrev(u), abbrev(h.URL), abbrev(line))
+			}
+			continue
+		}
 		var v string
 		v, _, rest = readValue(t, lit, line)
 		size := len(lit) - len(rest)
@@ -268,4 +281,13 @@ func readValue(t testing.TB, s, line string) (string, bool, string) {
 		t.Fatalf("unterminated literal in %q", line)
 	}
 	return decodeLiteral(t, s[:end+1], line), true, s[end+1:]
+}
+
+// abbrev returns s, or its first and last bytes when it is long, so that
+// a failure stays readable.
+func abbrev(s string) string {
+	if len(s) <= 200 {
+		return s
+	}
+	return s[:100] + "…" + s[len(s)-100:]
 }
