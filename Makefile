@@ -54,12 +54,8 @@ staticcheck:
 # test runs every module's tests with the race detector, and the root
 # module's allocation budgets without it too (the race detector makes
 # sync.Pool drop items, so it cannot hold a budget that rests on a pool).
-# The root module's tests run once more with the portable kernel alone
-# (-tags purego), as on a processor without AVX2 or another architecture.
 test: test-modules
 	@$(GO) test -count=1 -run 'Allocs' ./...
-	@$(GO) test -count=1 -tags purego .
-	@GOARCH=arm64 $(GO) vet .
 
 # ts-journeys runs search and fetch journeys through the official
 # TypeScript MCP client, which validates every structuredContent against

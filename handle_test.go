@@ -319,7 +319,7 @@ func TestParseBenchClassesNoAllocs(t *testing.T) {
 
 // TestCharSetsShrinkAlongAnID pins what the one-pass scan relies on: a
 // parse only moves from a segment's set to one that stops at no byte the
-// first does not stop at, so the stops already found for a chunk still hold
+// first does not stop at, so the stops already found for a word still hold
 // every stop of the next segment.
 func TestCharSetsShrinkAlongAnID(t *testing.T) {
 	for _, tc := range []struct {
