@@ -74,8 +74,8 @@ var (
 // with the same set or with one that stops at fewer bytes; no byte is read
 // twice. A word without stops costs sixteen loads and no branch but the
 // loop's; each stop is judged by its entry in set, and goes straight to
-// the next; a non-ASCII character is checked by its lead and continuation
-// bytes, three-byte ones in runs (decode takes the rare ones).
+// the next; a run of non-ASCII characters is checked character by
+// character by charLen (decode finds the fault of a broken one).
 func scan(s string, i int, m uint, set *charSet) (int, fault, int, uint) {
 	for {
 		for m == 0 {
@@ -104,36 +104,20 @@ func scan(s string, i int, m uint, set *charSet) (int, fault, int, uint) {
 				return j, f, i, m
 			}
 		case faultUTF8:
-			// A two-byte character (the next is another stop), or a
-			// run of three-byte ones, as in CJK text: two a step (their
-			// leads by the table, their four continuation bytes with
-			// one mask), then one by one.
+			// A run of non-ASCII characters, as in words of non-Latin
+			// text: each checked by its lead's entry in utf8Leads, up
+			// to the next ASCII byte; decode reports the first fault.
 			k := j
-			switch leads[s[j]] {
-			case lead2:
-				if j+1 < len(s) && s[j+1]^0x80 < 0x40 {
-					k += 2
-				}
-			case lead3:
-				for len(s)-k >= 8 {
-					b := s[k : k+8]
-					w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-						uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-					if leads[uint8(w)]&leads[uint8(w>>24)] != lead3 || w&0xC0C000C0C000 != 0x808000808000 {
-						break
+			for k < len(s) && s[k] >= 0x80 {
+				n := charLen(s[k:])
+				if n == 0 {
+					if n, f = decode(s[k:]); f != faultNone {
+						return k, f, i, m
 					}
-					k += 6
 				}
-				for len(s)-k >= 3 && leads[s[k]] == lead3 && (s[k+1]^0x80)|(s[k+2]^0x80) < 0x40 {
-					k += 3
-				}
+				k += n
 			}
 			n := k - j
-			if n == 0 {
-				if n, f = decode(s[j:]); f != faultNone {
-					return j, f, i, m
-				}
-			}
 			// Past the characters' bytes.
 			if d := j + n - i; d < 8 {
 				m &= ^uint(0) << d
@@ -172,31 +156,56 @@ func isEscapeHex(hex string) bool {
 	return hex == "25" || hex == "2F" || hex == "3A"
 }
 
-// leads classes the lead byte of a two- or three-byte UTF-8 sequence
-// whose value alone rules out a C1 control, an overlong form and a
-// surrogate: lead2 for 0xC3 to 0xDF, lead3 for 0xE1 to 0xEF but 0xED.
-// Such a sequence needs only its continuation bytes checked; any other
-// byte (0) is decoded.
-var leads = func() (t [256]uint8) {
+// utf8Lead is what the lead byte of a UTF-8 sequence says of it: its
+// length, and the range its second byte must fall in. The ranges rule out
+// overlong forms, surrogates, code points past U+10FFFF and, for 0xC2,
+// the C1 controls; every other continuation byte is 0x80 to 0xBF.
+type utf8Lead struct{ size, lo, hi uint8 }
+
+// utf8Leads holds the entry of every lead byte; any other byte has size 0.
+var utf8Leads = func() (t [256]utf8Lead) {
+	t[0xC2] = utf8Lead{2, 0xA0, 0xBF}
 	for c := 0xC3; c <= 0xDF; c++ {
-		t[c] = lead2
+		t[c] = utf8Lead{2, 0x80, 0xBF}
 	}
-	for c := 0xE1; c <= 0xEF; c++ {
-		if c != 0xED {
-			t[c] = lead3
-		}
+	for c := 0xE0; c <= 0xEF; c++ {
+		t[c] = utf8Lead{3, 0x80, 0xBF}
 	}
+	t[0xE0].lo, t[0xED].hi = 0xA0, 0x9F
+	for c := 0xF0; c <= 0xF4; c++ {
+		t[c] = utf8Lead{4, 0x80, 0xBF}
+	}
+	t[0xF0].lo, t[0xF4].hi = 0x90, 0x8F
 	return t
 }()
 
-// The classes of leads.
-const (
-	lead2 = 1 + iota
-	lead3
-)
+// charLen returns the length of the character at the start of s, which
+// starts with a non-ASCII byte, or 0 when it is no valid character from
+// U+00A0 up (decode then says which fault it is).
+func charLen(s string) int {
+	// Each length is returned as a constant, so that the scan's next
+	// offset waits on a predicted branch, not on the table's load.
+	l := utf8Leads[s[0]]
+	if l.size == 0 || len(s) < int(l.size) || s[1] < l.lo || s[1] > l.hi {
+		return 0
+	}
+	switch l.size {
+	case 2:
+		return 2
+	case 3:
+		if s[2]^0x80 < 0x40 {
+			return 3
+		}
+	default:
+		if (s[2]^0x80)|(s[3]^0x80) < 0x40 {
+			return 4
+		}
+	}
+	return 0
+}
 
-// decode checks the non-ASCII character at the start of s that leads
-// does not class. It returns its length, or faultUTF8 for invalid UTF-8
+// decode checks the non-ASCII character at the start of s that charLen
+// does not take. It returns its length, or faultUTF8 for invalid UTF-8
 // and faultControl for a C1 control (U+0080 to U+009F).
 func decode(s string) (int, fault) {
 	r, size := utf8.DecodeRuneInString(s)
