@@ -6,10 +6,11 @@ import (
 	"unicode/utf8"
 )
 
-// RefParse is the handle grammar read straight off the design, as plainly
-// as possible: the slow reference that the parser is checked against. It
-// splits at the first '/'; an empty stream after it marks the opaque form,
-// whose record is the opaque base id. conn is the decoded connection.
+// RefParse is the handle grammar read straight off the ABNF of the
+// package doc, as plainly as possible: the slow reference that the parser
+// is checked against. It splits at the first '/'; an empty stream after
+// it marks the opaque form, whose record is the opaque base id. conn is
+// the decoded connection.
 func RefParse(id string) (conn, stream, record string, ok bool) {
 	rest := id
 	if c, r, found := strings.Cut(id, "/"); found {

@@ -1,7 +1,7 @@
 // Package idlook is the plain reference of how a preview shows an id,
-// written from DESIGN §4 rune by rune, and of what a person sees of it:
-// two different ids shown in one preview never look the same to a person
-// by the classes the rule covers. The preview's checker
+// written rune by rune from the rule that RenderPreview documents, and of
+// what a person sees of it: two different ids shown in one preview never
+// look the same to a person by the classes the rule covers. The preview's checker
 // (internal/testkit/previewcheck) and the tests of package mcpid read it.
 // It is for tests only.
 package idlook

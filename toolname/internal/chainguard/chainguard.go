@@ -1,7 +1,8 @@
 // Package chainguard is what every toolname store does to keep a chain
 // from going backwards and to decode each stored table once. The file
 // store in toolname and the Redis and PostgreSQL stores in their own
-// modules share it, so that the rules of DESIGN §9 are written once:
+// modules share it, so that the rules that keep every replica's names
+// growing, never going back, are written once:
 //
 //   - a store value remembers the chain id and the highest generation it
 //     has loaded or stored, and refuses, with an error matching
