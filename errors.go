@@ -278,7 +278,12 @@ func (e *Error) Is(target error) bool {
 }
 
 // sentinel returns the exported sentinel for c, or nil.
-func sentinel(c Code) error { return codes.Sentinel(c) }
+func sentinel(c Code) error {
+	if s := codes.Sentinel(c); s != nil {
+		return s
+	}
+	return errcode.Other(string(c))
+}
 
 // AmbiguousConnection returns an ambiguous_connection error. A server
 // relays it when the resource server answers an unscoped fetch with 409:
