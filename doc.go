@@ -232,6 +232,13 @@
 // [AmbiguousConnection] and [NewError]. [Error.Error], for logs, says
 // everything in one line, the hint included.
 //
+// # Reference
+//
+// The doc comments say what each identifier is and what a caller must
+// know; docs/reference.md in the repository holds the rest of each
+// contract: the fault offsets of Parse, ResolveFetch's table of cases, the
+// error envelope's fields, the seal's format, the rules of aliases.
+//
 // # Performance
 //
 // [Parse], [ResolveFetch], the [Handle] accessors and [Handle.AppendText]

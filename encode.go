@@ -2,25 +2,11 @@ package mcpid
 
 import "strings"
 
-// Encode returns the id of the handle with the given parts:
-//
-//	Encode("", stream, recordID)            stream:recordID
-//	Encode(connectionID, stream, recordID)  connection/stream:recordID
-//	Encode(connectionID, "", baseID)        connection/:baseID
-//
-// where connection is connectionID with every '%', '/' and ':' escaped as
-// %25, %2F and %3A, so that any connection id that is a name, such as the
-// GCP resource name projects/p1/connections/c2, embeds; cin_4f2a is written
-// as it is. An empty stream selects the opaque form, whose recordID is any
-// opaque base id (a URL, a key with '/' or ".."), and which needs a
-// connection: Encode("", "", r) fails on the empty connection. Encode and
-// [Parse] are exact inverses: Parse(Encode(c, s, r)) gives back c, s and r,
-// and for every id Parse accepts, Encode of its parts is the same bytes.
-//
-// A part that breaks the grammar yields an [*Error] with Code
-// [CodeInvalidID], Segment naming the part (the opaque base id is the
-// record), Input holding it and Offset counted within it (-1 when the part
-// is empty). Encode allocates once, for the result.
+// Encode returns the id of the handle with the given parts: stream:record
+// with no connection, connection/stream:record, or with an empty stream the
+// opaque connection/:recordID. The connection is escaped (%25, %2F, %3A);
+// Encode and [Parse] are exact inverses. A part that breaks the grammar is
+// an [*Error] with Code [CodeInvalidID]. Encode allocates once.
 func Encode(connectionID, stream, recordID string) (string, error) {
 	if connectionID != "" || stream == "" {
 		if f := checkPart(connectionID, SegmentConnection, connectionBytes); f.fault != faultNone {

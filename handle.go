@@ -2,18 +2,10 @@ package mcpid
 
 import "strings"
 
-// Handle is a parsed fetch handle, in one of its three forms:
-//
-//	stream:record               legacy
-//	connection/stream:record    self-contained, plain
-//	connection/:opaque          self-contained, opaque
-//
-// Handle is a small value, safe to copy and to compare with ==; two Handles
-// are equal exactly when their ids are equal byte for byte, so a Handle can
-// be a map key. The zero Handle is invalid: [Handle.IsValid] reports false
-// and every accessor returns "". Build a Handle with [Parse], [MustParse] or
-// [Handle.UnmarshalText]; its text form, [Handle.String], is the id it was
-// parsed from, unchanged.
+// Handle is a parsed fetch handle: legacy (stream:record) or self-contained,
+// plain (connection/stream:record) or opaque (connection/:opaque). It is
+// comparable, equal exactly when the ids are; the zero Handle is invalid.
+// Build one with [Parse]; [Handle.String] gives the id back, unchanged.
 type Handle struct {
 	id     string // the whole id, as given
 	stream int    // offset of the stream: 0, or one past the '/'

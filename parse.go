@@ -2,19 +2,9 @@ package mcpid
 
 import "strings"
 
-// Parse parses id as a fetch handle in any of its forms. It splits at the
-// first '/', which marks the self-contained forms; a ':' right after it
-// marks the opaque form, whose base id is everything after that ':';
-// otherwise it splits the rest at its first ':'. Every segment is checked
-// against the grammar in the package documentation; the connection segment
-// may hold only the canonical escapes %25, %2F and %3A, which
-// [Handle.ConnectionID] decodes. Nothing is normalized.
-//
-// A malformed id yields an [*Error] with Code [CodeInvalidID], naming the
-// segment and the byte offset of the first fault (segments are checked in
-// order, and within a segment the first offending byte wins). The opaque
-// base id is the record segment.
-//
+// Parse parses id as a fetch handle in any of its forms, by the grammar in
+// the package doc. A malformed id is an [*Error] with Code [CodeInvalidID],
+// naming the segment and byte offset of its first fault.
 // Parse does not allocate on success.
 func Parse(id string) (Handle, error) {
 	h, f := parse(id)
