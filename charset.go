@@ -109,6 +109,16 @@ func scan(s string, i int, m uint, set *charSet) (int, fault, int, uint) {
 			// to the next ASCII byte; decode reports the first fault.
 			k := j
 			for k < len(s) && s[k] >= 0x80 {
+				// Two three-byte characters at once, as in CJK text:
+				// leads whose second byte may be any continuation byte,
+				// and four continuation bytes, by one mask.
+				if plainLead3(s[k]) && len(s)-k >= 8 {
+					w := load64(s[k:])
+					if plainLead3(uint8(w>>24)) && w&0xC0C000C0C000 == 0x808000808000 {
+						k += 6
+						continue
+					}
+				}
 				n := charLen(s[k:])
 				if n == 0 {
 					if n, f = decode(s[k:]); f != faultNone {
@@ -117,12 +127,11 @@ func scan(s string, i int, m uint, set *charSet) (int, fault, int, uint) {
 				}
 				k += n
 			}
-			n := k - j
 			// Past the characters' bytes.
-			if d := j + n - i; d < 8 {
+			if d := k - i; d < 8 {
 				m &= ^uint(0) << d
 			} else {
-				i, m = j+n-8, 0
+				i, m = k-8, 0
 			}
 		default:
 			return j, f, i, m
@@ -178,6 +187,17 @@ var utf8Leads = func() (t [256]utf8Lead) {
 	t[0xF0].lo, t[0xF4].hi = 0x90, 0x8F
 	return t
 }()
+
+// plainLead3 reports whether c leads a three-byte character whose second
+// byte may be any continuation byte: 0xE1 to 0xEF but 0xED.
+func plainLead3(c byte) bool { return c-0xE1 <= 0xEF-0xE1 && c != 0xED }
+
+// load64 reads the first eight bytes of s, little-endian.
+func load64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
 
 // charLen returns the length of the character at the start of s, which
 // starts with a non-ASCII byte, or 0 when it is no valid character from
