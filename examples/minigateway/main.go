@@ -101,23 +101,24 @@ func run(ctx context.Context, state string, servers []downstream, t mcp.Transpor
 	// Serve each live tool under its name, with its own schemas.
 	srv := mcp.NewServer(&mcp.Implementation{Name: "minigateway", Version: "v0.1.0"}, nil)
 	call := route(names, sessions)
+	served := map[string]bool{}
 	for key, name := range names.All() {
-		served := *tools[key]
-		served.Name = name
-		if err := addTool(srv, &served, call); err != nil {
+		tool := *tools[key]
+		tool.Name = name
+		if err := addTool(srv, &tool, call); err != nil {
 			log.Printf("tool %s of %s not served: %v", key.Tool, key.Server, err)
+			continue
 		}
+		served[name] = true
 	}
-	// A call by a name the table does not give goes to route as well, and
-	// not to the SDK's "unknown tool": a downstream's own tool name (an MCP
-	// App or a prompt calls by it) finds its tool, and any other name gets
+	// A call by a name the gateway does not serve goes to route as well, not
+	// to the SDK's "unknown tool": a downstream's own tool name (an MCP App
+	// or a prompt calls by it) finds its tool, and any other name gets
 	// Lookup's own error, with the candidates of an ambiguous one.
 	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if c, ok := req.(*mcp.CallToolRequest); ok && c.Params != nil {
-				if _, served := names.Resolve(c.Params.Name); !served {
-					return call(ctx, c)
-				}
+			if c, ok := req.(*mcp.CallToolRequest); ok && c.Params != nil && !served[c.Params.Name] {
+				return call(ctx, c)
 			}
 			return next(ctx, method, req)
 		}

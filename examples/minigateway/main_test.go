@@ -223,3 +223,14 @@ func TestLookupErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestCallByOwnName: once alpha has left, beta's search keeps the name
+// beta__search, and a call by its own name, search, still reaches it.
+func TestCallByOwnName(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "names.json")
+	_, stop := startGateway(t, state, echoServer(t, "alpha", "search"), echoServer(t, "beta", "search"))
+	require.NoError(t, stop())
+	cs, _ := startGateway(t, state, echoServer(t, "beta", "search"))
+	assert.Equal(t, map[string]string{"beta__search": "beta/search"}, names(t, cs))
+	assert.Equal(t, "beta/search(q3)", call(t, cs, "search"))
+}
