@@ -24,7 +24,7 @@ MODULES     := $(shell awk 'NF && substr($$1, 1, 1) != "\043" { print $$1 }' mod
 # STORES are the modules of the stores on a database server.
 STORES      := $(filter toolname/%store,$(MODULES))
 
-.PHONY: check checks fmt vet staticcheck test test-modules test-stores ts-journeys installable apicheck fuzz fuzz-smoke bench bench-smoke release
+.PHONY: check checks fmt vet staticcheck tidy docdensity test test-modules test-stores ts-journeys installable apicheck fuzz fuzz-smoke bench bench-smoke release
 
 check:
 	@./.ci/services $(MAKE) --no-print-directory checks
@@ -32,7 +32,7 @@ check:
 # checks is check with the servers the environment names (MCPID_*; see
 # .ci/services): without them, the store tests skip, saying so, unless
 # CI=true, where they fail.
-checks: fmt vet staticcheck test ts-journeys installable apicheck fuzz-smoke bench-smoke
+checks: fmt vet staticcheck tidy docdensity test ts-journeys installable apicheck fuzz-smoke bench-smoke
 
 # test-stores runs the tests of the stores' modules alone, with the
 # servers up; `./.ci/services COMMAND` runs any command so.
@@ -45,6 +45,18 @@ test-modules:
 fmt:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
+# tidy fails when a module's go.mod or go.sum is not what go mod tidy
+# makes of it, so that a user's go get resolves what the tests ran with.
+tidy:
+	@for m in $(MODULES); do (cd $$m && $(GO) mod tidy -diff) || { echo "go mod tidy needed in $$m"; exit 1; }; done
+
+# docdensity prints the lines of doc comment per exported declaration of
+# the root package, searchfetch and toolname (about 3 is the aim: a doc
+# says what an identifier is and what a caller must know; specifications
+# go to docs/*.md). It prints and never fails.
+docdensity:
+	@$(GO) run -C internal/tools ./docdensity -repo ../..
+
 vet:
 	@for m in $(MODULES); do (cd $$m && $(GO) vet ./...) || exit 1; done
 
@@ -54,12 +66,8 @@ staticcheck:
 # test runs every module's tests with the race detector, and the root
 # module's allocation budgets without it too (the race detector makes
 # sync.Pool drop items, so it cannot hold a budget that rests on a pool).
-# The root module's tests run once more with the portable kernel alone
-# (-tags purego), as on a processor without AVX2 or another architecture.
 test: test-modules
 	@$(GO) test -count=1 -run 'Allocs' ./...
-	@$(GO) test -count=1 -tags purego .
-	@GOARCH=arm64 $(GO) vet .
 
 # ts-journeys runs search and fetch journeys through the official
 # TypeScript MCP client, which validates every structuredContent against

@@ -11,52 +11,18 @@ import (
 const FieldAlias = "alias"
 
 // Aliases are short names a server declares for its connections, shown to
-// the model in place of the connection ids. Connection ids such as the GCP
-// resource name projects/acme/locations/eu/connections/drive-1 are
-// escaped when an id embeds them,
-//
-//	projects%2Facme%2Flocations%2Feu%2Fconnections%2Fdrive-1/:1BxiMVs0XRA5nFMdKvB
-//
-// and cost a model some 24 tokens on every id; with the alias drive1 the
-// same record is drive1/:1BxiMVs0XRA5nFMdKvB. A server passes its Aliases
-// to the search and fetch tools (searchfetch.Options.Aliases): search
-// embeds the alias, fetch maps it back, and the resource server only ever
-// sees the real connection id.
-//
-// The mapping is a bijection, checked by [NewAliases], so that an id names
-// one connection however it is read. An alias is a connection id as the
-// model sees it, and ids that embed it live as long as the conversations
-// that hold them: never reassign an alias to another connection while such
-// ids may live, or they would fetch from the other connection. Retire an
-// alias with its connection, and give a new connection a new alias.
-//
-// The nil *Aliases maps nothing: Alias and Connection report false. An
-// Aliases is immutable and safe for concurrent use.
+// the model in place of long connection ids (searchfetch.Options.Aliases).
+// Never give an alias to another connection while ids holding it may live.
+// The nil *Aliases maps nothing; Aliases are immutable.
 type Aliases struct {
 	alias      map[string]string // connection id -> alias
 	connection map[string]string // alias -> connection id
 }
 
-// NewAliases returns the aliases m declares: m maps a connection id to its
-// alias. It checks that
-//
-//   - every connection id is a name, as [ResolveFetch] requires of a
-//     connection_id ('/' and ':' allowed);
-//   - every alias is a name that holds no '/', ':' or '%', so that it is
-//     written in an id as it is, never escaped: a name such as drive1 or
-//     eu-tickets;
-//   - no two connection ids share an alias, and no alias is a connection
-//     id that m declares (not even its own), so that an id that embeds an
-//     alias could never be read as another connection's.
-//
-// A fault is an [*Error] with Code [CodeInvalidConnectionID]: Field
-// [FieldConnectionID] and Input the connection id for a connection id that
-// is not a name; Field [FieldAlias], Input the alias and Embedded the
-// connection id it was declared for, for an alias at fault. Offset is
-// where the fault is in Input, or -1 for a collision. The entries are
-// checked in the order of their connection ids, so that the same map
-// always gives the same error. m is copied; an empty or nil m gives
-// Aliases that map nothing.
+// NewAliases returns the aliases m declares, from connection id to alias.
+// Each alias is a name without '/', ':' or '%' and no alias is a declared
+// connection id; a fault is an [*Error] with Code
+// [CodeInvalidConnectionID]. m is copied.
 func NewAliases(m map[string]string) (*Aliases, error) {
 	conns := make([]string, 0, len(m))
 	for c := range m {

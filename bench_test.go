@@ -1,13 +1,17 @@
 package mcpid
 
 import (
+	"math"
+	"net/netip"
 	"strings"
 	"testing"
+	"time"
 )
 
 // benchIDs are the shapes search results carry, one row per class of id
 // up to 64 bytes: typical, long, non-ASCII, opaque and escaped
-// connections.
+// connections, then the worst cases of 64 bytes (dense 2-byte text,
+// emoji, a connection of escapes).
 var benchIDs = []struct{ name, id string }{
 	{"typical-legacy", "orders:o1"},
 	{"typical-self-contained", "cin_4f2a/orders:o1"},
@@ -21,28 +25,25 @@ var benchIDs = []struct{ name, id string }{
 	{"escaped-connection-long", "projects%2Facme%2Flocations%2Feu%2Fconnections%2Fd1/:1BxiMVs0"},
 	{"escaped-arn-opaque", "arn%3Aaws%3As3%3A%3A%3Aacme-reports/:q3/summary.pdf"},
 	{"escaped-non-ASCII", "équipe%3Aventes/文書:第三四半期-2024"},
+	{"worst-2-byte-64", "s:ПродажиЗаТретийКварталГодаИтоги"},
+	{"worst-emoji-64", "c/s:😀😃😄😁😆😅😂🤣😊😇🙂🙃😉😌😍"},
+	{"worst-escapes-64", strings.Repeat("%2F", 20) + "/s:r"},
 }
 
-// bareSplit is the baseline Parse is measured against: it splits an id
-// the same way and validates nothing.
-func bareSplit(id string) (conn, stream, record string) {
-	conn, rest, ok := strings.Cut(id, "/")
-	if !ok {
-		conn, rest = "", id
-	}
-	stream, record, _ = strings.Cut(rest, ":")
-	return conn, stream, record
-}
+// netipAddr is the baseline Parse is measured against: the standard
+// library's parse of a full IPv6 address, a short string with a grammar.
+const netipAddr = "2001:db8:85a3::8a2e:370:7334"
 
 var (
 	sinkHandle  Handle
-	sinkStrings [3]string
+	sinkAddr    netip.Addr
 	sinkString  string
 	sinkRequest FetchRequest
 )
 
-// BenchmarkParse measures Parse beside its baseline twin, the bare split,
-// on the same ids in the same run.
+// BenchmarkParse measures Parse of each class of id beside its baseline
+// twin, netip.ParseAddr of a full IPv6 address, in the same run.
+// docs/performance.md reads each class's ratio of the two.
 func BenchmarkParse(b *testing.B) {
 	for _, bm := range benchIDs {
 		b.Run(bm.name+"/parse", func(b *testing.B) {
@@ -55,12 +56,40 @@ func BenchmarkParse(b *testing.B) {
 				sinkHandle, _ = Parse(bm.id)
 			}
 		})
-		b.Run(bm.name+"/split", func(b *testing.B) {
+		b.Run(bm.name+"/netip", func(b *testing.B) {
 			b.ReportAllocs()
-			b.SetBytes(int64(len(bm.id)))
 			for b.Loop() {
-				sinkStrings[0], sinkStrings[1], sinkStrings[2] = bareSplit(bm.id)
+				sinkAddr, _ = netip.ParseAddr(netipAddr)
 			}
+		})
+	}
+}
+
+// BenchmarkParseRatio reports, per class of id, Parse's cost as a multiple
+// of netip.ParseAddr's (x-netip), from batches of 100 calls of each that
+// alternate in one loop: each side's fastest batch is the one that other
+// work on the machine disturbed least, so the ratio holds on a busy
+// machine, where BenchmarkParse's separate runs drift apart.
+func BenchmarkParseRatio(b *testing.B) {
+	const batch = 100
+	for _, bm := range benchIDs {
+		b.Run(bm.name, func(b *testing.B) {
+			best := [2]time.Duration{math.MaxInt64, math.MaxInt64}
+			for b.Loop() {
+				t0 := time.Now()
+				for range batch {
+					sinkHandle, _ = Parse(bm.id)
+				}
+				t1 := time.Now()
+				for range batch {
+					sinkAddr, _ = netip.ParseAddr(netipAddr)
+				}
+				t2 := time.Now()
+				best[0], best[1] = min(best[0], t1.Sub(t0)), min(best[1], t2.Sub(t1))
+			}
+			b.ReportMetric(float64(best[0].Nanoseconds())/batch, "parse-ns")
+			b.ReportMetric(float64(best[1].Nanoseconds())/batch, "netip-ns")
+			b.ReportMetric(float64(best[0])/float64(best[1]), "x-netip")
 		})
 	}
 }

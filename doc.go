@@ -232,13 +232,20 @@
 // [AmbiguousConnection] and [NewError]. [Error.Error], for logs, says
 // everything in one line, the hint included.
 //
+// # Reference
+//
+// The doc comments say what each identifier is and what a caller must
+// know; docs/reference.md in the repository holds the rest of each
+// contract: the fault offsets of Parse, ResolveFetch's table of cases, the
+// error envelope's fields, the seal's format, the rules of aliases.
+//
 // # Performance
 //
 // [Parse], [ResolveFetch], the [Handle] accessors and [Handle.AppendText]
 // into a buffer with room do not allocate; [Encode] allocates once, for
 // its result. Decoding an escaped connection costs one allocation, in
-// [Handle.ConnectionID] and in ResolveFetch of such an id alone. Parse is one segment parser: it finds the separators with
-// [strings.IndexByte] and checks every byte once, ASCII bytes four at a
-// time through one table, so checking an id costs a small multiple of
-// splitting it without checks (see the benchmarks).
+// [Handle.ConnectionID] and in ResolveFetch of such an id alone. Parse
+// reads an id once, left to right, in portable Go, and looks closely only
+// at separators, escapes, dots and non-ASCII characters (see
+// docs/performance.md).
 package mcpid

@@ -31,28 +31,9 @@ type envelope struct {
 	RetryWith  string    `json:"retry_with,omitempty"`
 }
 
-// MarshalJSON returns the stable JSON envelope of e. An MCP server puts it
-// in a tool error's structuredContent and content[] text:
-//
-//	{"type":"adapter_error","code":…,"message":…,"hint":…, …}
-//
-// message is [Error.Message] and hint [Error.Hint] (left out when empty),
-// then "retryable":true for resource_unavailable, the one code whose same
-// call may succeed later, then the fields that apply, in this order:
-// field, segment, offset (when not -1), the input under its own name (id
-// or connection_id, when Field names one; input for any other Field, when
-// not empty), and for conflicting_connection_id the connection_id
-// argument and the embedded_connection_id. For ambiguous_connection it
-// adds available_connections (at most [MaxAvailableConnections], in the
-// given order, [] when none), available_connections_omitted (only when
-// some were left out) and retry_with "connection_id"; or, when
-// AvailableIDs is set, available_ids, available_ids_omitted and
-// retry_with "id", alike. Embedded, Available and AvailableIDs set on an
-// error of another code are written too, so that every field a caller
-// sets survives [Error.UnmarshalJSON]. Each thing is said once: the
-// message holds neither the input nor the hint. JSON carries only text, so bytes that
-// are not valid UTF-8 (in an id, say) are written as U+FFFD. A nil *Error
-// marshals as null.
+// MarshalJSON returns the stable JSON envelope of e, for a tool error's
+// structuredContent and text: {"type":"adapter_error","code":…,"message":…,
+// "hint":…} and the fields that apply, in a fixed order.
 func (e *Error) MarshalJSON() ([]byte, error) {
 	if e == nil {
 		return []byte("null"), nil
@@ -133,19 +114,9 @@ func validTexts(ss []string) []string {
 	return ss
 }
 
-// UnmarshalJSON reads an envelope that [Error.MarshalJSON] wrote back into
-// e. With it, a client that gets the text of a tool error branches on Code
-// with [errors.Is] instead of decoding into a struct of its own. Marshaling
-// the result again gives the same bytes, whatever the code, unknown codes
-// included. The message and the hint are kept as given; Available holds the
-// connections listed, and the count of those left out still counts in the
-// message. Input is the id or connection_id the envelope names, Embedded
-// its embedded_connection_id, and Offset -1 when the envelope has none.
-//
-// JSON that is not an object with "type":"adapter_error" and a "code"
-// (which may be empty, as for an *Error built without one), or that
-// counts a negative number of omitted connections, is an error, and e is
-// left unchanged.
+// UnmarshalJSON reads an envelope that [Error.MarshalJSON] wrote back into e,
+// so that a client branches on its Code with [errors.Is]; marshaling it again
+// gives the same bytes. On error e is left unchanged.
 func (e *Error) UnmarshalJSON(data []byte) error {
 	var in struct {
 		envelope

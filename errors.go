@@ -5,7 +5,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/mcpid/mcpid/internal/errcode"
 )
@@ -88,15 +87,9 @@ var codes = errcode.Table[Code, *Error]{
 		Hint:    "search again, then fetch an id that search shows"},
 }
 
-// NewError returns an error with a server's own code, message and hint. It
-// has the same envelope as the package's errors, for a failure the package
-// cannot see, such as a resource server's answer ([CodeNotFound],
-// [CodeResourceUnavailable], [CodeInvalidResourceResponse]) or a code of
-// the server's own. Its message is exactly message and its hint exactly
-// hint, nothing added: an empty hint is left out of the envelope. Offset is
-// -1; set Field and Input on the result to name an argument at fault.
-// [errors.Is] matches it with the sentinel of its code, if the code has
-// one.
+// NewError returns an error with a server's own code, message and hint, for
+// a failure the package cannot see, such as a resource server's answer. Its
+// message and hint are exactly those given; Offset is -1.
 func NewError(code Code, message, hint string) *Error {
 	return &Error{Code: code, Offset: -1, text: errorText{message, hint, true}}
 }
@@ -116,49 +109,19 @@ const (
 // rest are counted in available_connections_omitted.
 const MaxAvailableConnections = 20
 
-// Error is the one error type of this package. Every failure of [Parse],
-// [Encode], [ResolveFetch] and [Handle.UnmarshalText] is an *Error, and so
-// are the values [AmbiguousConnection] and [NewError] build and the ones
-// [Error.UnmarshalJSON] decodes. Branch on Code, or use [errors.Is] with
-// the sentinels; never on the message text.
-//
-// An Error says each thing once. [Error.Message] states the fault and
-// nothing else: not the input, which is in Input, nor the remedy, which
-// is [Error.Hint]. [Error.Error], the text for logs, joins the code, the
-// message, the input quoted with %q and the hint.
-//
-// The message is built when asked for, from the fields; building an
-// *Error costs one allocation and nothing else.
+// Error is the one error type of this package. Branch on Code with
+// [errors.Is] and the sentinels, never on the message; [Error.Message] states
+// the fault and [Error.Hint] the remedy.
 type Error struct {
-	// Code is the kind of failure.
-	Code Code
-	// Field is the tool argument at fault: FieldID or FieldConnectionID.
-	// It is empty when no argument is, as for ambiguous_connection.
-	Field string
-	// Segment is the part of the handle at fault: SegmentConnection,
-	// SegmentStream, SegmentRecord (which is also the opaque base id), or
-	// empty when no single part is.
-	Segment string
-	// Offset is the byte offset of the fault in Input, or -1 where none
-	// applies (an empty input, a conflict, an ambiguity). For an empty
-	// segment it is the offset of the separator beside it; for a missing
-	// ':' it is the offset where the segment that lacks it starts.
-	Offset int
-	// Input is the value that Offset counts in: the id or connection_id as
-	// given, or for Encode the part named by Segment.
-	Input string
-	// Embedded is, for a conflicting_connection_id error, the connection
-	// the id embeds; Input is then the connection_id argument.
-	Embedded string
-	// Available lists, for an ambiguous_connection error, the connections
-	// the resource server offered, in its order.
-	Available []string
-	// AvailableIDs lists, for an ambiguous_connection error answered where
-	// no connection_id can be passed (OpenAI's fetch takes only an id), the
-	// self-contained id of the record in each connection. When it is not
-	// nil, the envelope lists it instead of Available; see
-	// [AmbiguousConnectionIDs].
-	AvailableIDs []string
+	Code    Code
+	Field   string // the tool argument at fault: FieldID, FieldConnectionID, or ""
+	Segment string // the part of the handle at fault, or ""
+	Offset  int    // the byte offset of the fault in Input, or -1
+	Input   string // the value Offset counts in, as given
+
+	Embedded     string   // conflicting_connection_id: the connection the id embeds
+	Available    []string // ambiguous_connection: the connections offered
+	AvailableIDs []string // ambiguous_connection: the record's id in each, listed instead
 
 	fault   fault     // the rule Input broke, which words the message
 	omitted int       // connections counted beyond the list (decoded)
@@ -172,35 +135,8 @@ type errorText struct {
 	given         bool
 }
 
-// fault is the rule an input broke; it selects the message.
-type fault uint8
-
-const (
-	faultNone fault = iota
-	faultEmpty
-	faultEmptySegment
-	faultNoColon
-	faultSecondSlash
-	faultSlash
-	faultColon
-	faultDot
-	faultDotDot
-	faultBackslash
-	faultControl
-	faultUTF8
-	faultEscape
-	faultUnknown // never expected; keeps a failure closed
-)
-
-// Error returns the text for logs, in one format for every error:
-//
-//	mcpid: <code>: <message> (<field>=<input quoted with %q>, ...); <hint>
-//
-// where the parenthesis holds the fields of the envelope that carry
-// inputs and offsets (offset, id, connection_id, embedded_connection_id)
-// and is left out when there are none, as is the hint when it is empty.
-// The empty id is quoted as "". Error on a nil *Error returns
-// "mcpid: <nil>".
+// Error returns the one-line text for logs: code, message, the inputs quoted
+// with %q, and the hint.
 func (e *Error) Error() string {
 	if e == nil {
 		return "mcpid: <nil>"
@@ -248,11 +184,8 @@ func (e *Error) inputKey() string {
 // connection_id, such as the argument of a server's own tool.
 const inputKey = "input"
 
-// Message states the fault, and nothing else. It says where it is and which
-// rule it breaks, for example `record segment contains ".."`, but neither
-// the input nor the remedy. For an error from [NewError] or
-// [Error.UnmarshalJSON] it is the message given; for the resource-server
-// codes built by hand it is a short default.
+// Message states the fault, and nothing else: neither the input nor the
+// remedy. For an error from [NewError] it is the message given.
 func (e *Error) Message() string {
 	message, _ := e.words()
 	return message
@@ -288,62 +221,6 @@ func (e *Error) explainAmbiguous() (message, hint string) {
 	return message, "retry with connection_id set to one of available_connections"
 }
 
-// faultMessage words the fault of an invalid_id or invalid_connection_id
-// error: the part at fault, then what is wrong with it.
-func (e *Error) faultMessage() string {
-	where := e.Field
-	if e.Segment != "" {
-		where = e.Segment + " segment"
-	}
-	if where == "" {
-		where = "input"
-	}
-	var what string
-	switch e.fault {
-	case faultEmpty, faultEmptySegment:
-		what = "is empty"
-	case faultNoColon:
-		what = "has no ':' before the record"
-	case faultSecondSlash:
-		what = "has a second '/'"
-	case faultSlash:
-		what = "contains '/'"
-	case faultColon:
-		what = "contains ':'"
-	case faultDot:
-		what = `is "."`
-	case faultDotDot:
-		what = `contains ".."`
-	case faultBackslash:
-		what = `contains '\'`
-	case faultControl:
-		what = "contains a control character"
-		// Offset and Input are exported: a caller may have changed them.
-		if e.Offset >= 0 && e.Offset < len(e.Input) {
-			if r, _ := utf8.DecodeRuneInString(e.Input[e.Offset:]); isControl(r) {
-				what = "contains control character " + quoteRune(r)
-			}
-		}
-	case faultUTF8:
-		what = "is not valid UTF-8"
-	case faultEscape:
-		what = "has a '%' that is not %25, %2F or %3A"
-	default:
-		what = "is invalid"
-	}
-	return where + " " + what
-}
-
-// isControl reports whether r is a C0 or C1 control or DEL, the runes
-// the grammar rejects as control characters.
-func isControl(r rune) bool { return r < 0x20 || (r >= 0x7f && r <= 0x9f) }
-
-// quoteRune formats r, a C0 or C1 control or DEL, as U+00XX.
-func quoteRune(r rune) string {
-	const hex = "0123456789ABCDEF"
-	return "U+00" + string([]byte{hex[r>>4&0xf], hex[r&0xf]})
-}
-
 // Hint returns what the agent should do instead. It is "" when there is
 // nothing to say. For an error from [NewError] or [Error.UnmarshalJSON] it
 // is the hint given.
@@ -359,14 +236,16 @@ func (e *Error) Is(target error) bool {
 }
 
 // sentinel returns the exported sentinel for c, or nil.
-func sentinel(c Code) error { return codes.Sentinel(c) }
+func sentinel(c Code) error {
+	if s := codes.Sentinel(c); s != nil {
+		return s
+	}
+	return errcode.Other(string(c))
+}
 
-// AmbiguousConnection returns an ambiguous_connection error. A server
-// relays it when the resource server answers an unscoped fetch with 409:
-// the record exists in each of the available connections. The slice is
-// kept, not copied; its JSON envelope lists at most
-// [MaxAvailableConnections] of them, in the given order, and counts the
-// rest.
+// AmbiguousConnection returns the ambiguous_connection error a server relays
+// when the resource server answers an unscoped fetch with 409. The slice is
+// kept, not copied; the envelope lists at most [MaxAvailableConnections].
 func AmbiguousConnection(available []string) *Error {
 	return &Error{
 		Code:      CodeAmbiguousConnection,
@@ -388,12 +267,8 @@ func (e *Error) WithHint(hint string) *Error {
 }
 
 // AmbiguousConnectionIDs is [AmbiguousConnection] for a fetch tool without
-// connection_id. Such a tool follows OpenAI's search/fetch contract, say.
-// Instead of the connections, the error lists the self-contained id of the
-// record in each, [SelfContainedID](baseID, c), as AvailableIDs, and its
-// envelope says retry_with "id". A connection that cannot be embedded is
-// counted but not listed. baseID is the id the fetch asked for, without its
-// connection ([Handle.BaseID]).
+// connection_id (OpenAI's): it lists AvailableIDs, the self-contained id of
+// baseID in each connection, and its envelope says retry_with "id".
 func AmbiguousConnectionIDs(baseID string, available []string) *Error {
 	e := &Error{Code: CodeAmbiguousConnection, Offset: -1, AvailableIDs: make([]string, 0, len(available))}
 	for _, c := range available {

@@ -110,7 +110,7 @@ type PreviewOptions struct {
 // The defaults of PreviewOptions: what a zero Budget and a zero MaxHits
 // mean. At the default budget, eight hits with their titles and a
 // snippet each cost a model about 60 o200k tokens per id shown, header
-// and footer included (DESIGN §10 bounds it at 75; the test
+// and footer included (at most 75: every token is context a model pays; the test
 // TestPreviewTokensPerID measures it): the fixed text is shared by more
 // ids, and room goes to ids and titles before long snippets.
 const (

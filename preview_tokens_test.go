@@ -34,8 +34,9 @@ func multiHits(t testing.TB, n int, aliases bool) []Hit {
 
 // TestPreviewTokensPerID reports, and bounds, the o200k tokens per shown
 // id of the default text preview at the default budget, header and
-// footer included (DESIGN §10). searchfetch's tests measure the same in
-// both channels of a search.
+// footer included: at most 75, since every token is context the model
+// pays for. searchfetch's tests measure the same in both channels of a
+// search.
 func TestPreviewTokensPerID(t *testing.T) {
 	tests := []struct {
 		name string

@@ -10,43 +10,11 @@ import (
 	"sync"
 )
 
-// A Sealer seals the ids a search shows and opens those a fetch is given.
-// An id that no search issued (mangled by one character, cut short,
-// completed from memory, made up) is an unknown_id error instead of a fetch
-// of another record. Models do drift: with sequential record ids,
-// cin_4f2a/orders:o12 read back as cin_4f2a/orders:o13 is a valid id of
-// another customer's order. A sealed id carries a short tag,
-//
-//	id "~" tag
-//
-// where tag is the first [SealTagLen] characters of the HMAC-SHA256 of id
-// under the Sealer's first key, written in the 32 characters
-// 0123456789abcdefghjkmnpqrstvwxyz (lowercase, without i, l, o and u, which
-// people and models confuse with 1, 0 and v): 35 bits, so a changed or
-// invented id opens by chance once in 34 billion tries. A seal adds
-// SealTagLen+1 = 8 bytes to an id: 4 to 8 tokens of an o200k tokenizer,
-// 5.7 on average (measured with js-tiktoken's o200k_base on 2,000 ids of
-// search results).
-//
-// Sealing is integrity, not authorization: it proves that this server (or
-// one with the same key) issued the id, not that the caller may read the
-// record; the resource server still checks the caller's grant on every
-// fetch. It is stateless: no table of issued ids, so it works across
-// replicas and restarts, and an id sealed once stays valid for as long as
-// its key is one of the Sealer's.
-//
-// Keys: at least 16 bytes each, random, secret, the same on every replica.
-// To rotate, add the new key first and keep the old ones after it: the first
-// key seals, every key opens. Drop an old key once no conversation may
-// still hold ids it sealed.
-//
-// A Sealer is safe for concurrent use. Seal and Open cost about a
-// microsecond for ids of up to 200 bytes, and [Sealer.AppendSeal] into a
-// buffer with room does not allocate.
-//
-// The zero Sealer, like a nil *Sealer, has no key: it seals nothing
-// ([Sealer.Seal] returns the id unsealed) and opens nothing ([Sealer.Open]
-// answers unknown_id for every input). Use [NewSealer].
+// A Sealer appends a short HMAC tag to the ids a search shows (id "~" tag)
+// and checks it at fetch, so that an id no search issued is an unknown_id
+// error instead of a fetch of another record. It is integrity, not
+// authorization, stateless, and safe for concurrent use; the zero Sealer
+// seals and opens nothing. Use [NewSealer].
 type Sealer struct {
 	keys []sealKey
 }
@@ -115,13 +83,8 @@ func (s *Sealer) AppendSeal(dst []byte, id string) []byte {
 	return append(dst, tag[:]...)
 }
 
-// Open returns the id that sealed carries if its seal matches. The seal may
-// match under any of the Sealer's keys. Anything else (no seal, a seal that
-// does not match, an id changed by as little as one character) is an
-// [*Error] with Code [CodeUnknownID], Field id and Input sealed. Open
-// splits at the last '~', so an id may itself hold '~'; it compares tags in
-// constant time. A Sealer with no key (the zero Sealer) opens nothing: it
-// answers unknown_id for every input.
+// Open returns the id that sealed carries if its seal matches under one of
+// the Sealer's keys. Anything else is an [*Error] with Code [CodeUnknownID].
 func (s *Sealer) Open(sealed string) (string, error) {
 	i := strings.LastIndexByte(sealed, sealSep)
 	if s == nil || i < 0 || len(sealed)-i-1 != SealTagLen {

@@ -43,19 +43,8 @@ func FuzzParse(f *testing.F) {
 			if !errors.As(err, &e) || e.Code != mcpid.CodeInvalidID || !errors.Is(err, mcpid.ErrInvalidID) {
 				t.Fatalf("Parse(%q) error %#v is not an invalid_id *Error", id, err)
 			}
-			if id == "" {
-				if e.Offset != -1 {
-					t.Fatalf("Parse(\"\") offset = %d, want -1", e.Offset)
-				}
-			} else if e.Offset < 0 || e.Offset >= len(id) {
-				t.Fatalf("Parse(%q) offset %d outside the input", id, e.Offset)
-			}
-			switch e.Segment {
-			case mcpid.SegmentConnection, mcpid.SegmentStream, mcpid.SegmentRecord:
-			default:
-				if id != "" {
-					t.Fatalf("Parse(%q) segment %q", id, e.Segment)
-				}
+			if segment, offset := idcases.RefFault(id); e.Segment != segment || e.Offset != offset {
+				t.Fatalf("Parse(%q) fault in %s at %d, reference in %s at %d", id, e.Segment, e.Offset, segment, offset)
 			}
 			if e.Input != id || e.Field != mcpid.FieldID {
 				t.Fatalf("Parse(%q) error input %q field %q", id, e.Input, e.Field)

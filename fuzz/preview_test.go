@@ -41,9 +41,9 @@ var previewSeeds = []struct {
 	// The reported overflow: Budget 1000, MaxSnippet math.MaxInt.
 	{"cin_a/docs:d1", "cin_a", strings.Repeat("lorem ipsum ", 400), 1, 1000 << 8, 0, 0, false, 0, 0, 1, 0},
 	{"cin_a/docs:d1", "cin_a", strings.Repeat("lorem ipsum ", 400), 1, 1000 << 8, 0, 0, false, 0, 0, 1, 1},
-	// Look-alike ids (DESIGN §4): NFC beside NFD, compatibility signs,
-	// Cyrillic and Greek among Latin, whole-script look-alikes, and ids
-	// that stay bare.
+	// Look-alike ids, which a preview must show so that no two look the
+	// same to a person: NFC beside NFD, compatibility signs, Cyrillic and
+	// Greek among Latin, whole-script look-alikes, and ids that stay bare.
 	{"s:\u00e9\x1es:e\u0301\x1etemp:K\x1etemp:\u212a\x1eunit:\u00c5\x1eunit:\u212b", "c", "t", 12, 0, 0, 0, false, 0, 0, 0, 0},
 	{"doc:a\x1edoc:\u0430\x1esite:p\u0430ypal\x1eru:\u0441\u043e\u0440\x1eru:\u0436\u0430\u0440\u0430\x1egr:\u03b1bc", "", "t", 12, 4000 << 8, 20 << 8, 0, false, 0, 0, 0, 1},
 	{"jp:\u65e5\u672c\x1eko:\ud55c\uad6d\uc5b4\x1ejp:abc\u65e5\x1ex:\u0430\u65e5\x1eg\u0585\u0585gle\x1ex:\u03bb\u0436", "\u0430", "t", 12, 0, 0, 0, false, 0, 0, 0, 0},

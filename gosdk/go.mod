@@ -5,13 +5,13 @@ go 1.25.0
 replace github.com/mcpid/mcpid => ../
 
 require (
+	github.com/google/go-cmp v0.7.0
 	github.com/mcpid/mcpid v0.1.0
 	github.com/stretchr/testify v1.11.1
 )
 
 require (
 	github.com/davecgh/go-spew v1.1.1 // indirect
-	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/pmezard/go-difflib v1.0.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )

@@ -1,9 +1,11 @@
 package searchfetch
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/mcpid/mcpid"
+	"github.com/mcpid/mcpid/internal/errcode"
 )
 
 // CodeInvalidArguments is the code of arguments that break the input
@@ -11,6 +13,11 @@ import (
 // argument that is not a string, one the tool does not take, one given
 // twice, or more than MaxArgumentsSize bytes.
 const CodeInvalidArguments mcpid.Code = "invalid_arguments"
+
+// ErrInvalidArguments matches, with [errors.Is], every [*mcpid.Error] with
+// the code [CodeInvalidArguments], as mcpid's sentinels match theirs.
+var ErrInvalidArguments = errcode.Register(string(CodeInvalidArguments),
+	errors.New("searchfetch: "+string(CodeInvalidArguments)))
 
 // The generic errors of a backend that failed without an *mcpid.Error, and
 // of one that returned what no model can use. Their messages never hold the

@@ -14,7 +14,8 @@ import (
 )
 
 // TestSearchTokensPerID reports, and bounds, what a default search costs
-// a model per id it shows (DESIGN §10), in each channel separately: the
+// a model per id it shows (at most 75 tokens: every one is context the
+// model pays for), in each channel separately: the
 // text, header and footer included, and the serialized
 // structuredContent, each divided by the ids it shows, unsealed, at the
 // default budget; on the token-budget fixture and on the multi-connection

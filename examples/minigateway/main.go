@@ -101,13 +101,28 @@ func run(ctx context.Context, state string, servers []downstream, t mcp.Transpor
 	// Serve each live tool under its name, with its own schemas.
 	srv := mcp.NewServer(&mcp.Implementation{Name: "minigateway", Version: "v0.1.0"}, nil)
 	call := route(names, sessions)
+	served := map[string]bool{}
 	for key, name := range names.All() {
-		served := *tools[key]
-		served.Name = name
-		if err := addTool(srv, &served, call); err != nil {
+		tool := *tools[key]
+		tool.Name = name
+		if err := addTool(srv, &tool, call); err != nil {
 			log.Printf("tool %s of %s not served: %v", key.Tool, key.Server, err)
+			continue
 		}
+		served[name] = true
 	}
+	// A call by a name the gateway does not serve goes to route as well, not
+	// to the SDK's "unknown tool": a downstream's own tool name (an MCP App
+	// or a prompt calls by it) finds its tool, and any other name gets
+	// Lookup's own error, with the candidates of an ambiguous one.
+	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if c, ok := req.(*mcp.CallToolRequest); ok && c.Params != nil && !served[c.Params.Name] {
+				return call(ctx, c)
+			}
+			return next(ctx, method, req)
+		}
+	})
 	return srv.Run(ctx, t)
 }
 
@@ -140,8 +155,7 @@ func route(names *toolname.Names, sessions map[string]*mcp.ClientSession) mcp.To
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		key, err := names.Lookup(req.Params.Name)
 		if err != nil {
-			return toolError(mcpid.NewError(mcpid.CodeNotFound,
-				fmt.Sprintf("no tool is named %q", req.Params.Name), "list the tools and call one by its listed name")), nil
+			return toolError(lookupError(err)), nil
 		}
 		res, err := sessions[key.Server].CallTool(ctx, &mcp.CallToolParams{Name: key.Tool, Arguments: req.Params.Arguments})
 		if err != nil {
@@ -151,6 +165,23 @@ func route(names *toolname.Names, sessions map[string]*mcp.ClientSession) mcp.To
 		}
 		return res, nil // the server's answer as it is, its tool errors included
 	}
+}
+
+// lookupError is the tool error of a name Lookup refused, in Lookup's
+// own words: its code (unknown_tool, or ambiguous_tool with the names to
+// call instead), message and hint, and the name called as its input.
+func lookupError(err error) *mcpid.Error {
+	var terr *toolname.Error
+	if !errors.As(err, &terr) {
+		return mcpid.NewError(mcpid.CodeResourceUnavailable, "the tool table failed", "try again later")
+	}
+	hint := terr.Hint()
+	if len(terr.Candidates) > 0 {
+		hint += ": " + strings.Join(terr.Candidates, ", ")
+	}
+	e := mcpid.NewError(mcpid.Code(terr.Code), terr.Message(), hint)
+	e.Input = terr.Input
+	return e
 }
 
 // addTool adds t to srv. The SDK panics on a tool it cannot serve (an

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcpid/mcpid"
 	"github.com/mcpid/mcpid/toolname"
 )
 
@@ -189,4 +190,47 @@ func TestToolNotServable(t *testing.T) {
 		assert.Error(t, err, name)
 	}
 	require.NoError(t, addTool(srv, &mcp.Tool{Name: "t", InputSchema: map[string]any{"type": "object"}}, nil))
+}
+
+// TestLookupErrors: a call by a name that is no tool's is Lookup's own
+// error, unknown_tool; a call by an own tool name that two servers share
+// is ambiguous_tool, whose hint names the tools to call instead.
+func TestLookupErrors(t *testing.T) {
+	cs, _ := startGateway(t, filepath.Join(t.TempDir(), "names.json"),
+		echoServer(t, "alpha", "search"), echoServer(t, "beta", "search"))
+	for _, tc := range []struct {
+		name string
+		want mcpid.Error
+	}{
+		{"search", mcpid.Error{Code: "ambiguous_tool", Input: "search"}},
+		{"nope", mcpid.Error{Code: "unknown_tool", Input: "nope"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tc.name, Arguments: map[string]any{"query": "q3"}})
+			require.NoError(t, err)
+			require.True(t, res.IsError)
+			require.Len(t, res.Content, 1)
+			var got mcpid.Error
+			require.NoError(t, json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &got))
+			assert.Equal(t, tc.want.Code, got.Code)
+			assert.Equal(t, tc.want.Input, got.Input)
+			if tc.want.Code == "ambiguous_tool" {
+				assert.Equal(t, "2 tools have this own name", got.Message())
+				assert.Equal(t, "call one of the candidates by its name: alpha__search, beta__search", got.Hint())
+			} else {
+				assert.Equal(t, "no tool has this name", got.Message())
+			}
+		})
+	}
+}
+
+// TestCallByOwnName: once alpha has left, beta's search keeps the name
+// beta__search, and a call by its own name, search, still reaches it.
+func TestCallByOwnName(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "names.json")
+	_, stop := startGateway(t, state, echoServer(t, "alpha", "search"), echoServer(t, "beta", "search"))
+	require.NoError(t, stop())
+	cs, _ := startGateway(t, state, echoServer(t, "beta", "search"))
+	assert.Equal(t, map[string]string{"beta__search": "beta/search"}, names(t, cs))
+	assert.Equal(t, "beta/search(q3)", call(t, cs, "search"))
 }

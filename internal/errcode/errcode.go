@@ -32,3 +32,20 @@ func (t Table[C, E]) Words(code C, err E) (message, hint string) {
 // Sentinel returns the sentinel of code, or nil for a code the table
 // does not have.
 func (t Table[C, E]) Sentinel(code C) error { return t[code].Sentinel }
+
+// others holds the sentinels of the codes that other packages of the module
+// define beside the root package's table (searchfetch's invalid_arguments),
+// so that the root's Error.Is matches them too. It is written only while
+// packages initialize, by Register, and read after.
+var others = map[string]error{}
+
+// Register makes sentinel the sentinel of code for the root package's
+// errors and returns it. Call it only to initialize a package-level
+// variable.
+func Register(code string, sentinel error) error {
+	others[code] = sentinel
+	return sentinel
+}
+
+// Other returns the sentinel that Register gave code, or nil.
+func Other(code string) error { return others[code] }

@@ -1,5 +1,7 @@
-// Package economy holds the fixtures and the measure of DESIGN §10: the
-// o200k tokens a search costs a model per id it shows, in each channel.
+// Package economy holds the fixtures and the measure of what a search
+// costs a model: the o200k tokens per id it shows, in each channel, which
+// the tests bound at 75 because every token of a result is context the
+// model pays for.
 // The tests of package mcpid (the text) and of package searchfetch (the
 // text and structuredContent) share them. It is for tests only, and it
 // does not import mcpid (whose own tests import it): hits are Hit values

@@ -145,6 +145,11 @@ func Cases() []Case {
 		bad("three-byte lead before ASCII", "s:\xe6\x96A", "record", 2),
 		bad("overlong three-byte slash", "s:\xe0\x80\xaf", "record", 2),
 		bad("three-byte lead with a stray lead after it", "s:\xe6\xe6\x96\x87", "record", 2),
+		bad("surrogate after a CJK character", "s:\u6587\xed\xa0\x80abc", "record", 5),
+		bad("overlong four-byte character", "s:\xf0\x80\x80\x80abcd", "record", 2),
+		bad("four-byte character past U+10FFFF", "s:\xf4\x90\x80\x80abcd", "record", 2),
+		bad("C1 control after two-byte text", "s:\u00e9\u00e9\u0085abcd", "record", 6),
+		ok("four-byte characters between two-byte ones", "s:\u00e9\U0001F600\u00e9\U0010FFFF", "", "s", "\u00e9\U0001F600\u00e9\U0010FFFF"),
 
 		// Escaped connections: %25, %2F and %3A, uppercase, and nothing else.
 		ok("GCP resource name", "projects%2Fp1%2Fconnections%2Fc2/orders:o1", "projects/p1/connections/c2", "orders", "o1"),
