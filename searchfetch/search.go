@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/mcpid/mcpid"
 )
@@ -62,6 +63,10 @@ type searchOutput struct {
 //
 // A failure is a tool error; see the package documentation.
 func (t *Tools) Search(ctx context.Context, args json.RawMessage) Result {
+	var start time.Time // of the search, which bounds its authorizations
+	if t.opts.Authorize != nil {
+		start = time.Now()
+	}
 	var vals [1]string
 	if err := readArgs(args, t.hints.searchArgs, vals[:]); err != nil {
 		return t.errorResult(err)
@@ -74,17 +79,14 @@ func (t *Tools) Search(ctx context.Context, args json.RawMessage) Result {
 	if t.opts.Structured == StructuredAll && t.opts.Mode == ModeDefault {
 		limit = len(res.Hits)
 	}
-	sel, err := t.selectHits(ctx, res.Hits, limit)
+	g := t.authorizeHits(ctx, start, res.Hits)
+	sel, err := t.selectHits(ctx, res.Hits, g, 0, limit)
 	if err != nil {
 		return t.relay(err, err, nil, false) // the authorizer's, or none shown
 	}
 	hits := sel.hits
 	opts := t.opts.Preview
-	// Hits dropped as unfetchable count among those not shown; hits not
-	// looked at count as distinct: the backend's count stands, less the
-	// hits the caller may not read, which count nowhere.
-	opts.Total = max(res.Total-sel.denied, len(hits)+sel.dropped+len(res.Hits)-sel.looked)
-	opts.HasMore = res.HasMore
+	opts.Total, opts.HasMore = t.counts(&sel, res, 0)
 	switch {
 	case t.opts.Structured == StructuredNone:
 		return okResult(mcpid.RenderPreview(hits, opts), nil)
@@ -96,6 +98,21 @@ func (t *Tools) Search(ctx context.Context, args json.RawMessage) Result {
 		return okResult(mcpid.RenderPreview(hits, opts), structuredOf(hits, opts))
 	}
 	return shownResult(hits, opts)
+}
+
+// counts returns the total and has_more of a page of res whose
+// selection is sel, from the readable hit from on: the readable hits
+// counted, and whether hits were neither shown nor counted. A backend's
+// own Total and HasMore count records the tools never saw, which may be
+// another connection's: with an authorizer they stand only when the
+// backend counted them for the caller (SearchResult.CountsForCaller).
+func (t *Tools) counts(sel *selection, res SearchResult, from int) (total int, hasMore bool) {
+	total, hasMore = sel.counted(), sel.unsure
+	if t.opts.Authorize == nil || res.CountsForCaller {
+		total = max(total, res.Total-from)
+		hasMore = hasMore || res.HasMore
+	}
+	return total, hasMore
 }
 
 // shownResult renders hits for StructuredShown: the text, and as
