@@ -65,6 +65,13 @@ type SearchResult struct {
 	// connection: a count of records the caller may not read tells that
 	// they exist.
 	CountsForCaller bool
+	// NextCursor is, for a [Pager], its cursor of the page after this
+	// one; "" when this page is the last. The tools carry it in their own
+	// cursor once the caller passed every hit of this page. One of more
+	// than 256 bytes, or with a byte that is not printable ASCII, ends
+	// paging (the result says to narrow the query). With an authorizer it
+	// is ignored unless CountsForCaller is set.
+	NextCursor string
 }
 
 // Document is a fetched record, the fetch tool's answer. Its JSON is the

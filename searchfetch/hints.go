@@ -66,7 +66,7 @@ func newHints(mode Mode, search, fetch string) hints {
 		offset:     names.Replace(offsetHint),
 	}
 	if mode == ModeChatGPT {
-		h.fetchArgs = fetchArgsChatGPT
+		h.searchArgs, h.fetchArgs = searchArgsChatGPT, fetchArgsChatGPT
 	}
 	h.searchArgs.hint = names.Replace(h.searchArgs.hint)
 	h.fetchArgs.hint = names.Replace(h.fetchArgs.hint)

@@ -27,6 +27,8 @@ type searchOutput struct {
 	Results []searchResult `json:"results"`
 	Total   int            `json:"total"`
 	HasMore bool           `json:"has_more,omitempty"`
+	// NextCursor is the cursor of the next page, when there is one.
+	NextCursor string `json:"next_cursor,omitempty"`
 }
 
 // Search runs the search tool and returns its answer. args are the raw JSON
@@ -67,11 +69,22 @@ func (t *Tools) Search(ctx context.Context, args json.RawMessage) Result {
 	if t.opts.Authorize != nil {
 		start = time.Now()
 	}
-	var vals [1]string
-	if err := readArgs(args, t.hints.searchArgs, vals[:]); err != nil {
+	var vals [2]string // query, cursor
+	if err := readArgs(args, t.hints.searchArgs, vals[:len(t.hints.searchArgs.names)]); err != nil {
 		return t.errorResult(err)
 	}
-	res, err := callBackend(ctx, t, t.opts.SearchName, Backend.Search, vals[0])
+	query := vals[0]
+	var c cursor
+	if vals[1] != "" {
+		var err error
+		if c, err = t.openCursor(ctx, query, vals[1]); err != nil {
+			return t.errorResult(err)
+		}
+	}
+	if _, pager := t.backend.(Pager); c.backend != "" && !pager {
+		return t.errorResult(t.badCursor()) // only a Pager's cursor is carried
+	}
+	res, err := t.searchBackend(ctx, query, c.backend)
 	if err != nil {
 		return t.relayedError(ctx, err, Access{Tool: t.opts.SearchName}, nil, false)
 	}
@@ -80,24 +93,21 @@ func (t *Tools) Search(ctx context.Context, args json.RawMessage) Result {
 		limit = len(res.Hits)
 	}
 	g := t.authorizeHits(ctx, start, res.Hits)
-	sel, err := t.selectHits(ctx, res.Hits, g, 0, limit)
+	sel, err := t.selectHits(ctx, res.Hits, g, c.passed, limit)
 	if err != nil {
 		return t.relay(err, err, nil, false) // the authorizer's, or none shown
 	}
 	hits := sel.hits
 	opts := t.opts.Preview
-	opts.Total, opts.HasMore = t.counts(&sel, res, 0)
-	switch {
-	case t.opts.Structured == StructuredNone:
-		return okResult(mcpid.RenderPreview(hits, opts), nil)
-	case t.opts.Mode == ModeChatGPT:
+	opts.Total, opts.HasMore = t.counts(&sel, res, c.passed)
+	if t.opts.Mode == ModeChatGPT {
 		text := mcpid.RenderPreview(hits, opts)
+		if t.opts.Structured == StructuredNone {
+			return okResult(text, nil)
+		}
 		return okResult(text, json.RawMessage(text))
-	case t.opts.Structured == StructuredAll:
-		// Every hit with every field and its own connection id.
-		return okResult(mcpid.RenderPreview(hits, opts), structuredOf(hits, opts))
 	}
-	return shownResult(hits, opts)
+	return t.pageResult(hits, opts, t.newPaging(ctx, query, res, &sel, c, opts))
 }
 
 // counts returns the total and has_more of a page of res whose
@@ -110,59 +120,18 @@ func (t *Tools) counts(sel *selection, res SearchResult, from int) (total int, h
 	total, hasMore = sel.counted(), sel.unsure
 	if t.opts.Authorize == nil || res.CountsForCaller {
 		total = max(total, res.Total-from)
-		hasMore = hasMore || res.HasMore
+		hasMore = hasMore || res.HasMore || res.NextCursor != ""
 	}
 	return total, hasMore
 }
 
-// shownResult renders hits for StructuredShown: the text, and as
-// structuredContent the hits it shows, both within opts.Budget. It renders
-// again with only the hits shown, so that the text does not count the
-// others as in structuredContent, and for a smaller budget while the
-// structured form is over budget, until both agree and fit. Each round
-// shows fewer hits or writes a shorter text; after maxRounds it shows none.
-func shownResult(hits []mcpid.Hit, opts mcpid.PreviewOptions) Result {
-	budget := opts.Budget
-	for round := 0; ; round++ {
-		if round == maxRounds {
-			hits = nil
-		}
-		text := mcpid.RenderPreview(hits, opts)
-		shown := mcpid.ExtractHits(text)
-		if len(shown) < len(hits) {
-			hits = onlyShown(hits, shown)
-			continue
-		}
-		structured := structuredOf(shown, opts)
-		if len(structured) <= budget || len(hits) == 0 {
-			return okResult(text, structured)
-		}
-		opts.Budget = min(opts.Budget, len(text)) - (len(structured) - budget)
-		if opts.Budget <= 0 { // 0 would mean the default budget
-			hits, opts.Budget = nil, budget
-		}
-	}
-}
-
-// maxRounds bounds the renders of shownResult: one or two in practice.
+// maxRounds bounds the renders of pageResult: one or two in practice.
 const maxRounds = 16
 
-// onlyShown returns the hits whose ids shown holds, in order. The ids of
-// hits are distinct, and shown holds them in the same order.
-func onlyShown(hits, shown []mcpid.Hit) []mcpid.Hit {
-	out := make([]mcpid.Hit, 0, len(shown))
-	for _, h := range hits {
-		if len(out) < len(shown) && h.ID == shown[len(out)].ID {
-			out = append(out, h)
-		}
-	}
-	return out
-}
-
 // structuredOf returns the default mode's structuredContent for hits,
-// with the counts of opts.
-func structuredOf(hits []mcpid.Hit, opts mcpid.PreviewOptions) json.RawMessage {
-	out := searchOutput{Results: make([]searchResult, len(hits)), Total: max(opts.Total, len(hits)), HasMore: opts.HasMore}
+// with the counts of opts and the cursor next ("" for none).
+func structuredOf(hits []mcpid.Hit, opts mcpid.PreviewOptions, next string) json.RawMessage {
+	out := searchOutput{Results: make([]searchResult, len(hits)), Total: max(opts.Total, len(hits)), HasMore: opts.HasMore, NextCursor: next}
 	for i, h := range hits {
 		out.Results[i] = searchResult(h)
 	}
