@@ -106,7 +106,8 @@ type Options struct {
 	// structuredContent, and fetch opens the id it is given before
 	// anything else: an id that no search issued (mangled, cut short, made
 	// up) is an unknown_id error and never reaches the backend; the
-	// document echoes the id as given. See [mcpid.Sealer].
+	// document echoes the id as given. It also binds search's cursors to
+	// the caller, the query and the page options. See [mcpid.Sealer].
 	Sealer *mcpid.Sealer
 	// AcceptUnsealed lets fetch take unsealed ids too, for a server that
 	// turns sealing on while conversations still hold the ids it showed

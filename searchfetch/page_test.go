@@ -23,6 +23,8 @@ type page struct {
 	hasMore bool
 	cursor  string // next_cursor, the same in both channels
 	text    string
+	// structured is the bytes of structuredContent.
+	structured int
 }
 
 // searchPage calls tools' search for query with cursor ("" for none) in
@@ -45,6 +47,7 @@ func searchPage(t *testing.T, ctx context.Context, tools *searchfetch.Tools, que
 	if res.StructuredContent == nil {
 		return p
 	}
+	p.structured = len(res.StructuredContent)
 	var out struct {
 		Results    []struct{ ID string }
 		Total      int
@@ -246,6 +249,9 @@ func TestPagingReachesEveryReadableHit(t *testing.T) {
 					require.LessOrEqual(t, n, len(hits), "no progress")
 					p := searchPage(t, as("ana"), tools, "q", cursor)
 					assert.LessOrEqual(t, len(p.text), opts.Preview.Budget)
+					if opts.Structured == searchfetch.StructuredShown {
+						assert.LessOrEqual(t, p.structured, opts.Preview.Budget)
+					}
 					if opts.Structured != searchfetch.StructuredNone {
 						assert.Equal(t, remaining(passed), p.total, "the header counts what remains:\n%s", p.text)
 						assert.False(t, p.hasMore)
