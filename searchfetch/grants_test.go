@@ -69,7 +69,7 @@ func TestSearchCountsOnlyReadable(t *testing.T) {
 	}
 	g := &grants{byUser: map[string][]string{"ana": {"c1"}}}
 	for _, tt := range tests {
-		for _, backendTotal := range []int{0, len(tt.hits)} {
+		for _, backendTotal := range []int{0, len(tt.hits) + 100} {
 			for _, mode := range modes {
 				for _, structured := range []searchfetch.Structured{searchfetch.StructuredShown, searchfetch.StructuredAll} {
 					t.Run(fmt.Sprintf("%s/total=%d/%s/%s", tt.name, backendTotal, mode, structured), func(t *testing.T) {

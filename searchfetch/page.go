@@ -48,7 +48,7 @@ func (t *Tools) newPaging(ctx context.Context, query string, res SearchResult, s
 	case res.NextCursor != "":
 		pg.unreachable = true
 	}
-	pg.unreachable = pg.unreachable || opts.HasMore && pg.next == "" || opts.Total > sel.counted()
+	pg.unreachable = pg.unreachable || opts.HasMore && pg.next == "" || usable && res.beyondHits()
 	last := c.passed
 	if n := len(sel.at); n > 0 {
 		last = sel.at[n-1] + 1

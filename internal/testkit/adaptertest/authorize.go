@@ -115,7 +115,7 @@ func (m *manyHits) Search(context.Context, string) (searchfetch.SearchResult, er
 }
 
 // runReadableCounts: a backend returns 3 hits that ana may read, then 50
-// of a connection she may not, with MaxHits 3, with and without a Total
+// of a connection she may not, with MaxHits 3, with and without a Total (of 100)
 // of its own: in both modes she is shown the 3, and in the default mode
 // every count (the header, the hits not shown, total, has_more) is 3, as
 // in both channels.
@@ -128,7 +128,7 @@ func runReadableCounts(t *testing.T, connect ConnectAs) {
 		}
 		hits = append(hits, mcpid.Hit{ID: "orders:o" + strconv.Itoa(i), ConnectionID: c, Title: title})
 	}
-	for _, total := range []int{0, 53} {
+	for _, total := range []int{0, 100} {
 		for _, mode := range []searchfetch.Mode{searchfetch.ModeDefault, searchfetch.ModeChatGPT} {
 			t.Run(fmt.Sprintf("%s/total=%d", mode, total), func(t *testing.T) {
 				b := &manyHits{hits: hits, total: total}
