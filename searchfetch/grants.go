@@ -44,6 +44,9 @@ type grants struct {
 	errs  []error // why a connection is undecided
 }
 
+// allowAll are the grants of a search without an authorizer.
+var allowAll = grants{all: true}
+
 // of returns the verdict on conn and, when undecided, the answer that
 // decided nothing (the authorizer's *mcpid.Error, or a deadline).
 func (g *grants) of(conn string) (verdict, error) {
@@ -65,7 +68,7 @@ func (g *grants) of(conn string) (verdict, error) {
 // authorizer every connection is allowed and nothing is asked.
 func (t *Tools) authorizeHits(ctx context.Context, start time.Time, hits []mcpid.Hit) *grants {
 	if t.opts.Authorize == nil {
-		return &grants{all: true}
+		return &allowAll
 	}
 	g := &grants{index: make(map[string]int, min(len(hits), maxAuthorized))}
 	for i := range hits {

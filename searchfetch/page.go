@@ -26,9 +26,10 @@ type paging struct {
 	// counted by the backend, past a backend cursor the tools cannot
 	// carry, or hits the search could neither show nor count.
 	unreachable bool
-	// room is the bytes of the longest line the page may end with, its
-	// line break included; 0 when the budget leaves no room for one.
-	room int
+	// budget is the page's; room, once known, the bytes of the longest
+	// line the page may end with, its line break included, or -1 when the
+	// budget leaves no room for one.
+	budget, room int
 }
 
 // minPageText is the fewest bytes of preview text that the line ending a
@@ -38,8 +39,8 @@ const minPageText = 64
 // newPaging returns the paging of a page of res for query, of which sel
 // is the selection from the readable hit from on, the page the backend
 // cursor backend names.
-func (t *Tools) newPaging(ctx context.Context, query string, res SearchResult, sel *selection, c cursor, opts mcpid.PreviewOptions) *paging {
-	pg := &paging{t: t, ctx: ctx, query: query, at: sel.at, beyond: sel.beyond, from: c.passed, backend: c.backend}
+func (t *Tools) newPaging(ctx context.Context, query string, res SearchResult, sel *selection, c cursor, opts mcpid.PreviewOptions) paging {
+	pg := paging{t: t, ctx: ctx, query: query, at: sel.at, beyond: sel.beyond, from: c.passed, backend: c.backend, budget: opts.Budget}
 	usable := t.opts.Authorize == nil || res.CountsForCaller
 	switch {
 	case !usable:
@@ -49,19 +50,32 @@ func (t *Tools) newPaging(ctx context.Context, query string, res SearchResult, s
 		pg.unreachable = true
 	}
 	pg.unreachable = pg.unreachable || opts.HasMore && pg.next == "" || usable && res.beyondHits()
-	last := c.passed
-	if n := len(sel.at); n > 0 {
-		last = sel.at[n-1] + 1
+	return pg
+}
+
+// reserve returns the bytes to keep for the line that ends the page
+// (pg.room), measured the first time a page needs one: the longest line
+// it may end with, the one with the largest count of hits passed. When
+// that leaves the preview less than minPageText, the page ends with no
+// line, and reserve returns 0.
+func (pg *paging) reserve() int {
+	if pg.room != 0 {
+		return max(pg.room, 0)
 	}
-	room := len(t.narrowLine())
-	room = max(room, len(t.cursorLine(pg.cursor(cursor{passed: last, backend: c.backend}))))
+	last := pg.from
+	if n := len(pg.at); n > 0 {
+		last = pg.at[n-1] + 1
+	}
+	room := len(pg.t.narrowLine())
+	room = max(room, len(pg.t.cursorLine(pg.cursor(cursor{passed: last, backend: pg.backend}))))
 	if pg.next != "" {
-		room = max(room, len(t.cursorLine(pg.cursor(cursor{backend: pg.next}))))
+		room = max(room, len(pg.t.cursorLine(pg.cursor(cursor{backend: pg.next}))))
 	}
-	if opts.Budget-room-1 >= minPageText {
+	pg.room = -1
+	if pg.budget-room-1 >= minPageText {
 		pg.room = room + 1
 	}
-	return pg
+	return max(pg.room, 0)
 }
 
 // cursor returns the text of c.
@@ -71,9 +85,10 @@ func (pg *paging) cursor(c cursor) string { return pg.t.cursorText(pg.ctx, pg.qu
 // hi (and passes over those before the first it shows), and the cursor
 // that line gives: a cursor when the caller has hits after them, else
 // the advice to narrow the query when the caller has hits no cursor
-// reaches, else nothing. Without room for a line, it gives none.
+// reaches, else nothing. Once reserve found no room for a line, it gives
+// none.
 func (pg *paging) end(hi int) (line, next string) {
-	if pg.room == 0 {
+	if pg.room < 0 {
 		return "", ""
 	}
 	passed := pg.from
@@ -121,7 +136,7 @@ func (t *Tools) narrowLine() string {
 // smaller budget while the structured form is over budget, until all
 // agree and fit. Each round shows fewer hits, keeps room, or writes a
 // shorter text; after maxRounds it shows none.
-func (t *Tools) pageResult(hits []mcpid.Hit, opts mcpid.PreviewOptions, pg *paging) Result {
+func (t *Tools) pageResult(hits []mcpid.Hit, opts mcpid.PreviewOptions, pg paging) Result {
 	budget := opts.Budget
 	all := t.opts.Structured == StructuredAll
 	reserve := 0
@@ -153,8 +168,11 @@ func (t *Tools) pageResult(hits []mcpid.Hit, opts mcpid.PreviewOptions, pg *pagi
 		}
 		line, next := pg.end(hi)
 		if line != "" && reserve == 0 {
-			reserve, lo, end = pg.room, 0, len(hits)
-			continue
+			if reserve = pg.reserve(); reserve > 0 {
+				lo, end = 0, len(hits)
+				continue
+			}
+			line, next = "", ""
 		}
 		preview := len(text)
 		if line != "" && text != "" {

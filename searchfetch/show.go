@@ -68,7 +68,7 @@ func (s *selection) counted() int { return len(s.hits) + s.beyond + s.dropped }
 // page has readable hits and dropped every one of them: one odd record
 // does not take down every search that finds it.
 func (t *Tools) selectHits(ctx context.Context, in []mcpid.Hit, g *grants, from, limit int) (selection, error) {
-	sel := selection{hits: make([]mcpid.Hit, 0, min(len(in), limit))}
+	sel := selection{hits: make([]mcpid.Hit, 0, min(len(in), limit)), at: make([]int, 0, min(len(in), limit))}
 	seen := make(map[string]struct{}, min(len(in), limit))
 	var first string // why the first dropped hit was dropped
 	firstAt := -1
