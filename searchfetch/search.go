@@ -129,10 +129,10 @@ func (t *Tools) Search(ctx context.Context, args json.RawMessage) Result {
 // counts returns the total and has_more of a page of res whose
 // selection is sel, from the readable hit from on: the readable hits
 // counted, and whether hits were neither shown nor counted, or a further
-// backend page exists. A backend's
-// own Total and HasMore count records the tools never saw, which may be
-// another connection's: with an authorizer they stand only when the
-// backend counted them for the caller (SearchResult.CountsForCaller).
+// backend page exists. A backend's own Total and HasMore count records
+// the tools never saw, which may be another connection's: with an
+// authorizer they stand only when the backend counted them for the
+// caller (SearchResult.CountsForCaller).
 func (t *Tools) counts(sel *selection, res SearchResult, from int) (total int, hasMore bool) {
 	total, hasMore = sel.counted(), sel.unsure
 	if t.opts.Authorize == nil || res.CountsForCaller {
