@@ -96,7 +96,9 @@ func (pg *paging) end(hi int) (line, next string) {
 		passed = pg.at[hi-1] + 1
 	}
 	switch {
-	case hi < len(pg.at) || pg.beyond > 0:
+	case (hi < len(pg.at) || pg.beyond > 0) && passed > pg.from:
+		// (A page that passes nothing, as with MaxHits < 0, would give
+		// a cursor to itself.)
 		next = pg.cursor(cursor{passed: passed, backend: pg.backend})
 	case pg.next != "":
 		next = pg.cursor(cursor{backend: pg.next})

@@ -391,3 +391,14 @@ func TestPageNarrow(t *testing.T) {
 		})
 	}
 }
+
+// TestPageShowingNone: a server whose pages show no hit (MaxHits < 0)
+// gives no cursor, which would name the same page again.
+func TestPageShowingNone(t *testing.T) {
+	tools := searchfetch.New(&recorder{result: searchfetch.SearchResult{Hits: numbered(3, "c1")}},
+		&searchfetch.Options{Preview: mcpid.PreviewOptions{MaxHits: -1}})
+	p := searchPage(t, context.Background(), tools, "q", "")
+	assert.Empty(t, p.ids)
+	assert.Empty(t, p.cursor)
+	assert.Equal(t, 3, p.total)
+}
