@@ -25,7 +25,8 @@
 // [MaxArgumentsSize] as a client may escape them (every non-ASCII rune as
 // \uXXXX). One odd record does not take down every search that
 // finds it: the search fails, with invalid_resource_response, only when
-// the backend returned hits and none of them can be shown. Its answer holds one text
+// the backend returned hits the caller may read and none of them can be
+// shown (on a first page with no further backend page). Its answer holds one text
 // content item, the preview the model reads, and structuredContent as
 // [Options.Structured] chooses.
 //

@@ -402,3 +402,52 @@ func TestPageShowingNone(t *testing.T) {
 	assert.Empty(t, p.cursor)
 	assert.Equal(t, 3, p.total)
 }
+
+// TestPagerReachesEveryReadableHit: over random hit lists that a Pager
+// returns in random page sizes, counted for the caller, paging shows
+// every readable, fetchable hit of each backend page once, in order (an
+// id may come again on a later backend page).
+func TestPagerReachesEveryReadableHit(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	g := &grants{byUser: map[string][]string{"ana": {"c0", "c1", ""}}}
+	for round := range 100 {
+		var hits []mcpid.Hit
+		for range r.IntN(50) {
+			h := mcpid.Hit{ID: "s:" + strconv.Itoa(r.IntN(20)), ConnectionID: "c" + strconv.Itoa(r.IntN(3)), Title: strings.Repeat("t", r.IntN(100))}
+			if r.IntN(8) == 0 {
+				h.ID = ""
+			}
+			hits = append(hits, h)
+		}
+		size := 1 + r.IntN(15)
+		var want []string
+		for lo := 0; lo < len(hits); lo += size {
+			seen := map[string]bool{}
+			for _, h := range hits[lo:min(lo+size, len(hits))] {
+				id, _ := mcpid.SelfContainedID(h.ID, h.ConnectionID)
+				if h.ConnectionID == "c2" || h.ID == "" || seen[id] {
+					continue
+				}
+				seen[id] = true
+				want = append(want, id)
+			}
+		}
+		t.Run(strconv.Itoa(round), func(t *testing.T) {
+			p := &pager{hits: hits, size: size, counts: true}
+			tools := searchfetch.New(p, &searchfetch.Options{Authorize: g.authorize,
+				Preview: mcpid.PreviewOptions{Budget: 400 + r.IntN(1500), MaxHits: 1 + r.IntN(6)}})
+			var shown []string
+			cursor := ""
+			for n := 0; ; n++ {
+				require.LessOrEqual(t, n, 2*len(hits)+1, "no progress")
+				pg := searchPage(t, as("ana"), tools, "q", cursor)
+				shown = append(shown, pg.ids...)
+				if pg.cursor == "" {
+					break
+				}
+				cursor = pg.cursor
+			}
+			assert.Equal(t, want, shown)
+		})
+	}
+}

@@ -111,7 +111,10 @@ func (t *Tools) Search(ctx context.Context, args json.RawMessage) Result {
 	g := t.authorizeHits(ctx, start, res.Hits)
 	sel, err := t.selectHits(ctx, res.Hits, g, c.passed, limit)
 	if err != nil {
-		return t.relay(err, err, nil, false) // the authorizer's, or none shown
+		return t.relay(err, err, nil, false) // the authorizer's
+	}
+	if sel.none != nil && vals[1] == "" && !t.pagesOn(res) {
+		return t.relay(sel.none, sel.none, nil, false)
 	}
 	hits := sel.hits
 	opts := t.opts.Preview
@@ -124,6 +127,15 @@ func (t *Tools) Search(ctx context.Context, args json.RawMessage) Result {
 		return okResult(text, json.RawMessage(text))
 	}
 	return t.pageResult(hits, opts, t.newPaging(ctx, query, res, &sel, c, opts))
+}
+
+// pagesOn reports whether a model can page on past res to a further
+// backend page: in ModeDefault, with a next page the tools can use and
+// carry. A first page none of whose hits can be fetched is then shown
+// empty, with a cursor to the next, as is such a page reached by a
+// cursor: only a first page that is also the last fails.
+func (t *Tools) pagesOn(res SearchResult) bool {
+	return t.opts.Mode == ModeDefault && (t.opts.Authorize == nil || res.CountsForCaller) && validBackendCursor(res.NextCursor)
 }
 
 // counts returns the total and has_more of a page of res whose

@@ -31,6 +31,10 @@ type selection struct {
 	// counted: of connections beyond those a search asks about, or whose
 	// verdict did not arrive in time. More hits may exist.
 	unsure bool
+	// none, when set, is why the page has readable hits and no id can
+	// fetch any of them: the search's answer, unless a further backend
+	// page may hold some.
+	none error
 }
 
 // counted returns the readable hits of the page that count: those shown
@@ -64,9 +68,10 @@ func (s *selection) counted() int { return len(s.hits) + s.beyond + s.dropped }
 // from that other connection.
 //
 // It keeps hits until limit of them are kept, and judges and counts every
-// readable hit. It fails with invalid_resource_response only when the
-// page has readable hits and dropped every one of them: one odd record
-// does not take down every search that finds it.
+// readable hit. It fails only when an authorizer's verdict the page needs
+// is undecided; when the page has readable hits and dropped every one of
+// them, it sets the selection's none, an invalid_resource_response: one
+// odd record does not take down every search that finds it.
 func (t *Tools) selectHits(ctx context.Context, in []mcpid.Hit, g *grants, from, limit int) (selection, error) {
 	sel := selection{hits: make([]mcpid.Hit, 0, min(len(in), limit)), at: make([]int, 0, min(len(in), limit))}
 	seen := make(map[string]struct{}, min(len(in), limit))
@@ -124,7 +129,7 @@ func (t *Tools) selectHits(ctx context.Context, in []mcpid.Hit, g *grants, from,
 		}
 	}
 	if len(sel.hits) == 0 && sel.beyond == 0 && sel.dropped > 0 {
-		return sel, badHit("no hit can be fetched by an id: hit "+strconv.Itoa(firstAt+1)+" "+first, t.hints.badHit)
+		sel.none = badHit("no hit can be fetched by an id: hit "+strconv.Itoa(firstAt+1)+" "+first, t.hints.badHit)
 	}
 	return sel, nil
 }
