@@ -184,7 +184,7 @@ func TestSearchAuthorizationDeadline(t *testing.T) {
 	mine := mcpid.Hit{ID: "a:1", ConnectionID: "c1"}
 	late := mcpid.Hit{ID: "a:2", ConnectionID: "slow"}
 	for _, inline := range []bool{false, true} {
-		opts := &searchfetch.Options{Authorize: slow, Inline: inline, Timeout: 20 * time.Millisecond, Preview: mcpid.PreviewOptions{MaxHits: 1}}
+		opts := &searchfetch.Options{Authorize: slow, Inline: inline, Timeout: 250 * time.Millisecond, Preview: mcpid.PreviewOptions{MaxHits: 1}}
 		t.Run(fmt.Sprintf("past the window/inline=%v", inline), func(t *testing.T) {
 			b := &recorder{result: searchfetch.SearchResult{Hits: []mcpid.Hit{mine, late, late}}}
 			c := searchCounts(t, searchfetch.New(b, opts).Search(as("ana"), raw(`{"query":"q"}`)))
