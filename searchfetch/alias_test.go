@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -117,10 +118,15 @@ func TestAliasesRoundTrip(t *testing.T) {
 }
 
 // accessLog is an authorizer that allows everything and records what it
-// is asked.
-type accessLog struct{ asked []searchfetch.Access }
+// is asked. A search asks about its connections concurrently.
+type accessLog struct {
+	mu    sync.Mutex
+	asked []searchfetch.Access
+}
 
 func (g *accessLog) authorize(_ context.Context, a searchfetch.Access) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	g.asked = append(g.asked, a)
 	return nil
 }

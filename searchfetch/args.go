@@ -29,9 +29,10 @@ type argSpec struct {
 // The arguments of each tool in each mode. Their hints are templates, in
 // which {search} stands for the search tool's name ([newHints]).
 var (
-	searchArgs       = argSpec{names: []string{"query"}, required: 1, hint: `pass {"query": "…"} with what to look for as a string`}
-	fetchArgs        = argSpec{names: []string{"id", "connection_id", FieldOffset}, required: 1, ints: 1 << 2, hint: `pass {"id": "…"} with an id exactly as {search} showed it, and a string connection_id only where {search} showed one`}
-	fetchArgsChatGPT = argSpec{names: []string{"id"}, required: 1, hint: `pass {"id": "…"} with an id exactly as {search} showed it`}
+	searchArgs        = argSpec{names: []string{"query", FieldCursor}, required: 1, hint: `pass {"query": "…"} with what to look for as a string, and a string cursor only as a {search} result's next_cursor gave it`}
+	searchArgsChatGPT = argSpec{names: []string{"query"}, required: 1, hint: `pass {"query": "…"} with what to look for as a string`}
+	fetchArgs         = argSpec{names: []string{"id", "connection_id", FieldOffset}, required: 1, ints: 1 << 2, hint: `pass {"id": "…"} with an id exactly as {search} showed it, and a string connection_id only where {search} showed one`}
+	fetchArgsChatGPT  = argSpec{names: []string{"id"}, required: 1, hint: `pass {"id": "…"} with an id exactly as {search} showed it`}
 )
 
 // FieldOffset is the [mcpid.Error.Field] of an invalid_arguments error

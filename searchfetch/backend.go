@@ -17,10 +17,9 @@ import (
 // [Options.Authorize] the tools ask it before the backend runs; a backend
 // without an authorizer checks the caller itself ([CallerFrom]), on every
 // path. With an authorizer, the backend of an unscoped fetch still checks
-// the connection it picks, and a search's counts ([SearchResult.Total],
-// HasMore) reach the model for the hits the tools do not look at: a
-// backend whose counts must not reveal other connections' records reports
-// counts for the caller.
+// the connection it picks, and a search's own counts
+// ([SearchResult.Total], HasMore) reach the model only when the backend
+// counted them for the caller ([SearchResult.CountsForCaller]).
 //
 // An error that is an [*mcpid.Error] (for example [mcpid.AmbiguousConnection]
 // when the resource server answers 409, or [mcpid.NewError] with
@@ -52,14 +51,27 @@ type SearchResult struct {
 	// legacy stream:record handle.
 	Hits []mcpid.Hit
 	// Total is the number of hits in the whole result when it is more
-	// than len(Hits); a smaller value is ignored. With an authorizer, the
-	// hits a search leaves out as denied are taken off it; the hits it
-	// does not look at count as Total says, so a backend whose counts
-	// must not reveal other connections' records counts for the caller.
+	// than len(Hits); a smaller value is ignored. With an authorizer it is
+	// ignored unless CountsForCaller is set: the tools count the hits the
+	// caller may read among Hits themselves.
 	Total int
 	// HasMore reports that the result has more hits than Total (or than
-	// len(Hits)).
+	// len(Hits)). With an authorizer it is ignored unless CountsForCaller
+	// is set.
 	HasMore bool
+	// CountsForCaller reports that Total and HasMore count only records
+	// the caller may read, so that the tools show them with an
+	// authorizer too. Leave it unset when they count records of every
+	// connection: a count of records the caller may not read tells that
+	// they exist.
+	CountsForCaller bool
+	// NextCursor is, for a [Pager], its cursor of the page after this
+	// one; "" when this page is the last. The tools carry it in their own
+	// cursor once the caller passed every hit of this page. One of more
+	// than 256 bytes, or with a byte that is not printable ASCII, ends
+	// paging (the result says to narrow the query). With an authorizer it
+	// is ignored unless CountsForCaller is set.
+	NextCursor string
 }
 
 // Document is a fetched record, the fetch tool's answer. Its JSON is the

@@ -88,9 +88,11 @@ func toolCall(call func(context.Context, json.RawMessage) searchfetch.Result) fu
 }
 
 // BenchmarkSearchHits measures a search of 10 hits beside one of 10,000
-// with 1 MiB fields, in each Structured choice: the cost of StructuredShown
-// and of ChatGPT mode stays with the budget, not the number of hits;
-// StructuredAll serializes every hit.
+// with 1 MiB fields, in each Structured choice: what StructuredShown and
+// ChatGPT mode render stays with the budget, while the count of the hits
+// not shown judges every hit's id (each id counted once), at a cost that
+// grows with the number of hits but not with their fields; StructuredAll
+// serializes every hit.
 func BenchmarkSearchHits(b *testing.B) {
 	ctx := context.Background()
 	for _, mode := range []searchfetch.Mode{searchfetch.ModeDefault, searchfetch.ModeChatGPT} {

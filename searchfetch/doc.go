@@ -25,7 +25,8 @@
 // [MaxArgumentsSize] as a client may escape them (every non-ASCII rune as
 // \uXXXX). One odd record does not take down every search that
 // finds it: the search fails, with invalid_resource_response, only when
-// the backend returned hits and none of them can be shown. Its answer holds one text
+// the backend returned hits the caller may read and none of them can be
+// shown (on a first page with no further backend page). Its answer holds one text
 // content item, the preview the model reads, and structuredContent as
 // [Options.Structured] chooses.
 //
@@ -75,10 +76,25 @@
 // transport verified in the context ([Caller], [CallerFrom]): fetch asks
 // it for the connection its request names before the backend runs, and a
 // denial is forbidden, the same answer whether or not the record exists;
-// search asks it once per distinct connection among the hits it looks at
-// and leaves out, uncounted, the hits of a connection it denies. So every
-// hit a caller is shown is one that caller can fetch. Without an
+// search asks it once per distinct connection among all the hits the
+// backend returned and leaves out, uncounted, the hits of a connection it
+// denies: every count a search shows counts only hits the caller may read.
+// So every hit a caller is shown is one that caller can fetch. Without an
 // authorizer, the backend checks the caller itself.
+//
+// # Pages
+//
+// In ModeDefault, search takes an optional cursor argument: a result
+// whose caller has more hits than it shows ends with a line that says to
+// call search again with the same query and that cursor, which
+// structuredContent holds as next_cursor. Pages follow the hits the
+// backend returned, each readable hit shown once across them, for a
+// backend that answers a query alike each time; a backend that pages
+// itself implements [Pager]. The cursor holds all the state, so any
+// replica serves any page, and counts only hits the caller may read. With
+// a Sealer it is bound to the caller, the query and the page options, and
+// another's or an edited one is refused; without one it is bound to its
+// query only.
 //
 // # Aliases
 //

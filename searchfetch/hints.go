@@ -93,7 +93,7 @@ func newHints(mode Mode, search, fetch string) hints {
 		search:         names.Replace(searchHint),
 	}
 	if mode == ModeChatGPT {
-		h.fetchArgs = fetchArgsChatGPT
+		h.searchArgs, h.fetchArgs = searchArgsChatGPT, fetchArgsChatGPT
 	}
 	h.searchArgs.hint = names.Replace(h.searchArgs.hint)
 	h.fetchArgs.hint = names.Replace(h.fetchArgs.hint)

@@ -84,7 +84,8 @@ func TestHints(t *testing.T) {
 	def := searchfetch.ModeDefault
 	searchArgsHint := `pass {"query": "…"} with what to look for as a string`
 	tests := []row{
-		{name: "search arguments", tool: "find", args: `{}`, code: searchfetch.CodeInvalidArguments, hint: searchArgsHint},
+		{name: "search arguments", tool: "find", args: `{}`, code: searchfetch.CodeInvalidArguments,
+			hint: searchArgsHint + ", and a string cursor only as a find result's next_cursor gave it", chatGPT: searchArgsHint},
 		{name: "fetch arguments", tool: "get", args: `{"id":1}`, code: searchfetch.CodeInvalidArguments,
 			hint:    `pass {"id": "…"} with an id exactly as find showed it, and a string connection_id only where find showed one`,
 			chatGPT: `pass {"id": "…"} with an id exactly as find showed it`},

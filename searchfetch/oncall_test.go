@@ -114,7 +114,7 @@ func TestOnCall(t *testing.T) {
 			want:    searchfetch.Call{Connections: []string{"c1", "c2", ""}, Shown: 4, Dropped: 1, Denied: 2},
 			backend: true, authz: true},
 		{name: "search sealed, few hits shown", b: answers, opts: searchfetch.Options{Sealer: s, Preview: mcpid.PreviewOptions{MaxHits: 2}}, tool: "search", args: `{"query":"q"}`,
-			want:    searchfetch.Call{Connections: []string{"c1", "c3"}, Shown: 2},
+			want:    searchfetch.Call{Connections: []string{"c1", "c3"}, Shown: 2, Dropped: 1}, // the unfetchable hit past the window counts too
 			backend: true},
 		{name: "search aliased", b: scripted{hits: []mcpid.Hit{{ID: "files:f1", ConnectionID: "projects/acme/connections/drive-1"}}},
 			opts: searchfetch.Options{Aliases: al}, tool: "search", args: `{"query":"q"}`,

@@ -106,7 +106,8 @@ type Options struct {
 	// structuredContent, and fetch opens the id it is given before
 	// anything else: an id that no search issued (mangled, cut short, made
 	// up) is an unknown_id error and never reaches the backend; the
-	// document echoes the id as given. See [mcpid.Sealer].
+	// document echoes the id as given. It also binds search's cursors to
+	// the caller, the query and the page options. See [mcpid.Sealer].
 	Sealer *mcpid.Sealer
 	// AcceptUnsealed lets fetch take unsealed ids too, for a server that
 	// turns sealing on while conversations still hold the ids it showed
@@ -150,11 +151,20 @@ type Options struct {
 	// opened) and before the backend, with the connection the request
 	// names, "" for an unscoped fetch of a legacy id (the authorizer then
 	// decides whether this caller may have the backend find the record,
-	// and the backend checks the connection it picks). search calls it at
-	// most once per distinct connection among the hits it looks at (the
-	// preview's window; every hit with StructuredAll), before it judges
-	// whether a hit can be fetched. An ambiguous_connection answer lists
-	// only the connections (in ModeChatGPT, ids) it allows.
+	// and the backend checks the connection it picks). search calls it
+	// once per distinct connection among all the hits the backend
+	// returned, not only those it shows, before it judges whether a hit
+	// can be fetched, so that every count it shows (the total, the hits
+	// not shown, has_more) counts only hits the caller may read. Bounded:
+	// at most 64 connections, the first in hit order; at most 8 calls at
+	// once; all within one Timeout from the start of the search. Hits of
+	// further connections, or of one whose answer did not come in time,
+	// are neither shown nor counted, and the result says that more may
+	// exist; an answer that does not come in time for a hit the page
+	// would show fails the search (resource_unavailable). The backend's
+	// own Total and HasMore are ignored unless it counted them for the
+	// caller ([SearchResult.CountsForCaller]). An ambiguous_connection
+	// answer lists only the connections (in ModeChatGPT, ids) it allows.
 	//
 	// nil allows. An *mcpid.Error is the answer as it is. Any other error,
 	// and a panic, is a denial: fetch answers forbidden

@@ -12,7 +12,7 @@ import (
 // model, naming the search tool as registered ({search}). Both forbid
 // arguments the tool does not take, as readArgs does.
 const (
-	searchSchema = `{"type":"object","properties":{"query":{"type":"string","description":"What to look for across every connected source."}},"required":["query"],"additionalProperties":false}`
+	searchSchema = `{"type":"object","properties":{"query":{"type":"string","description":"What to look for across every connected source."},"cursor":{"type":"string","description":"Only to see more hits: the next_cursor a {search} result gave, with the same query."}},"required":["query"],"additionalProperties":false}`
 	fetchSchema  = `{"type":"object","properties":{"id":{"type":"string","description":"An id exactly as {search} showed it."},"connection_id":{"type":"string","description":"Only where {search} showed a connection_id next to the id, or an ambiguous_connection error asks for one."},"offset":{"type":"integer","minimum":0,"description":"Only to read on in a text that came back cut (truncated): the next_offset that result gave."}},"required":["id"],"additionalProperties":false}`
 
 	searchSchemaChatGPT = `{"type":"object","properties":{"query":{"type":"string"}},"required":["query"],"additionalProperties":false}`
@@ -30,7 +30,7 @@ const (
 	searchOutputSchema = `{"type":"object","properties":{"results":{"type":"array","items":{"type":"object","properties":{` +
 		`"id":{"type":"string"},"connection_id":{"type":"string"},"connector_key":{"type":"string"},"stream":{"type":"string"},` +
 		`"display_name":{"type":"string"},"title":{"type":"string"},"snippet":{"type":"string"},"url":{"type":"string"}},` +
-		`"required":["id"],"additionalProperties":false}},"total":{"type":"integer","minimum":0},"has_more":{"type":"boolean"}},` +
+		`"required":["id"],"additionalProperties":false}},"total":{"type":"integer","minimum":0},"has_more":{"type":"boolean"},"next_cursor":{"type":"string"}},` +
 		`"required":["results","total"],"additionalProperties":false}`
 	// searchOutputSchemaChatGPT is that of mcpid.FormatJSON.
 	searchOutputSchemaChatGPT = `{"type":"object","properties":{"results":{"type":"array","items":{"type":"object","properties":{` +

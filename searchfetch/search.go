@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/mcpid/mcpid"
 )
@@ -26,51 +27,84 @@ type searchOutput struct {
 	Results []searchResult `json:"results"`
 	Total   int            `json:"total"`
 	HasMore bool           `json:"has_more,omitempty"`
+	// NextCursor is the cursor of the next page, when there is one.
+	NextCursor string `json:"next_cursor,omitempty"`
 }
 
 // Search runs the search tool and returns its answer. args are the raw JSON
-// arguments of the call ({"query": "…"}). Every hit gets its id from
-// [mcpid.SelfContainedID], hits that share an id are shown once, and a hit
-// that no shown id can fetch is left out, counted and reported (see the
-// package documentation and [Options.OnDropped]). With [Options.Authorize],
-// the hits of a connection the caller may not read are left out first,
-// and counted nowhere.
-// Only the hits the preview can show are looked at (no more than MaxHits,
-// nor than the budget has room for), but with StructuredAll, which shows
-// every hit. Then:
+// arguments of the call: {"query": "…"}, and in ModeDefault an optional
+// "cursor", the next_cursor of an earlier page for the same query. Every
+// hit gets its id from [mcpid.SelfContainedID], hits that share an id are
+// shown once, and a hit that no shown id can fetch is left out, counted
+// and reported (see the package documentation and [Options.OnDropped]).
+// With [Options.Authorize], the hits of a connection the caller may not
+// read are left out first, and counted nowhere: every count covers only
+// readable hits, those past the preview's window included. The preview
+// shows no more than MaxHits, nor than the budget has room for, but with
+// StructuredAll, whose structuredContent holds every hit. Then:
 //
 // In ModeDefault, Text is the [mcpid.FormatText] preview. With
 // StructuredShown, StructuredContent is
 //
 //	{"results":[{"id":…,"connection_id":…,"connector_key":…,"stream":…,
-//	  "display_name":…,"title":…,"snippet":…,"url":…},…],"total":…,"has_more":…}
+//	  "display_name":…,"title":…,"snippet":…,"url":…},…],"total":…,"has_more":…,
+//	  "next_cursor":…}
 //
 // with the hits the text shows and the fields it shows, as [mcpid.ExtractHits]
 // reads them back (connection_id only where the text shows one, fields cut
-// where the text cuts them, empty ones left out, has_more too), and total
-// the larger of SearchResult.Total and the number of hits; the text counts
-// the hits it does not show as not in structuredContent. Both fit the
-// budget: where the structured form would not, both are rendered for a
-// smaller one. With StructuredAll, results holds every hit with every
-// field and its own connection_id, and url, unbudgeted.
+// where the text cuts them, empty ones left out, has_more and next_cursor
+// too), and total the readable hits from this page on (or the backend's
+// SearchResult.Total, when larger and the tools may show it); the text
+// counts the hits it does not show as not in structuredContent. When the
+// caller has hits after those shown, the text ends with the line
+//
+//	For more hits, call search with the same query and cursor="8~k3m9xq2".
+//
+// whose cursor is next_cursor; a page shows the readable hits that follow
+// the ones its cursor passed, in order, so that paging shows each once. A
+// result with more hits than pages reach (a backend cursor too long to
+// carry, hits the search could neither show nor count) ends instead with
+// a line that says to narrow the query. Both channels fit the budget,
+// that line included: where the structured form would not, both are
+// rendered for a smaller one. With StructuredAll, results holds every hit
+// with every field and its own connection_id, and url, unbudgeted; its
+// cursor follows the text.
 //
 // In ModeChatGPT, Text is the [mcpid.FormatJSON] preview and
 // StructuredContent is the same object: {"results":[{"id":…,"title":…,
-// "url":…,"text":…},…]}.
+// "url":…,"text":…},…]}. It has no pages.
 //
 // With StructuredNone, StructuredContent is nil.
 //
-// A failure is a tool error; see the package documentation.
+// A cursor that this server did not give for this query (with a Sealer,
+// to this caller) is an invalid_arguments error whose Field is
+// [FieldCursor]. Any other failure is a tool error; see the package
+// documentation.
 func (t *Tools) Search(ctx context.Context, args json.RawMessage) (r Result) {
 	if t.opts.OnCall != nil {
 		ctx = t.startCall(ctx, t.opts.SearchName)
 		defer t.endCall(ctx, &r)
 	}
-	var vals [1]string
-	if err := readArgs(args, t.hints.searchArgs, vals[:]); err != nil {
+	var start time.Time // of the search, which bounds its authorizations
+	if t.opts.Authorize != nil {
+		start = time.Now()
+	}
+	var vals [2]string // query, cursor
+	if err := readArgs(args, t.hints.searchArgs, vals[:len(t.hints.searchArgs.names)]); err != nil {
 		return t.errorResult(err)
 	}
-	res, err := callBackend(ctx, t, t.opts.SearchName, Backend.Search, vals[0])
+	query := vals[0]
+	var c cursor
+	if vals[1] != "" {
+		var err error
+		if c, err = t.openCursor(ctx, query, vals[1]); err != nil {
+			return t.errorResult(err)
+		}
+	}
+	if _, pager := t.backend.(Pager); c.backend != "" && !pager {
+		return t.errorResult(t.badCursor()) // only a Pager's cursor is carried
+	}
+	res, err := t.searchBackend(ctx, query, c.backend)
 	if err != nil {
 		return t.relayedError(ctx, err, Access{Tool: t.opts.SearchName}, nil, false)
 	}
@@ -78,79 +112,66 @@ func (t *Tools) Search(ctx context.Context, args json.RawMessage) (r Result) {
 	if t.opts.Structured == StructuredAll && t.opts.Mode == ModeDefault {
 		limit = len(res.Hits)
 	}
-	sel, err := t.selectHits(ctx, res.Hits, limit)
+	g := t.authorizeHits(ctx, start, res.Hits)
+	sel, err := t.selectHits(ctx, res.Hits, g, c.passed, limit)
 	t.noteSelection(ctx, sel)
 	if err != nil {
-		return t.relay(err, err, nil, false) // the authorizer's, or none shown
+		return t.relay(err, err, nil, false) // the authorizer's
+	}
+	if sel.none != nil && vals[1] == "" && !t.pagesOn(res) {
+		return t.relay(sel.none, sel.none, nil, false)
 	}
 	hits := sel.hits
 	opts := t.opts.Preview
-	// Hits dropped as unfetchable count among those not shown; hits not
-	// looked at count as distinct: the backend's count stands, less the
-	// hits the caller may not read, which count nowhere.
-	opts.Total = max(res.Total-sel.denied, len(hits)+sel.dropped+len(res.Hits)-sel.looked)
-	opts.HasMore = res.HasMore
-	switch {
-	case t.opts.Structured == StructuredNone:
-		return okResult(mcpid.RenderPreview(hits, opts), nil)
-	case t.opts.Mode == ModeChatGPT:
+	opts.Total, opts.HasMore = t.counts(&sel, res, c.passed)
+	if t.opts.Mode == ModeChatGPT {
 		text := mcpid.RenderPreview(hits, opts)
+		if t.opts.Structured == StructuredNone {
+			return okResult(text, nil)
+		}
 		return okResult(text, json.RawMessage(text))
-	case t.opts.Structured == StructuredAll:
-		// Every hit with every field and its own connection id.
-		return okResult(mcpid.RenderPreview(hits, opts), structuredOf(hits, opts))
 	}
-	return shownResult(hits, opts)
+	return t.pageResult(hits, opts, t.newPaging(ctx, query, res, &sel, c, opts))
 }
 
-// shownResult renders hits for StructuredShown: the text, and as
-// structuredContent the hits it shows, both within opts.Budget. It renders
-// again with only the hits shown, so that the text does not count the
-// others as in structuredContent, and for a smaller budget while the
-// structured form is over budget, until both agree and fit. Each round
-// shows fewer hits or writes a shorter text; after maxRounds it shows none.
-func shownResult(hits []mcpid.Hit, opts mcpid.PreviewOptions) Result {
-	budget := opts.Budget
-	for round := 0; ; round++ {
-		if round == maxRounds {
-			hits = nil
-		}
-		text := mcpid.RenderPreview(hits, opts)
-		shown := mcpid.ExtractHits(text)
-		if len(shown) < len(hits) {
-			hits = onlyShown(hits, shown)
-			continue
-		}
-		structured := structuredOf(shown, opts)
-		if len(structured) <= budget || len(hits) == 0 {
-			return okResult(text, structured)
-		}
-		opts.Budget = min(opts.Budget, len(text)) - (len(structured) - budget)
-		if opts.Budget <= 0 { // 0 would mean the default budget
-			hits, opts.Budget = nil, budget
-		}
-	}
+// pagesOn reports whether a model can page on past res to a further
+// backend page: in ModeDefault, with a next page the tools can use and
+// carry. A first page none of whose hits can be fetched is then shown
+// empty, with a cursor to the next, as is such a page reached by a
+// cursor: only a first page that is also the last fails.
+func (t *Tools) pagesOn(res SearchResult) bool {
+	return t.opts.Mode == ModeDefault && (t.opts.Authorize == nil || res.CountsForCaller) && validBackendCursor(res.NextCursor)
 }
 
-// maxRounds bounds the renders of shownResult: one or two in practice.
+// counts returns the total and has_more of a page of res whose
+// selection is sel, from the readable hit from on: the readable hits
+// counted, and whether hits were neither shown nor counted, or a further
+// backend page exists. A backend's own Total and HasMore count records
+// the tools never saw, which may be another connection's: with an
+// authorizer they stand only when the backend counted them for the
+// caller (SearchResult.CountsForCaller).
+func (t *Tools) counts(sel *selection, res SearchResult, from int) (total int, hasMore bool) {
+	total, hasMore = sel.counted(), sel.unsure
+	if t.opts.Authorize == nil || res.CountsForCaller {
+		if res.beyondHits() {
+			total = max(total, res.Total-from)
+		}
+		hasMore = hasMore || res.HasMore || res.NextCursor != ""
+	}
+	return total, hasMore
+}
+
+// beyondHits reports whether res.Total counts more hits than res.Hits
+// holds: a smaller Total is ignored.
+func (res *SearchResult) beyondHits() bool { return res.Total > len(res.Hits) }
+
+// maxRounds bounds the renders of pageResult: one or two in practice.
 const maxRounds = 16
 
-// onlyShown returns the hits whose ids shown holds, in order. The ids of
-// hits are distinct, and shown holds them in the same order.
-func onlyShown(hits, shown []mcpid.Hit) []mcpid.Hit {
-	out := make([]mcpid.Hit, 0, len(shown))
-	for _, h := range hits {
-		if len(out) < len(shown) && h.ID == shown[len(out)].ID {
-			out = append(out, h)
-		}
-	}
-	return out
-}
-
 // structuredOf returns the default mode's structuredContent for hits,
-// with the counts of opts.
-func structuredOf(hits []mcpid.Hit, opts mcpid.PreviewOptions) json.RawMessage {
-	out := searchOutput{Results: make([]searchResult, len(hits)), Total: max(opts.Total, len(hits)), HasMore: opts.HasMore}
+// with the counts of opts and the cursor next ("" for none).
+func structuredOf(hits []mcpid.Hit, opts mcpid.PreviewOptions, next string) json.RawMessage {
+	out := searchOutput{Results: make([]searchResult, len(hits)), Total: max(opts.Total, len(hits)), HasMore: opts.HasMore, NextCursor: next}
 	for i, h := range hits {
 		out.Results[i] = searchResult(h)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -55,11 +56,17 @@ func TestSearchDefault(t *testing.T) {
 			opts := mcpid.PreviewOptions{Budget: 1000, MaxHits: 2, Format: mcpid.FormatJSON, Total: 1}
 			res := searchfetch.New(b, &searchfetch.Options{Preview: opts, Structured: tt.structured}).Search(context.Background(), raw(`{"query":"q"}`))
 			require.False(t, res.IsError, res.Text)
-			want := mcpid.RenderPreview(tt.preview, mcpid.PreviewOptions{Budget: 1000, MaxHits: 2, Total: 9, HasMore: true})
+			var out struct {
+				NextCursor string `json:"next_cursor"`
+			}
+			require.NoError(t, json.Unmarshal(res.StructuredContent, &out))
+			require.NotEmpty(t, out.NextCursor, "the hits not shown are on the next page")
+			want := mcpid.RenderPreview(tt.preview, mcpid.PreviewOptions{Budget: 1000, MaxHits: 2, Total: 9, HasMore: true}) +
+				"\nFor more hits, call search with the same query and cursor=\"" + out.NextCursor + "\"."
 			if diff := cmp.Diff(want, res.Text); diff != "" {
 				t.Errorf("text (-want +got):\n%s", diff)
 			}
-			assert.JSONEq(t, tt.want, string(res.StructuredContent))
+			assert.JSONEq(t, tt.want, strings.Replace(string(res.StructuredContent), `,"next_cursor":"`+out.NextCursor+`"`, "", 1))
 		})
 	}
 

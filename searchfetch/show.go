@@ -8,126 +8,141 @@ import (
 	"github.com/mcpid/mcpid"
 )
 
-// selection is what a search shows of the hits its backend returned.
+// selection is what a search shows of the hits its backend returned,
+// from the page's first readable hit on.
 type selection struct {
 	// hits are the hits to show, in order, each with the id that fetches
 	// it (sealed with a Sealer), each id once.
 	hits []mcpid.Hit
-	// looked is how many of the backend's hits were looked at: the
-	// first looked of them.
-	looked int
-	// dropped counts the hits looked at and left out because no id the
-	// tools show could fetch them; they count among the hits not shown.
+	// at holds, for each of hits, its place among the readable hits: a
+	// cursor that passes hits[i] counts at[i]+1 readable hits passed.
+	at []int
+	// beyond counts the fetchable hits, each id once, after the last of
+	// hits: those the window had no room for.
+	beyond int
+	// dropped counts the readable hits of the page left out because no
+	// id the tools show could fetch them; they count among the hits not
+	// shown.
 	dropped int
-	// denied counts the hits looked at and left out because the caller
-	// may not read their connection; they are counted nowhere.
+	// denied counts the hits left out because the caller may not read
+	// their connection; they are counted nowhere.
 	denied int
+	// unsure is set when hits of the page were neither shown nor
+	// counted: of connections beyond those a search asks about, or whose
+	// verdict did not arrive in time. More hits may exist.
+	unsure bool
+	// none, when set, is why the page has readable hits and no id can
+	// fetch any of them: the search's answer, unless a further backend
+	// page may hold some.
+	none error
 }
 
-// selectHits returns the hits of in to show. Each gets the id
+// counted returns the readable hits of the page that count: those shown
+// or not, the unfetchable ones included, each id once.
+func (s *selection) counted() int { return len(s.hits) + s.beyond + s.dropped }
+
+// selectHits returns the hits of in to show, from the readable hit from
+// on (the hits a cursor passed come before). Each gets the id
 // [mcpid.SelfContainedID] gives it, which fetches that hit alone, and each
-// id is shown once (the first hit that has it). A hit that no shown id can
-// fetch is dropped: counted, reported ([Tools.reportDropped]), and not
-// shown. Such a hit has an empty id, an id that is not valid UTF-8 or holds
-// a control character, a connection that is not a connection id (as
-// CORP\drive), or no connection and an id that is not a legacy
-// stream:record handle (an id that looks self-contained is never taken
-// to be one).
+// id is shown once (the first hit that has it, on this page or an earlier
+// one). A hit that no shown id can fetch is dropped: counted, reported
+// ([Tools.reportDropped]), and not shown. Such a hit has an empty id, an
+// id that is not valid UTF-8 or holds a control character, a connection
+// that is not a connection id (as CORP\drive), or no connection and an id
+// that is not a legacy stream:record handle (an id that looks
+// self-contained is never taken to be one).
 //
 // Nor is a hit shown whose fetch arguments would exceed [MaxArgumentsSize]
 // as a client may write them ([fetchArgsSize]): fetch would refuse them.
 //
 // With an authorizer, a hit of a connection the caller may not read is
-// left out first, uncounted, and never judged ([Options.Authorize]).
+// left out first, uncounted, and never judged ([Options.Authorize]); g
+// holds the verdicts. A hit of a connection without a verdict is neither
+// shown nor counted, and fails the search when its verdict is undecided
+// while the window still has room: which hits the page shows would
+// depend on it.
 //
 // With aliases ([Options.Aliases]), a hit of an aliased connection is
 // shown with the alias as its connection, which its id embeds; a hit whose
 // connection is another connection's alias is dropped, as it would fetch
 // from that other connection.
 //
-// It looks at the hits in order until limit of them are kept. It fails
-// with invalid_resource_response only when it looked at hits and dropped
-// every one of them: one odd record does not take down every search that
-// finds it.
-func (t *Tools) selectHits(ctx context.Context, in []mcpid.Hit, limit int) (selection, error) {
-	sel := selection{hits: make([]mcpid.Hit, 0, min(len(in), limit))}
+// It keeps hits until limit of them are kept, and judges and counts every
+// readable hit. It fails only when an authorizer's verdict the page needs
+// is undecided; when the page has readable hits and dropped every one of
+// them, it sets the selection's none, an invalid_resource_response: one
+// odd record does not take down every search that finds it.
+func (t *Tools) selectHits(ctx context.Context, in []mcpid.Hit, g *grants, from, limit int) (selection, error) {
+	sel := selection{hits: make([]mcpid.Hit, 0, min(len(in), limit)), at: make([]int, 0, min(len(in), limit))}
 	seen := make(map[string]struct{}, min(len(in), limit))
 	var first string // why the first dropped hit was dropped
 	firstAt := -1
-	sel.looked = len(in)
-	var verdicts map[string]bool // whether the caller may read a connection
-	if t.opts.Authorize != nil {
-		verdicts = make(map[string]bool)
-	}
+	readable := 0 // the readable hits before in[i]
 	for i, h := range in {
-		if len(sel.hits) == limit {
-			sel.looked = i
-			break
-		}
-		if verdicts != nil {
-			may, err := t.mayRead(ctx, verdicts, h.ConnectionID)
-			if err != nil {
+		switch v, err := g.of(h.ConnectionID); v {
+		case refused:
+			sel.denied++
+			continue
+		case undecided, unasked:
+			if v == undecided && len(sel.hits) < limit {
 				return sel, err
 			}
-			if !may {
-				sel.denied++
-				continue
-			}
+			sel.unsure = sel.unsure || readable >= from
+			continue
 		}
+		page := readable >= from
+		readable++
 		shown, ok := t.aliasHit(h)
 		id, why := t.showable(shown)
 		if !ok {
 			id, why = "", aliasTaken
 		}
-		if why != "" {
+		if why == "" {
+			if _, dup := seen[id]; dup {
+				continue
+			}
+			seen[id] = struct{}{}
+			// The line of an id that embeds the hit's connection shows no
+			// connection_id, and a hit without a connection has none to
+			// show: fetch gets the shown id alone.
+			if t.tooLong(id) {
+				why = tooLong
+			}
+		}
+		switch {
+		case !page:
+		case why != "":
 			sel.dropped++
 			if firstAt < 0 {
 				first, firstAt = why, i
 			}
 			t.reportDropped(ctx, i, h, why)
-			continue
-		}
-		if _, dup := seen[id]; dup {
-			continue
-		}
-		seen[id] = struct{}{}
-		if t.opts.Sealer != nil {
-			id = t.opts.Sealer.Seal(id)
-		}
-		// The line of an id that embeds the hit's connection shows no
-		// connection_id, and a hit without a connection has none to show:
-		// fetch gets the shown id alone.
-		if len(id) > safeIDLen && fetchArgsSize(id, "") > MaxArgumentsSize {
-			sel.dropped++
-			if firstAt < 0 {
-				first, firstAt = tooLong, i
+		case len(sel.hits) < limit:
+			if t.opts.Sealer != nil {
+				id = t.opts.Sealer.Seal(id)
 			}
-			t.reportDropped(ctx, i, h, tooLong)
-			continue
+			shown.ID = id
+			sel.hits = append(sel.hits, shown)
+			sel.at = append(sel.at, readable-1)
+		default:
+			sel.beyond++
 		}
-		shown.ID = id
-		sel.hits = append(sel.hits, shown)
 	}
-	if len(sel.hits) == 0 && sel.dropped > 0 {
-		return sel, badHit("no hit can be fetched by an id: hit "+strconv.Itoa(firstAt+1)+" "+first, t.hints.badHit)
+	if len(sel.hits) == 0 && sel.beyond == 0 && sel.dropped > 0 {
+		sel.none = badHit("no hit can be fetched by an id: hit "+strconv.Itoa(firstAt+1)+" "+first, t.hints.badHit)
 	}
 	return sel, nil
 }
 
-// mayRead reports whether the caller may read the connection conn,
-// asking the authorizer once per connection of a search (verdicts holds
-// its answers). A denial is false; an answer that decides nothing (a
-// timeout, an *mcpid.Error other than forbidden) is the search's answer.
-func (t *Tools) mayRead(ctx context.Context, verdicts map[string]bool, conn string) (bool, error) {
-	if may, ok := verdicts[conn]; ok {
-		return may, nil
+// tooLong reports whether the fetch arguments of id, sealed when the
+// tools seal, would exceed MaxArgumentsSize. A seal adds "~" and
+// mcpid.SealTagLen characters that need no escape.
+func (t *Tools) tooLong(id string) bool {
+	seal := 0
+	if t.opts.Sealer != nil {
+		seal = 1 + mcpid.SealTagLen
 	}
-	err := t.authorize(ctx, Access{Tool: t.opts.SearchName, ConnectionID: conn})
-	if err != nil && !denied(err) {
-		return false, err
-	}
-	verdicts[conn] = err == nil
-	return err == nil, nil
+	return len(id)+seal > safeIDLen && fetchArgsSize(id, "")+seal > MaxArgumentsSize
 }
 
 // showable returns the id that fetches h, unsealed, or why no id the

@@ -85,6 +85,7 @@ func Run(t *testing.T, connect Connect) {
 	t.Run("Panicked", func(t *testing.T) { panicked(t, connect) })
 	t.Run("ReadOn", func(t *testing.T) { readOn(t, connect) })
 	t.Run("Aliases", func(t *testing.T) { aliasJourneys(t, connect) })
+	t.Run("Pages", func(t *testing.T) { pages(t, connect) })
 }
 
 // allHits shows every record in the preview.
