@@ -237,7 +237,9 @@
 // The doc comments say what each identifier is and what a caller must
 // know; docs/reference.md in the repository holds the rest of each
 // contract: the fault offsets of Parse, ResolveFetch's table of cases, the
-// error envelope's fields, the seal's format, the rules of aliases.
+// error envelope's fields, the seal's format, the rules of aliases; and
+// docs/preview.md the preview's: its two layouts, which ids it quotes,
+// how it cuts free text and shares the budget, and how it is read back.
 //
 // # Performance
 //
