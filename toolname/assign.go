@@ -11,12 +11,7 @@ import (
 // shortened or hashed, and only such a qualified name holds "__". The
 // result is injective and deterministic across processes and releases.
 func Assign(profile Profile, keys []Key, opts ...Option) (*Names, error) {
-	var o options
-	for _, opt := range opts {
-		if opt.apply != nil {
-			opt.apply(&o)
-		}
-	}
+	o := collect(opts)
 	r, maxLen, err := profile.check()
 	if err != nil {
 		return nil, err

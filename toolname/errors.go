@@ -3,7 +3,6 @@ package toolname
 import (
 	"errors"
 	"strconv"
-	"strings"
 
 	"github.com/mcpid/mcpid/internal/errcode"
 	"github.com/mcpid/mcpid/toolname/internal/chainguard"
@@ -147,11 +146,6 @@ func (e *Error) Error() string {
 	if e == nil {
 		return "toolname: <nil>"
 	}
-	message, hint := e.words()
-	msg := "toolname: " + string(e.Code)
-	if message != "" {
-		msg += ": " + message
-	}
 	var inputs []string
 	if e.Index >= 0 {
 		inputs = append(inputs, "index="+strconv.Itoa(e.Index))
@@ -162,13 +156,8 @@ func (e *Error) Error() string {
 	if key := e.inputKey(); key != "" {
 		inputs = append(inputs, key+"="+strconv.Quote(e.Input))
 	}
-	if len(inputs) > 0 {
-		msg += " (" + strings.Join(inputs, ", ") + ")"
-	}
-	if hint != "" {
-		msg += "; " + hint
-	}
-	return msg
+	message, hint := e.words()
+	return errcode.Line("toolname", string(e.Code), message, hint, inputs)
 }
 
 // inputKey returns the name Error gives Input, or "" when it leaves the

@@ -17,6 +17,17 @@ type options struct {
 	reserved   []string
 }
 
+// collect returns the options that opts set, applied in order.
+func collect(opts []Option) options {
+	var o options
+	for _, opt := range opts {
+		if opt.apply != nil {
+			opt.apply(&o)
+		}
+	}
+	return o
+}
+
 // WithLogger makes [Assign] log every fallback to logger, at level Info,
 // with the attributes "server", "tool", "name" and "reason".
 func WithLogger(logger *slog.Logger) Option {

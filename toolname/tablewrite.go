@@ -13,7 +13,7 @@ func (n *Names) MarshalJSON() ([]byte, error) {
 	if n == nil {
 		return []byte(`{"version":1,"names":[],"retired":[]}`), nil
 	}
-	retired := make([]string, 0, n.retiredCount())
+	retired := make([]string, 0, n.retiredCap())
 	n.retiredAll(func(name string, _ named) { retired = append(retired, name) })
 	slices.Sort(retired)
 
@@ -74,20 +74,6 @@ const entryOverhead = len(`{"server":"","tool":"","name":"","reason":"qualified|
 // tool and name together, for sizing: a retired entry is not looked up
 // twice.
 const retiredStrings = 48
-
-// retiredCount returns about how many retired names n has, for sizing.
-func (n *Names) retiredCount() int {
-	count := 0
-	if n.change != nil {
-		count += len(n.change.retired)
-	}
-	if s := n.retired; s != nil {
-		s.mu.RLock()
-		count += len(s.byName)
-		s.mu.RUnlock()
-	}
-	return count
-}
 
 // appendEntry appends the JSON of k named e.
 func appendEntry(b []byte, k Key, e named) []byte {

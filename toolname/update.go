@@ -11,12 +11,7 @@ import (
 // what it returns. Other naming options than the chain's are
 // [ErrChainMismatch]; a store gone backwards is [ErrRollback].
 func Update(ctx context.Context, store Store, profile Profile, keys []Key, opts ...Option) (*Names, Revision, error) {
-	var o options
-	for _, opt := range opts {
-		if opt.apply != nil {
-			opt.apply(&o)
-		}
-	}
+	o := collect(opts)
 	r, maxLen, err := profile.check()
 	if err != nil {
 		return nil, "", err
