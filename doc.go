@@ -210,8 +210,8 @@
 // with the number of hits. The text form shows a hit's connection_id
 // exactly where its id does not embed that connection, so that the model
 // passes one only where it is needed. [ExtractIDs] reads the shown ids
-// back. RenderPreview documents the layout of the text form, which hosts
-// and models rely on, and FormatJSON that of the JSON form.
+// back. The layouts of both forms are fixed, since hosts and models rely
+// on them (see Reference).
 //
 // # Errors
 //
