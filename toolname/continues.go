@@ -2,9 +2,9 @@ package toolname
 
 import "strconv"
 
-// Continues returns nil when n continues held, giving every name held
-// gives, live or retired, to the same key; otherwise an [*Error] with Code
-// [CodeRollback] naming the first name n drops or gives away.
+// Continues returns nil when n continues held: every name that held gives,
+// live or retired, n gives to the same key. Otherwise it returns an [*Error]
+// with Code [CodeRollback] naming the first name n drops or gives away.
 func (n *Names) Continues(held *Names) error {
 	if held == nil {
 		return nil
