@@ -210,8 +210,8 @@
 // with the number of hits. The text form shows a hit's connection_id
 // exactly where its id does not embed that connection, so that the model
 // passes one only where it is needed. [ExtractIDs] reads the shown ids
-// back. RenderPreview documents the layout of the text form, which hosts
-// and models rely on, and FormatJSON that of the JSON form.
+// back. The layouts of both forms are fixed, since hosts and models rely
+// on them (see Reference).
 //
 // # Errors
 //
@@ -237,7 +237,9 @@
 // The doc comments say what each identifier is and what a caller must
 // know; docs/reference.md in the repository holds the rest of each
 // contract: the fault offsets of Parse, ResolveFetch's table of cases, the
-// error envelope's fields, the seal's format, the rules of aliases.
+// error envelope's fields, the seal's format, the rules of aliases; and
+// docs/preview.md the preview's: its two layouts, which ids it quotes,
+// how it cuts free text and shares the budget, and how it is read back.
 //
 // # Performance
 //

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/mcpid/mcpid/internal/errcode"
 )
@@ -141,11 +140,6 @@ func (e *Error) Error() string {
 	if e == nil {
 		return "mcpid: <nil>"
 	}
-	message, hint := e.words()
-	msg := "mcpid: " + string(e.Code)
-	if message != "" {
-		msg += ": " + message
-	}
 	var inputs []string
 	if e.Offset >= 0 {
 		inputs = append(inputs, "offset="+strconv.Itoa(e.Offset))
@@ -156,13 +150,8 @@ func (e *Error) Error() string {
 	if e.Code == CodeConflictingConnectionID {
 		inputs = append(inputs, "embedded_connection_id="+strconv.Quote(e.Embedded))
 	}
-	if len(inputs) > 0 {
-		msg += " (" + strings.Join(inputs, ", ") + ")"
-	}
-	if hint != "" {
-		msg += "; " + hint
-	}
-	return msg
+	message, hint := e.words()
+	return errcode.Line("mcpid", string(e.Code), message, hint, inputs)
 }
 
 // inputKey returns the envelope key that holds Input: the argument's own

@@ -5,10 +5,9 @@ import (
 	"strings"
 )
 
-// ExtractIDs returns the ids a preview shows, in order and byte for byte.
-// It is the inverse of [RenderPreview] in both formats, whatever the free
-// text holds. It returns nil when the text holds no id. It reads the text
-// as [ExtractHits] does.
+// ExtractIDs returns the ids a preview shows, in order and byte for byte,
+// or nil when it shows none: the inverse of [RenderPreview] in both
+// formats, whatever the free text holds.
 func ExtractIDs(text string) []string {
 	hits := ExtractHits(text)
 	if len(hits) == 0 {
@@ -21,23 +20,10 @@ func ExtractIDs(text string) []string {
 	return ids
 }
 
-// ExtractHits returns the hits a preview shows, in order. Each has the
-// fields the preview shows, as they are shown: a title or snippet cut by
-// the preview ends in "…", and the text form gives a ConnectionID only
-// where its line shows one and leaves out a title equal to the id. It
-// returns nil when the text holds no hit. A server puts them in
-// structuredContent so that a host that shows the model that instead of the
-// text shows the same hits.
-//
-// A text that starts with '{' is read as the JSON form: the "id",
-// "title", "url" and "text" (the Snippet) of each element of "results",
-// decoded by encoding/json; nil when it is not such an object. Any other
-// text is read as the text form: every line that starts with a number
-// followed by ". id=" is a hit, whose id is the bare id up to the next
-// space or the JSON string literal, decoded as in the JSON form; the
-// fields that follow it are read while they are the preview's own. Titles
-// and snippets cannot add, hide or change a hit there, since they never
-// hold a line break and come after the id.
+// ExtractHits returns the hits a preview shows, in order, with the fields
+// it shows, as they are shown (a cut value ends in "…"), or nil when the
+// text holds none. A server puts them in structuredContent, so that a host
+// that shows the model that instead of the text shows the same hits.
 func ExtractHits(text string) []Hit {
 	if strings.HasPrefix(text, "{") {
 		return jsonHits(text)

@@ -5,108 +5,13 @@ import (
 	"strings"
 )
 
-// Assign gives every key a distinct name that is valid under profile.
-//
-// Assign takes the whole set of keys, because whether a name is free
-// depends on the others. The set is sorted and duplicates are merged
-// first, so the result does not depend on the order of the keys. Each key
-// then gets its name as follows.
-//
-//  1. With [WithPrevious], a key that the previous table named keeps its
-//     name. The other steps name the other keys, and treat as taken every
-//     name of the chain and every name given to [WithReserved].
-//  2. A tool name is unique when exactly one key in the set carries it. A
-//     unique tool name that is valid under the profile as it is (no
-//     folding, no shortening), holds no "__" and is not taken is the name,
-//     as it is. This is the common case, and the names the model sees are
-//     the names the servers chose. A bare name is only ever its key's own
-//     tool name, byte for byte.
-//  3. Otherwise the candidate is "server__tool" ([Qualified]): when several
-//     servers offer a tool of that name, when the tool name holds "__",
-//     when it is taken, when it must be folded or shortened to be valid
-//     (so that a fullwidth "ｓｅａｒｃｈ" can never take "search", whichever
-//     comes first), or always with [WithQualifyAll].
-//  4. The candidate is folded into the profile's alphabet ([Folded]): text
-//     outside ASCII is decomposed (Unicode NFKD, from golang.org/x/text)
-//     and its combining marks dropped, which turns "café" into "cafe" and
-//     the fullwidth "ｆｏｏ" into "foo"; then every character the profile
-//     still does not allow, ASCII punctuation included, becomes one '_'.
-//     Letters without a decomposition, such as 'ß' or '日', become '_'.
-//     Under a profile that requires it, a '_' is put in front of a
-//     candidate that does not start with a letter or '_'.
-//  5. Some candidates then get a hash suffix: a '_' and 10 characters from
-//     a-z and 2-7 (the first 50 bits of SHA-256 over the raw server and
-//     tool, each preceded by its length, in lower-case base32). A candidate
-//     longer than MaxLen is cut so that it and its suffix fit in MaxLen
-//     ([Shortened]), keeping what the model chooses by: the "__" and the
-//     tool part whole while the limit leaves room for it, the server part
-//     cut first, down to no less than its first 8 bytes, then the tool
-//     part (an 80-byte server's "search" is "<first 44 bytes>__search_"
-//     and the hash under Portable). A candidate that is taken or equals
-//     another gets the suffix ([Rehashed]). When folding leaves no ASCII
-//     letter or digit of the tool name (the tool "日本" folds to "__"), the
-//     hash stands in for the tool name, so that such tools stay
-//     distinguishable and keep their names when others like them come and
-//     go: the name is "server__" and the hash ([Rehashed] too). Should a
-//     hashed name still be taken, which takes a 50-bit hash collision or a
-//     tool named like a hashed name, the hash input is salted with a
-//     counter until the name is free, keys taking their turn in sorted
-//     order.
-//
-// The hash is taken over the raw server and tool, not the folded text, so
-// keys that fold alike stay apart. If the servers "a.b", "a_b" and "a-b"
-// all offer "search", then under OpenAI, which allows '-' but not '.',
-// they are named "a_b__search_rofblegcqs", "a_b__search" and
-// "a-b__search"; under MCP, which allows both, "a.b__search", "a_b__search"
-// and "a-b__search".
-//
-// "__" marks a qualified name, and only a qualified name holds it: a name
-// that contains "__" is always the qualified name of its own key. The tool
-// name "a__search" is therefore never given out bare: the server "evil"
-// offering it gets "evil__a__search", and cannot take "a__search" from the
-// tool "search" of the server "a", whatever the order in which the servers
-// arrive. Server names are the gateway's to choose; tool names are the
-// downstream servers' to choose, and this rule keeps a downstream server
-// from naming its tools after another server's.
-//
-// The result is injective (no two keys share a name), every name is valid
-// under the profile and at most MaxLen long, and it is deterministic: no
-// map order, no random seed, nothing taken from the process. The one
-// random part of a table is its chain id ([Names.Chain]), made when
-// Assign starts a chain (without [WithPrevious]); a table built with
-// WithPrevious keeps its predecessor's id, and its generation is one more.
-// The table also records the profile, MaxLen and the options that shaped
-// it, for [Update]. The scheme is
-// part of the package's compatibility promise: the same set of keys, with
-// the same options and previous table, gets the same names from every
-// process and every release, so names can be cached, logged and shown in
-// transcripts. The one outside dependency is folding, which follows the
-// Unicode tables of golang.org/x/text (decompositions) and of the standard
-// library (combining marks). Unicode's stability policy fixes the
-// decomposition of assigned characters, but a character that the tables
-// in use do not know (and so replace by '_') may fold differently once a
-// later Unicode version assigns it. Names of keys that are plain ASCII
-// never depend on Unicode data.
-//
-// Every fallback (a name that is not the key's bare tool name) is listed
-// by [Names.Fallbacks] and logged to the logger given by [WithLogger], if
-// any.
-//
-// Assign returns an [*Error] with Code [CodeInvalidKey] for the first key,
-// in the order given, whose server or tool is empty or not valid UTF-8
-// (both are part of a tool's identity, and neither can be named
-// faithfully); with Code [CodeInvalidProfile] when profile.MaxLen is not
-// zero but below 13 (negative values included), or above the limit of the
-// profile's character rule; and with Code [CodeInvalidReserved] for the
-// first name given to [WithReserved] that is not valid under the profile,
-// which is a mistake rather than a reservation.
+// Assign gives every key a distinct name valid under profile, from the
+// whole set at once; the order of keys does not matter. A unique, valid
+// tool name without "__" stays bare; any other is "server__tool", folded,
+// shortened or hashed, and only such a qualified name holds "__". The
+// result is injective and deterministic across processes and releases.
 func Assign(profile Profile, keys []Key, opts ...Option) (*Names, error) {
-	var o options
-	for _, opt := range opts {
-		if opt.apply != nil {
-			opt.apply(&o)
-		}
-	}
+	o := collect(opts)
 	r, maxLen, err := profile.check()
 	if err != nil {
 		return nil, err

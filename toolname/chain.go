@@ -37,14 +37,7 @@ func validChainID(id string) bool {
 }
 
 // Chain returns the id of the chain n belongs to and n's generation in it.
-//
-// A chain's first table, built by [Assign] without [WithPrevious], gets a
-// random id and generation 1; each table built with WithPrevious keeps its
-// predecessor's id and has the next generation. A table read from a
-// version 1 file (written before tables recorded their chain) is
-// generation 0 of a chain whose id is derived from its content, so that
-// two loads of one file agree. [Update] and the stores use them to refuse a
-// store that went backwards ([ErrRollback]). A nil *Names returns "" and 0.
+// A nil *Names returns "" and 0.
 func (n *Names) Chain() (id string, generation uint64) {
 	if n == nil {
 		return "", 0

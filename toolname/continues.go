@@ -2,24 +2,9 @@ package toolname
 
 import "strconv"
 
-// Continues reports, as an error, whether n continues held: whether every
-// name that held gives, live or retired, n gives to the same key, live or
-// retired. It returns nil when it does (a nil held is continued by any
-// table), and otherwise an [*Error] with Code [CodeRollback], Field
-// "name" and, as Input, the first name in byte order that n drops or
-// gives to another key.
-//
-// A generation number is only a claim; the names are the proof. Two
-// tables of one chain id at one generation (a restored backup that a
-// replica started afterwards continued from) or a well-formed edit of a
-// stored table can each pass a check of id and generation and still send
-// a name to another tool. The stores refuse any table that does not
-// continue the one they hold, whatever its generation; a gateway checks
-// the table a store holds against its own backup the same way. Continues
-// checks names only: compare [Names.Chain] for the id and generation.
-//
-// It costs time in proportion to held's live and retired names, and
-// allocates in proportion to held's retired names.
+// Continues returns nil when n continues held: every name that held gives,
+// live or retired, n gives to the same key. Otherwise it returns an [*Error]
+// with Code [CodeRollback] naming the first name n drops or gives away.
 func (n *Names) Continues(held *Names) error {
 	if held == nil {
 		return nil

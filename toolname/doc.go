@@ -15,9 +15,8 @@
 //
 // A routing key is the escaped server, then "::", then the tool as it is
 // ("kube:prod" and "ns::get" give "kube%3Aprod::ns::get"). Only the server
-// is escaped, so the first "::" is always the separator; [Join] gives the
-// escapes and their reasons, and [Split] accepts exactly the keys Join
-// writes.
+// is escaped, so the first "::" is always the separator, and [Split]
+// accepts exactly the keys [Join] writes.
 //
 // # Model-facing names
 //
@@ -83,8 +82,7 @@
 //
 //   - A table records its chain: a random id made with the chain's first
 //     table, a generation one past the table it continues, and the
-//     options that shape names ([Names.Chain]; [Names.MarshalJSON] gives
-//     the format). Update with other options is [ErrChainMismatch], never
+//     options that shape names ([Names.Chain]). Update with other options is [ErrChainMismatch], never
 //     a renaming of every tool; options change only on purpose, by
 //     seeding a new chain ([Seed]).
 //   - A chain never goes backwards: a store value remembers the chain id
@@ -115,4 +113,13 @@
 // [errors.Is] and the sentinels, such as [ErrInvalidKey]. What a store
 // could not do (a file it could not write, a server it could not reach,
 // a context that ended) is returned as that error, wrapped.
+//
+// # Reference
+//
+// The doc comments say what each identifier is and what a caller must
+// know; docs/toolname.md in the repository holds the rest of each
+// contract: the escapes of routing keys and why, Assign's naming scheme
+// step by step, the sources of the profiles, the JSON of a table and
+// what UnmarshalJSON accepts, the rules of stores, Update, Seed and
+// FileStore, and the fields of Error for each code.
 package toolname

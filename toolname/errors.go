@@ -3,7 +3,6 @@ package toolname
 import (
 	"errors"
 	"strconv"
-	"strings"
 
 	"github.com/mcpid/mcpid/internal/errcode"
 	"github.com/mcpid/mcpid/toolname/internal/chainguard"
@@ -124,67 +123,16 @@ var codes = errcode.Table[Code, *Error]{
 	CodeRollback: {Sentinel: ErrRollback, Explain: (*Error).explainRollback},
 }
 
-// Error is the only error type the package returns. Every error from
-// [Split], [Assign] and [Names.UnmarshalJSON] is an *Error; test its Code
-// with [errors.Is] against the sentinels, or read its fields after
-// [errors.As]; never the message text.
-//
-// An Error says each thing once. [Error.Message] states the fault and
-// nothing else: not the input, which is in Input, nor its position, which
-// is in Index and Offset, nor the remedy, which is [Error.Hint].
-// [Error.Error], the text for logs, joins the code, the message, the
-// positions, the input quoted with %q and the hint.
-//
-// The message is built when asked for, from the fields; building an
-// *Error costs one allocation and nothing else.
-//
-// An Error has the shape of the mcpid package's Error, so that a reader
-// learns one: the same field order (Code, Field, then Index where mcpid
-// has Segment, Offset, Input), a Message that states only the fault, a
-// Hint that states only the remedy, an Error built from the two in the
-// same format, and methods that accept a nil *Error.
+// Error is the only error type the package's rules return; test its Code
+// with [errors.Is] and the sentinels, never the message. [Error.Message]
+// states the fault, [Error.Hint] the remedy, and the fields the input.
 type Error struct {
-	// Code says what kind of input was rejected.
-	Code Code
-
-	// Field names the rejected part: "server" or "tool" for
-	// CodeInvalidKey, "MaxLen" for CodeInvalidProfile, "reserved" for
-	// CodeInvalidReserved, and "" for CodeInvalidRoutingKey. For
-	// CodeInvalidNames it is the JSON member at fault: "server", "tool",
-	// "name", "reason" or "version", or "" for the text as a whole.
-	// For CodeChainMismatch it is "options"; for CodeRollback, "chain"
-	// (another chain, or none), "generation" (an older table) or "name"
-	// (a table that does not continue the one held).
-	Field string
-
-	// Index is the position of the culprit in its list: the keys passed
-	// to Assign, the names passed to WithReserved, or the "names" or the
-	// "retired" entries of a marshalled table (the message says which).
-	// It is -1 when no list entry is at fault.
-	Index int
-
-	// Offset is the byte offset into Input of the fault, or -1 when the
-	// fault has no position: a routing key without a separator, an empty
-	// server or tool, or a profile. For CodeInvalidRoutingKey it points at
-	// the raw ':' or the bad '%'; for CodeInvalidKey it points at the
-	// first byte that is not valid UTF-8.
-	Offset int
-
-	// Input is the rejected text: the whole routing key for
-	// CodeInvalidRoutingKey, the offending server or tool for
-	// CodeInvalidKey, MaxLen in decimal for CodeInvalidProfile, the
-	// reserved name for CodeInvalidReserved, and for CodeInvalidNames the
-	// offending server, tool or name, or "" when the text as a whole is
-	// at fault. For CodeChainMismatch it is the options given to Update
-	// (the message names those the chain records); for CodeRollback, the
-	// chain id or the generation the store returned ("" for no table), or
-	// the first name, in byte order, that its table drops or gives to
-	// another key.
-	Input string
-
-	// Candidates lists, for CodeAmbiguousTool, the names of the live keys
-	// whose own tool name was called, sorted.
-	Candidates []string
+	Code       Code     // what kind of input was rejected
+	Field      string   // the rejected part ("server", "tool", a JSON member…), or ""
+	Index      int      // the culprit's position in its list, or -1
+	Offset     int      // the byte offset of the fault in Input, or -1
+	Input      string   // the rejected text, as given
+	Candidates []string // ambiguous_tool: the names of the keys called, sorted
 
 	maxLen int    // CodeInvalidProfile: the MaxLen given
 	limit  int    // CodeInvalidProfile: the rule's own limit
@@ -192,24 +140,11 @@ type Error struct {
 	err    error  // CodeInvalidNames: the JSON error, if any
 }
 
-// Error returns the text for logs, in one format for every error:
-//
-//	toolname: <code>: <message> (index=<n>, offset=<n>, <field>=<input quoted with %q>); <hint>
-//
-// where the parenthesis holds index and offset when they are not -1, and
-// the input under the name of its Field ("routing_key" for
-// CodeInvalidRoutingKey, "input" when Field is empty), left out when
-// there is no Field and no input; the parenthesis is left out when it
-// would be empty, as is the hint when it is empty. Error on a nil *Error
-// returns "toolname: <nil>".
+// Error returns the text for logs: "toolname: <code>: <message>", the
+// positions and the input quoted with %q in parentheses, then the hint.
 func (e *Error) Error() string {
 	if e == nil {
 		return "toolname: <nil>"
-	}
-	message, hint := e.words()
-	msg := "toolname: " + string(e.Code)
-	if message != "" {
-		msg += ": " + message
 	}
 	var inputs []string
 	if e.Index >= 0 {
@@ -221,13 +156,8 @@ func (e *Error) Error() string {
 	if key := e.inputKey(); key != "" {
 		inputs = append(inputs, key+"="+strconv.Quote(e.Input))
 	}
-	if len(inputs) > 0 {
-		msg += " (" + strings.Join(inputs, ", ") + ")"
-	}
-	if hint != "" {
-		msg += "; " + hint
-	}
-	return msg
+	message, hint := e.words()
+	return errcode.Line("toolname", string(e.Code), message, hint, inputs)
 }
 
 // inputKey returns the name Error gives Input, or "" when it leaves the

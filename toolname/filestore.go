@@ -16,36 +16,8 @@ import (
 )
 
 // FileStore is a [Store] that keeps a chain's latest table in one file,
-// for a gateway that runs as a single process. Replicas share a chain
-// through a store on a server instead (the modules
-// github.com/mcpid/mcpid/toolname/redisstore and .../pgstore).
-//
-// A swap writes the whole table to a temporary file in the same directory,
-// syncs it, renames it over the file and syncs the directory, so that a
-// crash at any moment leaves the old table or the new one, never part of
-// one, and a table once stored stays stored. A crash may leave a
-// temporary file named after the file with a leading '.' and a random
-// suffix; it can be removed.
-//
-// The FileStore holds an exclusive advisory lock (flock) on the file's
-// path with ".lock" appended, a file that no swap replaces, for as long as
-// it is open, so that two gateways never write one chain: a second
-// NewFileStore of the path, in this process or another, is refused. Where
-// the lock file cannot be created (a read-only directory), NewFileStore
-// still opens the store, so that a gateway serves the names it can read:
-// Load works, and Swap takes the lock before it writes, failing while it
-// cannot (the lock is held elsewhere, or the directory stays read-only).
-// Only the holder of the lock ever writes.
-//
-// A revision is a hash of the file's content. Load reads the file and
-// hashes it each time (a chain of 100,000 retired names is several MB),
-// into a buffer it keeps, and decodes it only when the revision changed;
-// every swap writes the whole table. A file that does not decode as a table is an error, never an
-// empty chain, and is left as it is; a file that goes backwards under an
-// open FileStore (emptied, an older table, another chain), or that holds a
-// table that does not continue the one it holds (edited by hand), is
-// refused with [ErrRollback], as [Store] requires. It does not implement [Watcher]: no
-// other process writes the file.
+// for a gateway that runs as a single process. A swap replaces the file
+// atomically, and a lock on path+".lock" keeps a second FileStore out.
 type FileStore struct {
 	path   string
 	lock   *os.File // nil until taken, and once closed
@@ -55,16 +27,9 @@ type FileStore struct {
 	buf    bytes.Buffer // the file as read last, kept for its room
 }
 
-// NewFileStore opens the chain kept in the file at path, which need not
-// exist yet (its directory must), and takes its lock. Another FileStore
-// holding the lock is an [*Error] with Code [CodeStoreLocked]; a platform
-// without advisory file locks (flock) is [errors.ErrUnsupported], rather
-// than a file shared unlocked. Close releases the lock.
-//
-// A lock file that cannot be created (a read-only directory or file
-// system) is no error here: the store opens without its lock, and takes
-// it before its first Swap (see [FileStore]). A directory that does not
-// exist is.
+// NewFileStore opens the chain kept in the file at path (its directory
+// must exist) and takes its lock: [ErrStoreLocked] when another holds it.
+// Close releases the lock.
 func NewFileStore(path string) (*FileStore, error) {
 	s := &FileStore{path: path, guard: chainguard.New(decodeNames)}
 	f, err := s.openLock()

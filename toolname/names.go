@@ -5,21 +5,10 @@ import (
 	"slices"
 )
 
-// Names is the table of model-facing names that [Assign] built. It maps
-// every key to its name and every name back to its key; names are looked
-// up, never parsed. It also remembers the names of the chain it continues
-// (see [WithPrevious]) that no key holds any more, so that they are never
-// given to another key; that memory grows with the number of distinct keys
-// ever seen, and [Names.MarshalJSON] keeps it across restarts. The tables
-// of a chain share that memory: continuing the chain from its latest
-// table costs in proportion to the live keys and the change, whatever the
-// history (a one-key change on a chain of 1,000,000 retired names takes
-// about as long as on a fresh one, once the first key that came in after
-// a load has indexed the history); continuing from an older table copies
-// the history it sees, once.
-//
-// A Names is immutable once built, and safe for concurrent use. A nil
-// *Names holds no names.
+// Names is the table of model-facing names that [Assign] built: every key
+// to its name and every name back to its key, with the names the chain
+// retired. It is immutable and safe for concurrent use; a nil *Names holds
+// no names.
 type Names struct {
 	keys      []Key // the keys named, sorted
 	byKey     map[Key]named
@@ -44,9 +33,8 @@ type named struct {
 	reason Reason
 }
 
-// Name returns the name assigned to k. It reports whether k was among the
-// keys given to [Assign]. A key that has left the chain reports false. It
-// does not allocate.
+// Name returns the name assigned to k, and reports whether k is a live
+// key of the table. It does not allocate.
 func (n *Names) Name(k Key) (string, bool) {
 	if n == nil {
 		return "", false
@@ -56,9 +44,7 @@ func (n *Names) Name(k Key) (string, bool) {
 }
 
 // Resolve returns the key whose name is name, and reports whether there is
-// one. It is a table lookup: a name that [Assign] did not hand out, or that
-// belonged to a key that has left, resolves to nothing, however it is
-// spelled. It does not allocate.
+// one: a table lookup, never a parse. It does not allocate.
 func (n *Names) Resolve(name string) (Key, bool) {
 	if n == nil {
 		return Key{}, false
@@ -67,14 +53,9 @@ func (n *Names) Resolve(name string) (Key, bool) {
 	return k, ok
 }
 
-// Lookup returns the key that a model or an MCP App calls by name. That is
-// the key of that name, as [Names.Resolve] finds it, or, failing that, the
-// one live key whose own tool name is name, byte for byte (an MCP App or a
-// prompt calls its server's tools by their own names, which the table may
-// have qualified). It is never a fuzzy or case-folded match. Otherwise it
-// returns an [*Error]: CodeAmbiguousTool, with Candidates, when several
-// live keys have that tool name, and CodeUnknownTool when none has, or when
-// name is a retired name of the chain.
+// Lookup returns the key called by name: as [Names.Resolve] finds it, or
+// else the one live key whose own tool name it is, byte for byte. Several
+// such keys are [ErrAmbiguousTool], none [ErrUnknownTool].
 func (n *Names) Lookup(name string) (Key, error) {
 	if k, ok := n.Resolve(name); ok {
 		return k, nil

@@ -17,49 +17,33 @@ type options struct {
 	reserved   []string
 }
 
-// WithLogger makes [Assign] log every fallback to logger. It logs one
-// record at level Info per key whose name is not its bare tool name, in the
-// order of [Names.Fallbacks], with the attributes "server", "tool", "name"
-// and "reason" (the [Reason] as a string). A nil logger logs nothing.
+// collect returns the options that opts set, applied in order.
+func collect(opts []Option) options {
+	var o options
+	for _, opt := range opts {
+		if opt.apply != nil {
+			opt.apply(&o)
+		}
+	}
+	return o
+}
+
+// WithLogger makes [Assign] log every fallback to logger, at level Info,
+// with the attributes "server", "tool", "name" and "reason".
 func WithLogger(logger *slog.Logger) Option {
 	return Option{apply: func(o *options) { o.logger = logger }}
 }
 
-// WithPrevious continues the chain of tables that ends in prev.
-//
-// Servers come and go, but a model's conversation and a client's cached
-// tool list still hold the names they were given, so a gateway builds
-// each table from the one before, the table the model has seen so far:
-//
-//   - every key that prev names, or named before it left, keeps that name
-//     while the name is valid under the profile (a change of profile or
-//     MaxLen may end that) and not reserved; a key that leaves and comes
-//     back gets its name back;
-//   - every other key gets a name that no key in the chain ever held;
-//   - the result remembers every name of the chain, so that a name is
-//     never given to a second key, however long the chain, and
-//     [Names.Resolve] reports false for a name no key holds now.
-//
-// [Names.MarshalJSON] and [Names.UnmarshalJSON] carry the chain across
-// restarts. A nil prev starts a new chain, as if WithPrevious were not
-// given.
+// WithPrevious continues the chain of tables that ends in prev: a key
+// keeps its name, and no name ever goes to a second key. A nil prev starts
+// a new chain.
 func WithPrevious(prev *Names) Option {
 	return Option{apply: func(o *options) { o.prev = prev }}
 }
 
-// WithQualifyAll names every key "server__tool".
-//
-// The names are folded, shortened or hashed as needed, as the MCP
-// specification advises aggregators to do, instead of keeping unique tool
-// names bare. A key's name then depends only on the key and the profile,
-// not on which other keys are present, even without [WithPrevious]: a
-// qualified name that folding or a server name holding "__" could make
-// equal to another key's is given a hash suffix of its raw identity (but
-// for a 50-bit hash collision, or a tool named like another key's hashed
-// name, which [Assign] resolves in key order).
-//
-// Names carried over by [WithPrevious] are kept as they are, so turning
-// the option on along a chain qualifies the new keys only.
+// WithQualifyAll names every key "server__tool", so that a key's name does
+// not depend on which other keys are present. Names carried over by
+// [WithPrevious] are kept as they are.
 func WithQualifyAll() Option {
 	return Option{apply: func(o *options) { o.qualifyAll = true }}
 }

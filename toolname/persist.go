@@ -23,30 +23,9 @@ type optionsJSON struct {
 	Reserved   []string `json:"reserved"`
 }
 
-// UnmarshalJSON reads a table that [Names.MarshalJSON] wrote into n. It
-// replaces n's contents; call it on a new Names, before sharing it.
-//
-// It accepts only tables that [Assign] could produce, as MarshalJSON
-// writes them: version 2, or version 1 (written before tables recorded
-// their chain; see [Names.Chain]); each member that MarshalJSON writes,
-// once, and no other; keys that Assign accepts; names valid under the
-// [MCP] profile (which every profile's names are), and for a version 2
-// table live names valid under the recorded profile and not reserved;
-// reasons that String writes, a reason exactly when the name is not the
-// tool name; no key or name listed twice; a bare name (one without "__")
-// only as its key's own tool name; and a name holding "__" only as a
-// qualified name that Assign derives from its own key: its server part is
-// the key's own server, folded, shortened or hashed as Assign does it
-// under one of the profiles, and a hash suffix is the key's own. So a
-// table in which "evil::search" holds "a__search" is refused, and
-// WithPrevious can never hand a tampered name on. Anything else is an
-// [*Error] with Code [CodeInvalidNames], and n is left as it was: a
-// damaged table is reported, never read as an empty one, which would
-// rename every tool.
-//
-// Its cost is linear in the input, in time and in memory: the table it
-// builds shares one copy of the text for its strings, and a table of
-// 100,000 names takes a few bytes of memory per byte of input.
+// UnmarshalJSON reads into n a table that [Names.MarshalJSON] wrote, and
+// only such a table: anything else, tampered names included, is
+// [ErrInvalidNames] and leaves n as it was. Call it on a new Names.
 func (n *Names) UnmarshalJSON(data []byte) error {
 	if !json.Valid(data) {
 		return invalidJSON(data)

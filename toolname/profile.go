@@ -1,51 +1,13 @@
 package toolname
 
-// A Profile is one model provider's rule for tool names. It says which
-// ASCII characters a name may use, whether its first character must be a
-// letter or '_', and how long it may be. Names are never empty.
-//
-// The character rule is fixed by the profile variable a Profile is copied
-// from ([OpenAI], [Anthropic], [Gemini], [MCP], [Portable]); only MaxLen can
-// be changed, for a host that enforces a stricter limit than its provider:
-//
-//	p := toolname.Anthropic
-//	p.MaxLen = 64
-//
-// The zero Profile means [Portable], both for [Profile.Valid] and for
-// [Assign]; a Profile whose only field set is MaxLen uses Portable's
-// character rule with that limit.
-//
-// Where the rules come from:
-//
-//   - OpenAI: the API reference for function tools says a name may use
-//     a-z, A-Z, 0-9, underscores and dashes, at most 64 characters; the API
-//     rejects others against the pattern ^[a-zA-Z0-9_-]{1,64}$.
-//   - Anthropic: the Messages API validates tool names against
-//     ^[a-zA-Z0-9_-]{1,128}$. Some hosts built on it enforce 64; use OpenAI,
-//     Portable, or a lower MaxLen for those.
-//   - Gemini: the function declaration reference asks for a first character
-//     that is a letter or an underscore, then letters, digits, underscores,
-//     dots, colons and dashes. Its documents have given the limit as both 63
-//     and 64 characters; the profile takes the stricter 63. It leaves out
-//     the colon, which MCP does not allow.
-//   - MCP: the specification (revision 2025-11-25, "Tool names")
-//     recommends 1 to 128 characters from A-Z, a-z, 0-9, '_', '-' and '.'.
-//   - Portable is the intersection of all of these, and the default.
-//
-// Every profile's names are valid MCP tool names too, because a gateway
-// serves them over MCP. A gateway that serves clients of several
-// providers, or does not know which provider a client talks to, should
-// use Portable: its names are valid for every one of them.
+// A Profile is one model provider's rule for tool names: which ASCII
+// characters, whether a letter or '_' comes first, and how long. Copy one
+// of the profile variables; only MaxLen may change, and only to lower the
+// limit. The zero Profile means [Portable].
 type Profile struct {
-	// MaxLen is the greatest length of a name, in bytes (every valid name
-	// is ASCII, so also in characters). Zero means the limit of the
-	// profile's character rule: 64 for OpenAI, 128 for Anthropic and MCP,
-	// 63 for Gemini and Portable and for the zero Profile. MaxLen can only
-	// lower that limit: Assign rejects a MaxLen above it, which the
-	// provider would refuse, and one below 13 other than zero (negative
-	// values included), which cannot hold a hash suffix. Valid, which has
-	// no error to report, reads a negative MaxLen or one above the rule's
-	// limit as the limit.
+	// MaxLen is the greatest length of a name, in bytes; zero means the
+	// limit of the profile's character rule. Assign rejects one above that
+	// limit, or below 13 but for zero.
 	MaxLen int
 
 	rule *rule
@@ -91,7 +53,7 @@ var rules = map[string]*rule{
 	portableRule.name:  portableRule,
 }
 
-// The provider profiles. [Profile] gives the source of each rule.
+// The provider profiles; [Portable] is valid for every one of them.
 var (
 	// OpenAI accepts 1 to 64 characters from A-Z, a-z, 0-9, '_' and '-'.
 	OpenAI = Profile{MaxLen: 64, rule: openAIRule}

@@ -6,34 +6,14 @@ import (
 	"unicode/utf8"
 )
 
-// MarshalJSON writes the whole table. [Names.UnmarshalJSON] gives back a
-// table equal in every respect, so that a gateway can continue its chain
-// across restarts. The JSON has this shape:
-//
-//	{"version":2,"chain":"<32 hex digits>","generation":7,
-//	 "options":{"profile":"Portable","max_len":63,"qualify_all":false,"reserved":[]},
-//	 "names":[{"server":"github","tool":"search","name":"github__search","reason":"qualified"},…],
-//	 "retired":[{"server":"gitlab","tool":"search","name":"gitlab__search","reason":"qualified"},…]}
-//
-// "chain" and "generation" are [Names.Chain]'s; "options" are those that
-// shaped the names: the profile's name, its MaxLen, [WithQualifyAll], and
-// the names given to [WithReserved], sorted. "names" holds every key with
-// its name, in the order of [Names.All]; "retired" holds the names of the
-// chain that no key holds now, each with the key that last held it,
-// sorted by name. "reason" is the [Reason] as its String method writes it,
-// left out for a bare tool name. A table read from a version 1 file and
-// not continued since, which records no chain, writes version 1: no
-// chain, generation or options. Strings are escaped as encoding/json
-// escapes them. The output is deterministic. A nil *Names writes an empty
-// version 1 table.
-//
-// Every write holds every name the chain ever gave: a chain of 100,000
-// retired names is several MB.
+// MarshalJSON writes the whole table, every name the chain ever gave
+// included; [Names.UnmarshalJSON] gives back an equal table. The output
+// is deterministic.
 func (n *Names) MarshalJSON() ([]byte, error) {
 	if n == nil {
 		return []byte(`{"version":1,"names":[],"retired":[]}`), nil
 	}
-	retired := make([]string, 0, n.retiredCount())
+	retired := make([]string, 0, n.retiredCap())
 	n.retiredAll(func(name string, _ named) { retired = append(retired, name) })
 	slices.Sort(retired)
 
@@ -94,20 +74,6 @@ const entryOverhead = len(`{"server":"","tool":"","name":"","reason":"qualified|
 // tool and name together, for sizing: a retired entry is not looked up
 // twice.
 const retiredStrings = 48
-
-// retiredCount returns about how many retired names n has, for sizing.
-func (n *Names) retiredCount() int {
-	count := 0
-	if n.change != nil {
-		count += len(n.change.retired)
-	}
-	if s := n.retired; s != nil {
-		s.mu.RLock()
-		count += len(s.byName)
-		s.mu.RUnlock()
-	}
-	return count
-}
 
 // appendEntry appends the JSON of k named e.
 func appendEntry(b []byte, k Key, e named) []byte {
