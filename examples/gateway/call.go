@@ -60,7 +60,7 @@ func (g *gateway) forward(ctx context.Context, req *mcp.CallToolRequest, st serv
 	ctx, cancel := context.WithTimeout(ctx, g.cfg.timeout)
 	defer cancel()
 	params := &mcp.CallToolParams{Name: st.key.Tool, Arguments: args}
-	rc := st.d.relay.Start(ctx, req, params, g.levels.Of(req.Session), g.cfg.timeout)
+	rc := st.d.relay.Start(ctx, req, params, g.cfg.timeout)
 	res, err := cs.CallTool(ctx, params)
 	st.d.relay.End(rc)
 	if err == nil {

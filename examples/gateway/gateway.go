@@ -73,10 +73,9 @@ type gateway struct {
 	downstreams map[string]*backend
 	ever        map[string]map[string]bool // the chain's tools of each server, for its downstream
 
-	levels  downstream.SessionLevels // the log level each client session set
-	table   atomic.Pointer[table]    // what is served now
-	dirty   chan struct{}            // holds a pending change for the assigner
-	flushes chan chan struct{}       // asks the assigner for a round now
+	table   atomic.Pointer[table] // what is served now
+	dirty   chan struct{}         // holds a pending change for the assigner
+	flushes chan chan struct{}    // asks the assigner for a round now
 	started sync.Once
 
 	// ready is closed when the first tools/list may be answered: every
@@ -152,8 +151,7 @@ func newGateway(cfg config) (*gateway, error) {
 		// to the tools it relays, and relays its downstreams' logs.
 		Capabilities: downstream.WithLogging(&mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}),
 	})
-	g.srv.AddReceivingMiddleware(g.levels.Record, g.firstListing, g.byToolName)
-	g.srv.AddSendingMiddleware(downstream.SendLogs)
+	g.srv.AddReceivingMiddleware(g.firstListing, g.byToolName)
 	return g, nil
 }
 
