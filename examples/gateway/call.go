@@ -64,6 +64,7 @@ func (g *gateway) forward(ctx context.Context, req *mcp.CallToolRequest, st serv
 	res, err := cs.CallTool(ctx, params)
 	st.d.relay.End(rc)
 	if err == nil {
+		g.rewriteContent(st.d, res.Content)
 		return res
 	}
 	g.cfg.logger.Warn("gateway: call failed", "server", st.key.Server, "tool", st.key.Tool, "err", err)

@@ -27,6 +27,9 @@ type config struct {
 	// downstream's tools to be named; 0 means defaultStartTimeout.
 	startTimeout time.Duration
 	logger       *slog.Logger
+	// promptStore is where the prompt chain lives; nil keeps it in this
+	// process (see prompts.go).
+	promptStore toolname.Store
 }
 
 // Timing of the gateway's own work. Each is a bound that keeps one
@@ -92,6 +95,8 @@ type gateway struct {
 	backupRev   toolname.Revision     // the store's revision last written to the backup
 	everCounted bool                  // the chain's history is counted in ever
 	served      map[string]servedTool // name -> what srv serves under it
+
+	relayed relayedState // prompts, resources and the rest beyond tools (relayed.go)
 }
 
 // table is what the gateway serves: an immutable value that calls read
@@ -143,15 +148,27 @@ func newGateway(cfg config) (*gateway, error) {
 		}
 		g.backupFile, g.backup, g.stored = file, backup, backup
 	}
+	if err := g.initRelayed(); err != nil {
+		if g.backupFile != nil {
+			_ = g.backupFile.Close()
+		}
+		return nil, err
+	}
 	g.table.Store(&table{names: g.stored})
 	g.ctx, g.cancel = context.WithCancel(context.Background())
 	g.srv = mcp.NewServer(&mcp.Implementation{Name: "mcpid-gateway", Version: "v0.1.0"}, &mcp.ServerOptions{
 		Logger: cfg.logger,
 		// The gateway has no tools of its own, but announces changes
 		// to the tools it relays, and relays its downstreams' logs.
-		Capabilities: downstream.WithLogging(&mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}),
+		Capabilities: downstream.WithLogging(&mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true},
+			Prompts:     &mcp.PromptCapabilities{ListChanged: true},
+			Resources:   &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},
+			Completions: &mcp.CompletionCapabilities{}}),
+		SubscribeHandler:   g.subscribe,
+		UnsubscribeHandler: g.unsubscribe,
+		CompletionHandler:  g.complete,
 	})
-	g.srv.AddReceivingMiddleware(g.firstListing, g.byToolName)
+	g.srv.AddReceivingMiddleware(g.firstListing, g.byToolName, g.relayedKinds)
 	return g, nil
 }
 
@@ -163,6 +180,9 @@ func newGateway(cfg config) (*gateway, error) {
 // has passed. Servers slower than that join as they come; a server that
 // fails to start is retried with backoff meanwhile.
 func (g *gateway) start(ctx context.Context, specs []downstreamSpec) error {
+	// URIs are shown in forms that name their downstream when there are
+	// several, by the configuration alone (see uriform.go).
+	g.relayed.formURIs.Store(len(specs) > 1)
 	var firsts []chan struct{}
 	for _, spec := range specs {
 		d, err := g.launch(spec)
@@ -191,9 +211,11 @@ func (g *gateway) start(ctx context.Context, specs []downstreamSpec) error {
 			}
 		}
 		g.started.Do(func() {
-			g.wg.Add(2)
+			g.wg.Add(4)
 			go g.assignLoop()
 			go g.follow()
+			go g.promptLoop()
+			go g.followPrompts()
 		})
 		// The first round that succeeds from now on (this one, or a
 		// retry while the store is down) lets the listing go, or the
@@ -287,6 +309,7 @@ func (g *gateway) close() {
 	if g.backupFile != nil {
 		_ = g.backupFile.Close() // a second close is an error, and nothing else
 	}
+	g.closeRelayed()
 	g.mu.Lock()
 	ds := slices.Collect(maps.Values(g.downstreams))
 	g.mu.Unlock()

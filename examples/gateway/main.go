@@ -254,8 +254,8 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	if o.cfg.timeout <= 0 || o.limits.SessionIdle <= 0 || o.cfg.startTimeout <= 0 {
 		return nil, serve.Usage(fs, "-timeout, -start-timeout and -session-timeout must be positive")
 	}
-	if o.chain == "" {
-		return nil, serve.Usage(fs, "-chain must not be empty")
+	if o.chain == "" || strings.Contains(o.chain, "/") {
+		return nil, serve.Usage(fs, "-chain must be non-empty, without a \"/\": the prompts' chain is <chain>/prompts")
 	}
 	if (o.seed != "" || o.cfg.backupPath != "") && o.state == "" {
 		return nil, serve.Usage(fs, "-seed and -backup need -state: the store to seed, or to back up")
@@ -363,8 +363,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := checkStore(ctx, store, o.state, o.cfg.timeout); err != nil {
 		return err
 	}
+	promptStore, closePromptStore, err := openPromptStore(ctx, o)
+	if err != nil {
+		return err
+	}
+	defer closePromptStore()
+	o.cfg.promptStore = promptStore
 	if o.seed != "" {
 		if err := seed(ctx, store, o.seed, o.cfg.timeout); err != nil {
+			return err
+		}
+		if err := seed(ctx, promptStore, o.seed+promptsSuffix, o.cfg.timeout); err != nil {
 			return err
 		}
 	}
