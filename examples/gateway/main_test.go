@@ -72,6 +72,7 @@ func TestParseArgs(t *testing.T) {
 		{"-session-timeout", "0s"},
 		{"-start-timeout", "0s"},
 		{"-chain", ""},
+		{"-chain", "prod/eu"},
 		{"-seed", "names.json"},
 		{"-backup", "backup.json"},
 		{"-server", "a=x"},
