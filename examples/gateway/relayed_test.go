@@ -20,8 +20,7 @@ import (
 // file:///README.md) and touch (an update of file:///README.md to its
 // subscribers).
 func docServer(name string) *mcp.Server {
-	var srv *mcp.Server
-	srv = mcp.NewServer(&mcp.Implementation{Name: name, Version: "v0"}, &mcp.ServerOptions{
+	srv := mcp.NewServer(&mcp.Implementation{Name: name, Version: "v0"}, &mcp.ServerOptions{
 		CompletionHandler: func(_ context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
 			what := req.Params.Ref.Name + req.Params.Ref.URI
 			return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{name + " completes " + what}}}, nil
