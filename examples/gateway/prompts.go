@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -39,6 +41,7 @@ type promptChain struct {
 	backup     *toolname.Names     // the backup, until the store is found to hold it
 	backupFile *toolname.FileStore // nil without -backup
 	backupRev  toolname.Revision
+	counted    bool // the chain's history is counted in each downstream's kinds.ever
 }
 
 // prompts is the served prompt table: immutable, read without locks.
@@ -214,6 +217,7 @@ func (g *gateway) namePrompts() error {
 	if err != nil {
 		return fmt.Errorf("naming prompts: %w", err)
 	}
+	g.countPromptsEver()
 	return g.keepPromptBackup(ctx)
 }
 
@@ -363,4 +367,38 @@ func openPromptStore(ctx context.Context, o *options) (toolname.Store, func(), e
 		return nil, nil, err
 	}
 	return store, closeStore, nil
+}
+
+// countPromptsEver adds, once, the prompts of the prompt chain's whole
+// history to the distinct prompts each downstream has had, which its cap
+// counts (maxEver), as countEver does for tools: a restart does not let a
+// server have another maxEver.
+func (g *gateway) countPromptsEver() {
+	pc := &g.relayed.prompts
+	if pc.counted || pc.stored == nil {
+		return
+	}
+	pc.counted = true
+	data, err := json.Marshal(pc.stored)
+	var keys struct{ Names, Retired []toolname.Key }
+	if err == nil {
+		err = json.Unmarshal(data, &keys)
+	}
+	if err != nil {
+		g.cfg.logger.Warn("gateway: cannot count the prompt chain's prompts", "err", err)
+		return
+	}
+	g.mu.Lock()
+	ds := maps.Clone(g.downstreams)
+	g.mu.Unlock()
+	for _, k := range append(keys.Names, keys.Retired...) {
+		if d := ds[k.Server]; d != nil {
+			d.more.mu.Lock()
+			if d.more.ever == nil {
+				d.more.ever = map[string]bool{}
+			}
+			d.more.ever[k.Tool] = true
+			d.more.mu.Unlock()
+		}
+	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -200,10 +199,25 @@ func (g *gateway) routeURI(uri string) (*backend, string, error) {
 	}
 	g.mu.Unlock()
 	if !g.uriForms() {
-		if len(ds) != 1 {
-			return nil, "", errors.New("the gateway has no server")
+		if len(ds) == 1 {
+			return ds[0], uri, nil
 		}
-		return ds[0], uri, nil
+		// Started with one server, joined by others (as the demo and the
+		// tests do, never the flags): a URI as written routes to the one
+		// server whose listings cover it.
+		var to *backend
+		for _, d := range ds {
+			if d.more.covers(uri) {
+				if to != nil {
+					return nil, "", fmt.Errorf("%q is served by more than one server", uri)
+				}
+				to = d
+			}
+		}
+		if to == nil {
+			return nil, "", fmt.Errorf("no server serves %q", uri)
+		}
+		return to, uri, nil
 	}
 	if prefix, own, ok := splitForm(uri); ok {
 		for _, d := range ds {
