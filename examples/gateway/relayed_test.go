@@ -218,3 +218,31 @@ func TestRelayOneDownstream(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "file:///README.md", link.Content[0].(*mcp.ResourceLink).URI)
 }
+
+// TestRelayListChanged: a resource or prompt a downstream adds while the
+// gateway runs is listed through it (the downstream's list_changed, the
+// gateway's relist, the gateway's own list_changed), and one it removes
+// is no longer listed.
+func TestRelayListChanged(t *testing.T) {
+	a := docServer("a")
+	g, _ := startGateway(t, config{},
+		downstreamSpec{name: "a", transport: inProcess{a}},
+		downstreamSpec{name: "b", transport: inProcess{docServer("b")}})
+	cs, _ := relayClient(t, g)
+	waitListed(t, cs, 2)
+	a.AddResource(&mcp.Resource{URI: "file:///NEWS.md", Name: "news"}, func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: "news"}}}, nil
+	})
+	a.AddPrompt(&mcp.Prompt{Name: "draft"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "a drafts"}}}}, nil
+	})
+	assert.Contains(t, waitListed(t, cs, 3), "mcpid:a:file:///NEWS.md")
+	text, _ := readText(t, cs, "mcpid:a:file:///NEWS.md")
+	assert.Equal(t, "news", text)
+	require.Eventually(t, func() bool {
+		res, err := cs.GetPrompt(t.Context(), &mcp.GetPromptParams{Name: "draft"})
+		return err == nil && res.Messages[0].Content.(*mcp.TextContent).Text == "a drafts"
+	}, testTimeout, 10*time.Millisecond, "a prompt no other server has keeps its name")
+	a.RemoveResources("file:///NEWS.md")
+	assert.NotContains(t, waitListed(t, cs, 2), "mcpid:a:file:///NEWS.md")
+}
