@@ -59,7 +59,8 @@ func (g *gateway) forward(ctx context.Context, req *mcp.CallToolRequest, st serv
 	}
 	ctx, cancel := context.WithTimeout(ctx, g.cfg.timeout)
 	defer cancel()
-	params := &mcp.CallToolParams{Name: st.key.Tool, Arguments: args}
+	params := &mcp.CallToolParams{Name: st.key.Tool, Arguments: args,
+		InputResponses: req.Params.InputResponses, RequestState: req.Params.RequestState}
 	rc := st.d.relay.Start(ctx, req, params, g.cfg.timeout)
 	res, err := cs.CallTool(ctx, params)
 	st.d.relay.End(rc)

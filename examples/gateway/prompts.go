@@ -273,7 +273,8 @@ func (g *gateway) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mc
 	}
 	ctx, cancel := context.WithTimeout(ctx, g.cfg.timeout)
 	defer cancel()
-	params := &mcp.GetPromptParams{Name: sp.key.Tool, Arguments: req.Params.Arguments}
+	params := &mcp.GetPromptParams{Name: sp.key.Tool, Arguments: req.Params.Arguments,
+		InputResponses: req.Params.InputResponses, RequestState: req.Params.RequestState}
 	rc := sp.d.relay.Start(ctx, req, params, g.cfg.timeout)
 	res, err := cs.GetPrompt(ctx, params)
 	sp.d.relay.End(rc)

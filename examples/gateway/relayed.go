@@ -141,7 +141,16 @@ func samePrompt(a, b *mcp.Prompt) bool {
 // other kinds (relisted on the session's goroutine, see session),
 // resource updates, relayed to the callers subscribed to them, and
 // sampling and elicitation requests (see sampling.go).
+//
+// A result by which d asks for input (MCP 2026-07-28: input requests in
+// the result, and the request again with the answers) goes back to the
+// caller as it is, and the caller's answers go on to d: so the question
+// reaches the very caller whose request it answers, on any protocol
+// version (the SDK asks a caller before 2026-07-28 itself, and calls the
+// gateway again with the answers), and on any replica, since the
+// request carries its own state.
 func (g *gateway) clientHandlers(d *backend, opts *mcp.ClientOptions) {
+	opts.MultiRoundTrip = &mcp.MultiRoundTripOptions{Disabled: true}
 	kindsChanged := func() {
 		select {
 		case d.kindsChanged <- struct{}{}:

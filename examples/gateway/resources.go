@@ -145,7 +145,7 @@ func (g *gateway) readResource(ctx context.Context, req *mcp.ReadResourceRequest
 	}
 	ctx, cancel := context.WithTimeout(ctx, g.cfg.timeout)
 	defer cancel()
-	params := &mcp.ReadResourceParams{URI: own}
+	params := &mcp.ReadResourceParams{URI: own, InputResponses: req.Params.InputResponses, RequestState: req.Params.RequestState}
 	rc := d.relay.Start(ctx, req, params, g.cfg.timeout)
 	res, err := cs.ReadResource(ctx, params)
 	d.relay.End(rc)
