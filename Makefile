@@ -75,9 +75,10 @@ ts-journeys:
 # conformance runs the official MCP conformance suite's server scenarios
 # (npm @modelcontextprotocol/conformance, pinned in examples/conformance)
 # against the go-sdk's own conformance server, at the version the examples
-# module requires, directly over HTTP and through the example gateway (the
-# server as its stdio downstream, the gateway on HTTP), prints the table,
-# and fails when a scenario that passes directly fails through the gateway.
+# module requires, directly over HTTP (stateless and stateful) and through
+# the example gateway (the server as its stdio downstream, the gateway on
+# HTTP), prints the table, and fails when a scenario that passes directly
+# either way fails through the gateway.
 # globsync.mjs lets the suite load on Node 20, which lacks fs.globSync.
 conformance:
 	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && \

@@ -1,16 +1,17 @@
 // run.mjs runs the official MCP conformance suite's server scenarios
-// against a server directly over HTTP and through the example gateway (the
-// same server as the gateway's one stdio downstream, the gateway on HTTP),
-// prints a table of both, and fails when a scenario that passes directly
-// fails through the gateway: the gateway must let a client see through it
-// what it sees directly.
+// against a server directly over HTTP, stateless and stateful, and through
+// the example gateway (the same server as the gateway's one stdio
+// downstream, the gateway on HTTP), prints a table of the three, and fails
+// when a scenario that passes directly, either way, fails through the
+// gateway: the gateway must let a client see through it what it sees
+// directly.
 //
 //	node run.mjs SERVER GATEWAY
 //
 // SERVER is the go-sdk's conformance server (everything-server), which
-// serves streamable HTTP with -http ADDR and stdio otherwise; GATEWAY is
-// the example gateway. Both run on free loopback ports and are stopped at
-// the end.
+// serves streamable HTTP with -http ADDR (stateless unless
+// -stateless=false) and stdio otherwise; GATEWAY is the example gateway.
+// All run on free loopback ports and are stopped at the end.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer, connect } from "node:net";
@@ -84,25 +85,28 @@ async function scenarios(url) {
 const children = [];
 let status = 0;
 try {
-  const [directPort, gatewayPort] = [await freePort(), await freePort()];
-  const direct = start([server, "-http", `127.0.0.1:${directPort}`]);
+  const [statelessPort, statefulPort, gatewayPort] = [await freePort(), await freePort(), await freePort()];
+  const stateless = start([server, "-http", `127.0.0.1:${statelessPort}`]);
+  const stateful = start([server, "-http", `127.0.0.1:${statefulPort}`, "-stateless=false"]);
   const relayed = start([gateway, "-http", `127.0.0.1:${gatewayPort}`, "-server", `conformance=${server}`]);
-  children.push(direct, relayed);
-  await listening(directPort, direct);
+  children.push(stateless, stateful, relayed);
+  await listening(statelessPort, stateless);
+  await listening(statefulPort, stateful);
   await listening(gatewayPort, relayed);
-  const a = await scenarios(`http://127.0.0.1:${directPort}/mcp`);
+  const a = await scenarios(`http://127.0.0.1:${statelessPort}/mcp`);
+  const s = await scenarios(`http://127.0.0.1:${statefulPort}/mcp`);
   const b = await scenarios(`http://127.0.0.1:${gatewayPort}/mcp`);
-  const names = [...new Set([...a.keys(), ...b.keys()])].sort();
+  const names = [...new Set([...a.keys(), ...s.keys(), ...b.keys()])].sort();
   const mark = (m, n) => (m.has(n) ? (m.get(n) ? "pass" : "FAIL") : "-");
   const width = Math.max(...names.map((n) => n.length));
-  console.log(`${"scenario".padEnd(width)}  direct  gateway`);
+  console.log(`${"scenario".padEnd(width)}  stateless  stateful  gateway`);
   const lost = [];
   for (const n of names) {
-    console.log(`${n.padEnd(width)}  ${mark(a, n).padEnd(6)}  ${mark(b, n)}`);
-    if (a.get(n) && !b.get(n)) lost.push(n);
+    console.log(`${n.padEnd(width)}  ${mark(a, n).padEnd(9)}  ${mark(s, n).padEnd(8)}  ${mark(b, n)}`);
+    if ((a.get(n) || s.get(n)) && !b.get(n)) lost.push(n);
   }
   const count = (m) => [...m.values()].filter(Boolean).length;
-  console.log(`passed: ${count(a)} directly, ${count(b)} through the gateway`);
+  console.log(`passed: ${count(a)} directly stateless, ${count(s)} directly stateful, ${count(b)} through the gateway`);
   if (lost.length > 0) {
     console.error(`pass directly but fail through the gateway: ${lost.join(", ")}`);
     status = 1;

@@ -182,9 +182,10 @@ func (g *gateway) connect(d *backend) (*mcp.ClientSession, error) {
 	}
 	g.clientHandlers(d, opts)
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcpid-gateway", Version: "v0.1.0"}, opts)
+	client.AddReceivingMiddleware(relayElicitation(d))
 	ctx, cancel := context.WithTimeout(g.ctx, g.cfg.timeout)
 	defer cancel()
-	cs, err := client.Connect(ctx, d.relay.Transport(d.transport), nil)
+	cs, err := connectLink(ctx, client, d.relay.Transport(d.transport))
 	if err != nil {
 		return nil, fmt.Errorf("starting the session: %w", err)
 	}

@@ -308,3 +308,27 @@ func (g *gateway) relayedKinds(next mcp.MethodHandler) mcp.MethodHandler {
 		return next(ctx, method, req)
 	}
 }
+
+// linkVersion is the protocol version the gateway speaks to a downstream
+// first: the last before MCP 2026-07-28. The link is one stateful session
+// (stdio) that serves every caller, and on it a downstream can still send
+// the requests that servers written today send during a call (logs after
+// logging/setLevel, elicitation/create, sampling/createMessage), which a
+// 2026-07-28 session refuses; a go-sdk downstream that asks for input the
+// 2026-07-28 way asks the gateway with those same requests on this link.
+const linkVersion = "2025-11-25"
+
+// connectLink connects client to a downstream at linkVersion and, when the
+// downstream refuses that, again at the SDK's latest version (the
+// downstream's input requests then come back in results, see
+// clientHandlers).
+func connectLink(ctx context.Context, client *mcp.Client, t mcp.Transport) (*mcp.ClientSession, error) {
+	cs, err := client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: linkVersion})
+	if err == nil || ctx.Err() != nil {
+		return cs, err
+	}
+	if cs, err2 := client.Connect(ctx, t, nil); err2 == nil {
+		return cs, nil
+	}
+	return nil, err
+}

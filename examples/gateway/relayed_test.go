@@ -56,7 +56,9 @@ func docServer(name string) *mcp.Server {
 }
 
 // relayClient connects a client to g that records the resource updates it
-// gets.
+// gets. It speaks MCP 2025-11-25, where unsubscribing is a request that
+// returns once the server has done it (on 2026-07-28 it ends a stream,
+// and returns before the server hears of it).
 func relayClient(t *testing.T, g *gateway) (*mcp.ClientSession, chan string) {
 	updates := make(chan string, 16)
 	c := mcp.NewClient(&mcp.Implementation{Name: "relay-test", Version: "v0"}, &mcp.ClientOptions{
@@ -64,7 +66,7 @@ func relayClient(t *testing.T, g *gateway) (*mcp.ClientSession, chan string) {
 			updates <- req.Params.URI
 		},
 	})
-	cs, err := c.Connect(t.Context(), inProcess{g.srv}, nil)
+	cs, err := c.Connect(t.Context(), inProcess{g.srv}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = cs.Close() })
 	return cs, updates
@@ -169,8 +171,8 @@ func TestRelayTwoDownstreams(t *testing.T) {
 	}
 
 	require.NoError(t, cs.Subscribe(t.Context(), &mcp.SubscribeParams{URI: "mcpid:b:file:///README.md"}))
-	// On MCP 2026-07-28 the gateway's subscription downstream is a stream
-	// that opens in the background: touch until an update comes.
+	// A downstream on MCP 2026-07-28 opens its subscription stream in
+	// the background: touch until an update comes.
 	touch := func(s string) {
 		_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: s + "__touch", Arguments: map[string]any{}})
 		require.NoError(t, err)

@@ -66,3 +66,26 @@ func samplingHandlers(d *backend, opts *mcp.ClientOptions) {
 		})
 	}
 }
+
+// relayElicitation is the receiving middleware of the gateway's client of
+// d that relays an elicitation/create as it came: the SDK's client would
+// first check the requested schema against the subset it knows, and
+// refuse schemas (titled and multi-select enums) that the caller's own
+// client accepts. The caller's client checks the schema, and the answer.
+func relayElicitation(d *backend) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			r, ok := req.(*mcp.ElicitRequest)
+			if !ok || method != "elicitation/create" || r.Params == nil {
+				return next(ctx, method, req)
+			}
+			res, err := relayToCaller(d, "elicitation", func(ctx context.Context, ss *mcp.ServerSession) (*mcp.ElicitResult, error) {
+				return ss.Elicit(ctx, r.Params)
+			})
+			if err != nil {
+				return nil, err
+			}
+			return res, nil
+		}
+	}
+}

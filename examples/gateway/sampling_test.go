@@ -16,17 +16,17 @@ import (
 // askServer is a downstream whose tool "ask" elicits a key from the user
 // and answers what came back ("refused" when it cannot), and whose tool
 // "hold" answers once release is closed, telling holding when it runs.
-// A legacy askServer speaks MCP before 2026-07-28 only (it refuses
-// server/discover), and elicits with elicitation/create during the call;
-// otherwise it asks as MCP 2026-07-28 does: a result that requests input,
-// and the call again with the answer.
+// A legacy askServer elicits with elicitation/create during the call;
+// otherwise it speaks MCP 2026-07-28 only (it refuses initialize, so the
+// gateway's link falls back to that version) and asks as 2026-07-28 does:
+// a result that requests input, and the call again with the answer.
 func askServer(legacy bool, holding chan<- struct{}, release <-chan struct{}) downstreamSpec {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "asker", Version: "v0"}, nil)
-	if legacy {
+	if !legacy {
 		srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-				if method == "server/discover" {
-					return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found"}
+				if method == "initialize" {
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "this server speaks MCP 2026-07-28 only"}
 				}
 				return next(ctx, method, req)
 			}
@@ -81,8 +81,8 @@ func TestElicitationOwner(t *testing.T) {
 	assert.Equal(t, map[string]int{"alice": 1}, asked.counts())
 }
 
-// TestInputRequests: a downstream on MCP 2026-07-28 asks for input in its
-// result, which names its call: the question reaches the caller whose
+// TestInputRequests: a downstream that speaks MCP 2026-07-28 only asks for
+// input in its result, which names its call: the question reaches the caller whose
 // call it is, even while another caller's call is in flight, on either
 // protocol version of the caller, and the answer goes back to the
 // downstream.
