@@ -24,7 +24,7 @@ MODULES     := $(shell awk 'NF && substr($$1, 1, 1) != "\043" { print $$1 }' mod
 # STORES are the modules of the stores on a database server.
 STORES      := $(filter toolname/%store,$(MODULES))
 
-.PHONY: check checks fmt vet staticcheck tidy docdensity test test-modules test-stores ts-journeys installable apicheck fuzz fuzz-smoke bench bench-smoke release
+.PHONY: check checks fmt vet staticcheck tidy docdensity test test-modules test-stores ts-journeys conformance installable apicheck fuzz fuzz-smoke bench bench-smoke release
 
 check:
 	@./.ci/services $(MAKE) --no-print-directory checks
@@ -32,7 +32,7 @@ check:
 # checks is check with the servers the environment names (MCPID_*; see
 # .ci/services): without them, the store tests skip, saying so, unless
 # CI=true, where they fail.
-checks: fmt vet staticcheck tidy docdensity test ts-journeys installable apicheck fuzz-smoke bench-smoke
+checks: fmt vet staticcheck tidy docdensity test ts-journeys conformance installable apicheck fuzz-smoke bench-smoke
 
 # test-stores runs the tests of the stores' modules alone, with the
 # servers up; `./.ci/services COMMAND` runs any command so.
@@ -79,6 +79,21 @@ ts-journeys:
 	(cd examples && $(GO) build -o "$$dir/searchfetch" ./searchfetch) && \
 	cd examples/tsclient && npm ci --no-audit --no-fund --loglevel=error && \
 	node journey.mjs "$$dir/searchfetch"
+
+# conformance runs the official MCP conformance suite's server scenarios
+# (npm @modelcontextprotocol/conformance, pinned in examples/conformance)
+# against the go-sdk's own conformance server, at the version the examples
+# module requires, directly over HTTP (stateless and stateful) and through
+# the example gateway (the server as its stdio downstream, the gateway on
+# HTTP), prints the table, and fails when a scenario that passes directly
+# either way fails through the gateway.
+# globsync.mjs lets the suite load on Node 20, which lacks fs.globSync.
+conformance:
+	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && \
+	(cd examples && $(GO) build -o "$$dir/everything-server" github.com/modelcontextprotocol/go-sdk/conformance/everything-server && \
+		$(GO) build -o "$$dir/gateway" ./gateway) && \
+	cd examples/conformance && npm ci --no-audit --no-fund --loglevel=error && node globsync.mjs && \
+	node run.mjs "$$dir/everything-server" "$$dir/gateway"
 
 # installable proves that every module installs with go get once tagged:
 # the modules at HEAD, packed into a file-system module proxy at the

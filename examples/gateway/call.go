@@ -66,8 +66,9 @@ func (g *gateway) forward(ctx context.Context, req *mcp.CallToolRequest, st serv
 	}
 	ctx, cancel := context.WithTimeout(ctx, g.cfg.timeout)
 	defer cancel()
-	params := &mcp.CallToolParams{Name: st.key.Tool, Arguments: args}
-	rc := st.d.relay.Start(ctx, req, params, g.levels.Of(req.Session), g.cfg.timeout)
+	params := &mcp.CallToolParams{Name: st.key.Tool, Arguments: args,
+		InputResponses: req.Params.InputResponses, RequestState: req.Params.RequestState}
+	rc := st.d.relay.Start(ctx, req, params, g.cfg.timeout)
 	res, err := cs.CallTool(ctx, params)
 	st.d.relay.End(rc)
 	werr := (*jsonrpc.Error)(nil)
@@ -78,6 +79,7 @@ func (g *gateway) forward(ctx context.Context, req *mcp.CallToolRequest, st serv
 		if res.IsError {
 			outcome = outcomeToolError
 		}
+		g.rewriteContent(st.d, res.Content)
 		return res
 	}
 	failure = err

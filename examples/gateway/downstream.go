@@ -66,6 +66,8 @@ type backend struct {
 	// answered is set when the session answers a call (a result or a
 	// JSON-RPC error): see runDownstream.
 	answered atomic.Bool
+	more         kinds         // its prompts, resources and templates (relayed.go)
+	kindsChanged chan struct{} // holds a list_changed of prompts or resources not yet acted on
 }
 
 func newBackend(spec downstreamSpec) *backend {
@@ -75,6 +77,8 @@ func newBackend(spec downstreamSpec) *backend {
 		first:     make(chan struct{}),
 		changed:   make(chan struct{}, 1),
 		ever:      map[string]bool{},
+
+		kindsChanged: make(chan struct{}, 1),
 	}
 }
 
@@ -144,12 +148,19 @@ func (g *gateway) session(d *backend, listed func(error)) error {
 	d.session.Store(cs)
 	defer d.session.CompareAndSwap(cs, nil)
 	err = g.relist(d, cs)
+	if err == nil {
+		g.resubscribe(d, cs)
+		g.relistKinds(d, cs)
+	}
 	listed(err)
 	if err != nil {
 		return err
 	}
 	for {
 		select {
+		case <-d.kindsChanged:
+			g.relistKinds(d, cs)
+			continue
 		case <-d.changed:
 		case <-ended:
 			return errors.New("the session ended")
@@ -172,7 +183,7 @@ func (g *gateway) session(d *backend, listed func(error)) error {
 // connect starts a session with d, within the gateway's timeout, and asks
 // it for log messages when it has any, to relay to the callers.
 func (g *gateway) connect(d *backend) (*mcp.ClientSession, error) {
-	client := mcp.NewClient(&mcp.Implementation{Name: "mcpid-gateway", Version: "v0.1.0"}, &mcp.ClientOptions{
+	opts := &mcp.ClientOptions{
 		Logger: g.cfg.logger,
 		// The handlers run on the session's reading goroutine: listing
 		// the tools from there would wait on itself. This one leaves
@@ -183,10 +194,13 @@ func (g *gateway) connect(d *backend) (*mcp.ClientSession, error) {
 			default: // one is pending already
 			}
 		},
-	})
+	}
+	g.clientHandlers(d, opts)
+	client := mcp.NewClient(&mcp.Implementation{Name: "mcpid-gateway", Version: "v0.1.0"}, opts)
+	client.AddReceivingMiddleware(relayElicitation(d))
 	ctx, cancel := context.WithTimeout(g.ctx, g.cfg.timeout)
 	defer cancel()
-	cs, err := client.Connect(ctx, d.relay.Transport(d.transport), nil)
+	cs, err := connectLink(ctx, client, d.relay.Transport(d.transport))
 	if err != nil {
 		return nil, fmt.Errorf("starting the session: %w", err)
 	}

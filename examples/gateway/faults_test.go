@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -221,68 +220,6 @@ func TestProgressAndLogRelay(t *testing.T) {
 			mu.Lock()
 			defer mu.Unlock()
 			assert.Equal(t, want, got)
-		})
-	}
-}
-
-// TestLogsBeforeSetLevel: a downstream's log messages reach a caller that
-// never set a level, as that downstream sends them to a client connected
-// to it directly; a caller that sets a level gets the messages at that
-// level and above.
-func TestLogsBeforeSetLevel(t *testing.T) {
-	srv, env := testServer(t, "chatty", "logs")
-	cfg, specs := fromArgs(t, io.Discard, "-server", srv, "-env", env)
-	g, _ := startGateway(t, cfg, specs...)
-	exe, err := os.Executable()
-	require.NoError(t, err)
-	direct := exec.Command(exe)
-	direct.Env = append(os.Environ(), testServerEnv+"=logs")
-
-	for _, tc := range []struct {
-		name      string
-		transport mcp.Transport
-		version   string // the client's protocol version; "" for the SDK's latest
-		level     string // "" sets none
-		want      []string
-	}{
-		{"direct", &mcp.CommandTransport{Command: direct}, "", "", []string{"debug", "info", "warning", "error"}},
-		{"gateway", inProcess{g.srv}, "", "", []string{"debug", "info", "warning", "error"}},
-		{"gateway, MCP 2025-11-25", inProcess{g.srv}, "2025-11-25", "", []string{"debug", "info", "warning", "error"}},
-		{"gateway after setLevel", inProcess{g.srv}, "", "warning", []string{"warning", "error"}},
-		{"gateway after setLevel, MCP 2025-11-25", inProcess{g.srv}, "2025-11-25", "warning", []string{"warning", "error"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var mu sync.Mutex
-			var got []string
-			client := mcp.NewClient(&mcp.Implementation{Name: "reader", Version: "v0"}, &mcp.ClientOptions{
-				//lint:ignore SA1019 the gateway relays logs while hosts use them
-				LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
-					mu.Lock()
-					defer mu.Unlock()
-					got = append(got, string(req.Params.Level))
-				},
-			})
-			cs, err := client.Connect(t.Context(), tc.transport, &mcp.ClientSessionOptions{ProtocolVersion: tc.version})
-			require.NoError(t, err)
-			defer cs.Close()
-			if tc.version != "" {
-				require.Equal(t, tc.version, cs.InitializeResult().ProtocolVersion)
-			}
-			if tc.level != "" {
-				//lint:ignore SA1019 the gateway relays logs while hosts use them
-				require.NoError(t, cs.SetLoggingLevel(t.Context(), &mcp.SetLoggingLevelParams{Level: mcp.LoggingLevel(tc.level)}))
-			}
-			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "search", Arguments: map[string]any{}})
-			require.NoError(t, err)
-			require.Equal(t, "test answered search", resultText(res))
-			require.Eventually(t, func() bool {
-				mu.Lock()
-				defer mu.Unlock()
-				return len(got) >= len(tc.want)
-			}, testTimeout, 10*time.Millisecond, "got %v", &got)
-			mu.Lock()
-			defer mu.Unlock()
-			assert.Equal(t, tc.want, got)
 		})
 	}
 }

@@ -31,6 +31,9 @@ type config struct {
 	// fatal, when set, is told that the gateway cannot go on: its chain
 	// records other naming options (see stopOnMismatch). nil only logs.
 	fatal func(error)
+	// promptStore is where the prompt chain lives; nil keeps it in this
+	// process (see prompts.go).
+	promptStore toolname.Store
 }
 
 // Timing of the gateway's own work. Each is a bound that keeps one
@@ -78,10 +81,9 @@ type gateway struct {
 	downstreams map[string]*backend
 	ever        map[string]map[string]bool // the chain's tools of each server, for its downstream
 
-	levels  downstream.SessionLevels // the log level each client session set
-	table   atomic.Pointer[table]    // what is served now
-	dirty   chan struct{}            // holds a pending change for the assigner
-	flushes chan chan struct{}       // asks the assigner for a round now
+	table   atomic.Pointer[table] // what is served now
+	dirty   chan struct{}         // holds a pending change for the assigner
+	flushes chan chan struct{}    // asks the assigner for a round now
 	started sync.Once
 
 	// ready is closed when the first tools/list may be answered: every
@@ -105,6 +107,8 @@ type gateway struct {
 	backupRev   toolname.Revision     // the store's revision last written to the backup
 	everCounted bool                  // the chain's history is counted in ever
 	served      map[string]servedTool // name -> what srv serves under it
+
+	relayed relayedState // prompts, resources and the rest beyond tools (relayed.go)
 }
 
 // table is what the gateway serves: an immutable value that calls read
@@ -157,16 +161,27 @@ func newGateway(cfg config) (*gateway, error) {
 		g.backupFile, g.backup, g.stored = file, backup, backup
 		g.backupPending.Store(backup != nil)
 	}
+	if err := g.initRelayed(); err != nil {
+		if g.backupFile != nil {
+			_ = g.backupFile.Close()
+		}
+		return nil, err
+	}
 	g.table.Store(&table{names: g.stored})
 	g.ctx, g.cancel = context.WithCancel(context.Background())
 	g.srv = mcp.NewServer(&mcp.Implementation{Name: "mcpid-gateway", Version: "v0.1.0"}, &mcp.ServerOptions{
 		Logger: cfg.logger,
 		// The gateway has no tools of its own, but announces changes
 		// to the tools it relays, and relays its downstreams' logs.
-		Capabilities: downstream.WithLogging(&mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}),
+		Capabilities: downstream.WithLogging(&mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true},
+			Prompts:     &mcp.PromptCapabilities{ListChanged: true},
+			Resources:   &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},
+			Completions: &mcp.CompletionCapabilities{}}),
+		SubscribeHandler:   g.subscribe,
+		UnsubscribeHandler: g.unsubscribe,
+		CompletionHandler:  g.complete,
 	})
-	g.srv.AddReceivingMiddleware(g.levels.Record, g.firstListing, g.byToolName)
-	g.srv.AddSendingMiddleware(downstream.SendLogs)
+	g.srv.AddReceivingMiddleware(g.firstListing, g.byToolName, g.relayedKinds)
 	if cfg.stateless {
 		g.srv.AddReceivingMiddleware(refuseSubscriptions)
 	}
@@ -181,6 +196,9 @@ func newGateway(cfg config) (*gateway, error) {
 // has passed. Servers slower than that join as they come; a server that
 // fails to start is retried with backoff meanwhile.
 func (g *gateway) start(ctx context.Context, specs []downstreamSpec) error {
+	// URIs are shown in forms that name their downstream when there are
+	// several, by the configuration alone (see uriform.go).
+	g.relayed.formURIs.Store(len(specs) > 1)
 	var firsts []chan struct{}
 	for _, spec := range specs {
 		d, err := g.launch(spec)
@@ -209,9 +227,11 @@ func (g *gateway) start(ctx context.Context, specs []downstreamSpec) error {
 			}
 		}
 		g.started.Do(func() {
-			g.wg.Add(2)
+			g.wg.Add(4)
 			go g.assignLoop()
 			go g.follow()
+			go g.promptLoop()
+			go g.followPrompts()
 		})
 		// The first round that succeeds from now on (this one, or a
 		// retry while the store is down) lets the listing go, or the
@@ -305,6 +325,7 @@ func (g *gateway) close() {
 	if g.backupFile != nil {
 		_ = g.backupFile.Close() // a second close is an error, and nothing else
 	}
+	g.closeRelayed()
 	g.mu.Lock()
 	ds := slices.Collect(maps.Values(g.downstreams))
 	g.mu.Unlock()

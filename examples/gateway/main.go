@@ -4,9 +4,9 @@
 // the mcpid library's toolname package.
 //
 // It is a reference for gateway authors, not an operator product: it has
-// no client authentication, reaches downstreams over stdio only (no HTTP
-// downstreams), and relays tools alone: resources, prompts, sampling and
-// elicitation are not relayed. It adds no tools of its own. A call whose
+// no client authentication, and reaches downstreams over stdio only (no
+// HTTP downstreams). It relays the server side of the protocol its
+// downstreams speak (see Relayed, below), and adds no tools of its own. A call whose
 // message was handed to a downstream that then stopped reading may still
 // reach it once it reads again, after its caller was told
 // resource_unavailable: as with any timeout, the tool may have run.
@@ -141,8 +141,38 @@
 // and structuredContent too for tools that declare no outputSchema: a
 // client validates a tool's structuredContent against its outputSchema,
 // errors included. A downstream's own tool errors come back as they are,
-// and so do the progress notifications and log messages it sends during a
-// call, to that call's caller.
+// and so do the progress notifications it sends during a call, to that
+// call's caller, and its log messages as the relay rules below allow.
+//
+// # Relayed
+//
+// Beyond tools, the gateway relays what its downstreams serve, so that a
+// client sees through it what it would see directly (docs/gateway-relay.md
+// has the whole of it; make conformance measures it with the official MCP
+// conformance suite):
+//   - prompts (prompts/list, prompts/get), under names kept exactly as tool
+//     names are, in a second chain: "<chain>/prompts" in Redis and
+//     PostgreSQL (so -chain may hold no "/"), "<FILE>.prompts" beside the
+//     -state, -backup and -seed files (-seed needs both);
+//   - resources and templates (resources/list, resources/templates/list,
+//     resources/read, resources/subscribe and unsubscribe, and their update
+//     notifications): with one -server, every URI as the downstream wrote
+//     it; with several, every URI and template in the form
+//     mcpid:<server, percent-encoded>:<uri>, whatever is up, so that a URI
+//     routes only to the downstream it names on every replica and at any
+//     time; a bare URI is then an error listing the forms that cover it.
+//     Every URI inside a downstream's results and notifications is written
+//     in its form, so a link followed reaches the downstream it came from;
+//   - completion/complete, routed by the prompt or template it completes;
+//   - logs: every relayed request asks its downstream for every level, and
+//     each message reaches the caller as its level asks (logging/setLevel,
+//     or the request's _meta on MCP 2026-07-28); a caller that asked for no
+//     level gets none. A log message, sampling or elicitation request names
+//     no call: it reaches a caller only when every call in flight to that
+//     downstream is that caller's (the same session, or the same verified
+//     user), and otherwise goes to no one (a request gets an error the
+//     downstream handles); sampling and elicitation only reach a session
+//     that initialized declaring them.
 //
 // The gateway logs to stderr with log/slog, as text or JSON (-log-format),
 // at -log-level and above (info by default; the demo logs warnings only):
@@ -309,8 +339,8 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	if o.cfg.timeout <= 0 || o.limits.SessionIdle <= 0 || o.cfg.startTimeout <= 0 {
 		return nil, serve.Usage(fs, "-timeout, -start-timeout and -session-timeout must be positive")
 	}
-	if o.chain == "" {
-		return nil, serve.Usage(fs, "-chain must not be empty")
+	if o.chain == "" || strings.Contains(o.chain, "/") {
+		return nil, serve.Usage(fs, "-chain must be non-empty, without a \"/\": the prompts' chain is <chain>/prompts")
 	}
 	if (o.seed != "" || o.cfg.backupPath != "") && o.state == "" {
 		return nil, serve.Usage(fs, "-seed and -backup need -state: the store to seed, or to back up")
@@ -426,8 +456,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := checkStore(ctx, store, o.state, o.cfg.timeout); err != nil {
 		return err
 	}
+	promptStore, closePromptStore, err := openPromptStore(ctx, o)
+	if err != nil {
+		return err
+	}
+	defer closePromptStore()
+	o.cfg.promptStore = promptStore
 	if o.seed != "" {
 		if err := seed(ctx, store, o.seed, o.cfg.timeout); err != nil {
+			return err
+		}
+		if err := seed(ctx, promptStore, o.seed+promptsSuffix, o.cfg.timeout); err != nil {
 			return err
 		}
 	}

@@ -82,6 +82,7 @@ func TestParseArgs(t *testing.T) {
 		{"-session-timeout", "0s"},
 		{"-start-timeout", "0s"},
 		{"-chain", ""},
+		{"-chain", "prod/eu"},
 		{"-seed", "names.json"},
 		{"-backup", "backup.json"},
 		{"-server", "a=x"},

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestMain runs the test binary as a downstream MCP server when
@@ -20,6 +22,13 @@ import (
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(testServerEnv); mode != "" {
 		os.Exit(runTestServer(mode, os.Stdin, os.Stdout))
+	}
+	if name := os.Getenv(testDocServerEnv); name != "" {
+		// A go-sdk downstream over stdio (see docServer).
+		if err := docServer(name).Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
 	}
 	if os.Getenv(testGatewayEnv) != "" {
 		// A gateway process, as the replica tests start them: the

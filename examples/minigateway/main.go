@@ -10,9 +10,12 @@
 //
 //	go run -C examples ./minigateway -state names.json -server 'docs=docs-mcp --stdio'
 //
-// It lists the tools once, at start, and does not restart a server that
-// dies; examples/gateway does (and relists on tools/list_changed, bounds
-// calls by a timeout, relays progress and logs, runs replicas, serves HTTP).
+// It relays tools alone (no prompts, resources, completion, logs,
+// sampling or elicitation), lists them once, at start, and does not
+// restart a server that dies; examples/gateway does (and relists on
+// tools/list_changed, bounds calls by a timeout, relays prompts, resources
+// and the rest of the server side, progress and logs, runs replicas,
+// serves HTTP).
 package main
 
 import (

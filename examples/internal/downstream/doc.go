@@ -11,8 +11,8 @@
 //   - [Env], the environment a subprocess gets, and [SplitWords], the
 //     POSIX word splitter for a -server command line;
 //   - [Relay], which passes a downstream's progress notifications and log
-//     messages on to the callers whose calls they belong to, with the
-//     server middleware it needs ([SendLogs], [SessionLevels.Record]).
+//     messages on to the callers whose calls they belong to, and tells
+//     which caller owns every call in flight ([Relay.Owner]).
 //
 // It is internal to the examples module: a gateway author copies from it
 // what a gateway of theirs needs.

@@ -5,13 +5,10 @@ package downstream
 import (
 	"context"
 	"encoding/json"
-	"runtime"
-	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
-	"weak"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -33,15 +30,17 @@ import (
 // A progress notification names its call by the progress token, which the
 // gateway makes its own for each call that asked for progress and maps
 // back to the caller's token. A log message names no call: it goes to the
-// caller when all the calls in flight to that downstream come from one
-// client session, and to no one otherwise, so that no client reads
-// another's logs.
+// caller only when every call in flight to that downstream is that
+// caller's (see [Relay.Owner]), and to no one otherwise, so that no client
+// reads another's logs.
 //
-// Log messages go on as the downstream sent them, as they would reach a
-// client connected to it directly: a caller that set no level gets them
-// all, and one that did (logging/setLevel for its session, or the call's
-// own level on MCP 2026-07-28) gets those at that level and above (see
-// levels). The zero Relay is ready to use.
+// Every relayed request asks the downstream for logs of every level (in
+// its _meta, as MCP 2026-07-28 asks; the session's level is set once at
+// connect, see [AskForLogs]), and each message goes on through the SDK's
+// [mcp.ServerSession.Log], which sends a caller what its level asks for:
+// the level of its request's _meta on MCP 2026-07-28, else the one it set
+// with logging/setLevel; a caller that asked for no level gets no logs.
+// The zero Relay is ready to use.
 type Relay struct {
 	mu      sync.Mutex
 	byToken map[string]*Call // the gateway's progress token -> its call
@@ -56,46 +55,47 @@ const relayQueue = 64
 type Call struct {
 	ctx      context.Context // the caller's
 	session  *mcp.ServerSession
-	token    any              // the caller's progress token; nil when it asked for none
-	level    mcp.LoggingLevel // the least level of log message the caller wants; "" for all
-	ours     string           // the progress token the downstream was given for it
-	timeout  time.Duration    // bound on sending one notification
-	queue    chan any         // *mcp.ProgressNotificationParams or *mcp.LoggingMessageParams
-	answered chan struct{}    // closed once the call's answer is in
-	drained  chan struct{}    // closed once the queue is sent and empty
+	user     string        // the caller's verified user id; "" for none
+	token    any           // the caller's progress token; nil when it asked for none
+	ours     string        // the progress token the downstream was given for it
+	timeout  time.Duration // bound on sending one notification
+	queue    chan any      // *mcp.ProgressNotificationParams or *mcp.LoggingMessageParams
+	answered chan struct{} // closed once the call's answer is in
+	drained  chan struct{} // closed once the queue is sent and empty
 }
 
 // nextToken numbers the progress tokens the gateway gives downstreams.
 var nextToken atomic.Uint64
 
-// Start registers the call req, to be sent downstream as params, and
-// starts sending its notifications on, each within timeout; End must
-// follow. level is the least level of log message the caller set for its
-// session ("" for none), which the call's own level overrides.
-func (r *Relay) Start(ctx context.Context, req *mcp.CallToolRequest, params *mcp.CallToolParams, level mcp.LoggingLevel, timeout time.Duration) *Call {
+// Start registers the caller's request req, to be sent downstream as out,
+// and starts sending its notifications on, each within timeout; End must
+// follow. It asks the downstream for logs of every level in out's _meta,
+// and gives out a progress token of the gateway's own when req asked for
+// progress.
+func (r *Relay) Start(ctx context.Context, req mcp.Request, out mcp.RequestParams, timeout time.Duration) *Call {
 	c := &Call{
 		ctx:      ctx,
-		session:  req.Session,
-		token:    req.Params.GetProgressToken(),
-		level:    level,
 		timeout:  timeout,
 		queue:    make(chan any, relayQueue),
 		answered: make(chan struct{}),
 		drained:  make(chan struct{}),
 	}
-	if level, ok := req.Params.Meta[mcp.MetaKeyLogLevel]; ok {
-		// A caller on MCP 2026-07-28 asks for each call's logs in it.
-		if params.Meta == nil {
-			params.Meta = mcp.Meta{}
-		}
-		params.Meta[mcp.MetaKeyLogLevel] = level
-		if l, ok := level.(string); ok {
-			c.level = mcp.LoggingLevel(l)
-		}
+	c.session, _ = req.GetSession().(*mcp.ServerSession)
+	if extra := req.GetExtra(); extra != nil && extra.TokenInfo != nil {
+		c.user = extra.TokenInfo.UserID
 	}
+	if in, ok := req.GetParams().(mcp.RequestParams); ok && in != nil {
+		c.token = in.GetProgressToken()
+	}
+	meta := out.GetMeta()
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	meta[mcp.MetaKeyLogLevel] = "debug"
+	out.SetMeta(meta)
 	if c.token != nil {
 		c.ours = "gateway-" + strconv.FormatUint(nextToken.Add(1), 10)
-		params.SetProgressToken(c.ours)
+		out.SetProgressToken(c.ours)
 	}
 	r.mu.Lock()
 	if r.calls == nil {
@@ -122,6 +122,39 @@ func (r *Relay) End(c *Call) {
 	<-c.drained
 }
 
+// Owner returns the call through which a message that names no call (a log
+// message, a sampling or elicitation request) may reach a caller: one of
+// the calls in flight when every one of them is the same caller's (the
+// same client session, or the same verified user), and nil otherwise,
+// so that such a message never reaches another user.
+func (r *Relay) Owner() *Call {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.owner()
+}
+
+// owner is Owner with r.mu held.
+func (r *Relay) owner() *Call {
+	var to *Call
+	for c := range r.calls {
+		if to != nil && !c.sameCaller(to) {
+			return nil
+		}
+		to = c
+	}
+	return to
+}
+
+// sameCaller reports whether c and o come from one caller: one session,
+// or one verified user.
+func (c *Call) sameCaller(o *Call) bool {
+	return c.session == o.session || (c.user != "" && c.user == o.user)
+}
+
+// Session returns the caller's session, and its context: what a request
+// relayed to that caller is sent with.
+func (c *Call) Session() (context.Context, *mcp.ServerSession) { return c.ctx, c.session }
+
 // forward sends c's notifications on until its answer is in, then the
 // ones still queued.
 func (c *Call) forward() {
@@ -145,6 +178,9 @@ func (c *Call) forward() {
 
 // send sends one notification to the caller, within c.timeout.
 func (c *Call) send(n any) {
+	if c.session == nil {
+		return
+	}
 	ctx, cancel := context.WithTimeout(c.ctx, c.timeout)
 	defer cancel()
 	switch n := n.(type) {
@@ -152,90 +188,10 @@ func (c *Call) send(n any) {
 		n.ProgressToken = c.token
 		_ = c.session.NotifyProgress(ctx, n)
 	case *mcp.LoggingMessageParams:
-		if c.level != "" && levelRank(n.Level) < levelRank(c.level) {
-			return
-		}
-		// The SDK's Log would drop the message unless the caller set a
-		// level: SendLogs sends it as it is.
-		_ = c.session.NotifyProgress(context.WithValue(ctx, logToSend{}, n), &mcp.ProgressNotificationParams{})
+		// Log sends what the caller's level asks for: its request's
+		// level (MCP 2026-07-28, which ctx carries), or its session's.
+		_ = c.session.Log(ctx, n)
 	}
-}
-
-// logToSend is the context key under which a relayed call hands
-// SendLogs the log message to send.
-type logToSend struct{}
-
-// SendLogs is the gateway's sending middleware that sends a relayed log
-// message as it is. The SDK's [mcp.ServerSession.Log] sends nothing to a
-// client that set no level, where the downstream sent the message; so the
-// relay sends it through the session's sending chain, as the carrier of a
-// progress notification that this middleware turns into the log message.
-func SendLogs(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		p, ok := ctx.Value(logToSend{}).(*mcp.LoggingMessageParams)
-		ss, isServer := req.GetSession().(*mcp.ServerSession)
-		if ok && isServer && method == "notifications/progress" {
-			return next(ctx, "notifications/message", &mcp.ServerRequest[*mcp.LoggingMessageParams]{Session: ss, Params: p})
-		}
-		return next(ctx, method, req)
-	}
-}
-
-// levels are the log levels of MCP, least first.
-var levels = []mcp.LoggingLevel{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
-
-// levelRank returns the rank of level among levels; an unknown level
-// ranks above them all, so that no message that names one is dropped.
-func levelRank(level mcp.LoggingLevel) int {
-	if i := slices.Index(levels, level); i >= 0 {
-		return i
-	}
-	return len(levels)
-}
-
-// SessionLevels remembers the log level that each client session set with
-// logging/setLevel, for as long as the session lives. The zero
-// SessionLevels is ready to use.
-type SessionLevels struct {
-	mu     sync.Mutex
-	levels map[weak.Pointer[mcp.ServerSession]]mcp.LoggingLevel
-}
-
-// Of returns the level that ss set, or "" if it set none.
-func (l *SessionLevels) Of(ss *mcp.ServerSession) mcp.LoggingLevel {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.levels[weak.Make(ss)]
-}
-
-// Record is the gateway's receiving middleware that remembers the level
-// each session sets.
-func (l *SessionLevels) Record(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		res, err := next(ctx, method, req)
-		set, ok := req.(*mcp.ServerRequest[*mcp.SetLoggingLevelParams])
-		if method != "logging/setLevel" || err != nil || !ok || set.Params == nil || set.Session == nil {
-			return res, err
-		}
-		key := weak.Make(set.Session)
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		if l.levels == nil {
-			l.levels = map[weak.Pointer[mcp.ServerSession]]mcp.LoggingLevel{}
-		}
-		if _, known := l.levels[key]; !known {
-			runtime.AddCleanup(set.Session, l.forget, key)
-		}
-		l.levels[key] = set.Params.Level
-		return res, err
-	}
-}
-
-// forget drops the level of a session that is gone.
-func (l *SessionLevels) forget(key weak.Pointer[mcp.ServerSession]) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	delete(l.levels, key)
 }
 
 // progress queues p for its call, if that call is in flight.
@@ -248,18 +204,11 @@ func (r *Relay) progress(p *mcp.ProgressNotificationParams) {
 	}
 }
 
-// log queues p for a call in flight, when they all come from one session.
+// log queues p for the caller that owns every call in flight, if one does.
 func (r *Relay) log(p *mcp.LoggingMessageParams) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var to *Call
-	for c := range r.calls {
-		if to != nil && c.session != to.session {
-			return
-		}
-		to = c
-	}
-	if to != nil {
+	if to := r.owner(); to != nil {
 		to.put(p)
 	}
 }
@@ -331,9 +280,10 @@ func WithLogging(caps *mcp.ServerCapabilities) *mcp.ServerCapabilities {
 	return caps
 }
 
-// AskForLogs asks a downstream that has logs for all of them, so that each
-// caller's session can filter them by the level it set. A downstream
-// without the logging capability is not asked.
+// AskForLogs asks a downstream that has logs for all of them, on its
+// session (a go-sdk downstream sends none until a level is set), so that
+// each caller gets what its own level asks for. A downstream without the
+// logging capability is not asked.
 func AskForLogs(ctx context.Context, cs *mcp.ClientSession) error {
 	init := cs.InitializeResult()
 	if init == nil || init.Capabilities == nil || init.Capabilities.Logging == nil {
