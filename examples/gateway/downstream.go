@@ -65,7 +65,7 @@ type backend struct {
 
 	// answered is set when the session answers a call (a result or a
 	// JSON-RPC error): see runDownstream.
-	answered atomic.Bool
+	answered     atomic.Bool
 	more         kinds         // its prompts, resources and templates (relayed.go)
 	kindsChanged chan struct{} // holds a list_changed of prompts or resources not yet acted on
 }

@@ -43,7 +43,8 @@ func (h *storeHealth) String() string {
 
 // readiness is the body of /readyz.
 type readiness struct {
-	// Status is "ready", "starting" (the first tools/list would wait) or
+	// Status is "ready", "starting" (the first tools/list or prompts/list
+	// would wait) or
 	// "no_table" (the store could not be reached since the start, and no
 	// -backup holds a table: no name routes).
 	Status string `json:"status"`
@@ -54,9 +55,9 @@ type readiness struct {
 // withHealth returns h with the endpoints a load balancer checks:
 //
 //   - /healthz answers 200 while the process serves HTTP;
-//   - /readyz answers 200 once the first tools/list is answered at once
-//     (every downstream listed and the first naming round is done, or
-//     -start-timeout passed) and while a table routes calls, whether the
+//   - /readyz answers 200 once the first tools/list and prompts/list are
+//     answered at once (every downstream listed and the first naming round
+//     of both chains is done, or -start-timeout passed) and while a table routes calls, whether the
 //     store is up, down or refused (the held table keeps routing); 503
 //     before, or when no table is held. Its JSON body names the state:
 //     {"status":"ready","store":"down","tools":12}.
@@ -81,11 +82,13 @@ func (g *gateway) withHealth(h http.Handler) http.Handler {
 func (g *gateway) readiness() (readiness, int) {
 	t := g.table.Load()
 	r := readiness{Status: "ready", Store: g.health.String(), Tools: len(t.tools)}
-	select {
-	case <-g.ready:
-	default:
-		r.Status = "starting"
-		return r, http.StatusServiceUnavailable
+	for _, first := range []chan struct{}{g.ready, g.relayed.prompts.ready} {
+		select {
+		case <-first:
+		default:
+			r.Status = "starting"
+			return r, http.StatusServiceUnavailable
+		}
 	}
 	if t.names == nil {
 		r.Status = "no_table"

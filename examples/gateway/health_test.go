@@ -119,3 +119,28 @@ func get(t *testing.T, url string, v any) int {
 	}
 	return resp.StatusCode
 }
+
+// TestReadyzWaitsForBothChains: /readyz is "starting" until the first
+// round of the tool chain and of the prompt chain are both done, in
+// either order.
+func TestReadyzWaitsForBothChains(t *testing.T) {
+	for _, promptsFirst := range []bool{false, true} {
+		g, err := newGateway(config{store: new(memStore), timeout: testTimeout})
+		require.NoError(t, err)
+		t.Cleanup(g.close)
+		first, second := g.ready, g.relayed.prompts.ready
+		if promptsFirst {
+			first, second = second, first
+		}
+		r, code := g.readiness()
+		assert.Equal(t, http.StatusServiceUnavailable, code)
+		assert.Equal(t, "starting", r.Status)
+		close(first)
+		r, code = g.readiness()
+		assert.Equal(t, http.StatusServiceUnavailable, code, "one chain's first round is not done")
+		assert.Equal(t, "starting", r.Status)
+		close(second)
+		r, _ = g.readiness()
+		assert.NotEqual(t, "starting", r.Status, "both chains' first rounds are done")
+	}
+}
