@@ -6,11 +6,10 @@ import (
 	"github.com/mcpid/mcpid"
 )
 
-// Backend is what a server implements: it searches its sources and reads
-// one record. Both methods may be called concurrently, with the call's
-// context bounded by [Options.Timeout]. Without [Options.Authorize], they
-// must check that the caller ([CallerFrom]) may read what they return. An
-// [*mcpid.Error] reaches the model as it is; any other error, generically.
+// Backend is what a server implements. Its methods may be called
+// concurrently, within [Options.Timeout]; without [Options.Authorize] they
+// check the caller ([CallerFrom]) themselves. An [*mcpid.Error] they return
+// reaches the model as it is, any other error generically.
 type Backend interface {
 	// Search returns the hits for query, with their base ids and connections.
 	Search(ctx context.Context, query string) (SearchResult, error)
@@ -36,7 +35,7 @@ type SearchResult struct {
 
 // Document is a fetched record, the fetch tool's answer, in the JSON shape
 // of OpenAI's fetch contract. The tool sets ID to the id the model passed
-// and cuts a Text longer than [Options.FetchBudget].
+// and cuts a Text that does not fit [Options.FetchBudget].
 type Document struct {
 	ID       string            `json:"id"`
 	Title    string            `json:"title"`

@@ -27,9 +27,10 @@ type Call struct {
 	BackendStart time.Time
 	Backend      time.Duration
 	Authorize    time.Duration
-	// Shown, Dropped and Denied count a search's hits.
+	// Shown, Dropped and Denied count a search's hits: shown, left out as
+	// unfetchable, and left out for a connection the caller may not read.
 	Shown, Dropped, Denied int
-	Bytes                  int // the answer's text and structuredContent
+	Bytes                  int // of the answer's text and structuredContent
 }
 
 // callKey is the context key under which a call's record is found.

@@ -32,8 +32,7 @@ type Structured uint8
 
 // The values of [Options.Structured].
 const (
-	// StructuredShown holds exactly what the text shows, within its
-	// budget, for hosts that show a model structuredContent (the zero value).
+	// StructuredShown holds exactly what the text shows (the zero value).
 	StructuredShown Structured = iota
 	// StructuredAll holds every hit, unbudgeted: only for clients that
 	// never show structuredContent to a model.
@@ -76,13 +75,13 @@ type Options struct {
 	// Preview configures the search text; Format follows Mode.
 	Preview    mcpid.PreviewOptions
 	Structured Structured // what a search's structuredContent holds
-	// OpenWorld is both tools' openWorldHint: whether the sources reach
-	// external entities (the web) rather than the server's own records.
+	// OpenWorld sets both tools' openWorldHint: true for open sources (the web).
 	OpenWorld bool
 	// Sealer, when set, seals the ids search shows and binds its cursors
 	// to the caller; fetch refuses an id no search issued (unknown_id).
 	Sealer *mcpid.Sealer
-	// AcceptUnsealed lets fetch take unsealed ids too, while old ids live.
+	// AcceptUnsealed lets fetch take unsealed ids too, unprotected, such as
+	// those shown before sealing was turned on.
 	AcceptUnsealed bool
 	// Aliases, when set, gives connections short names the model sees
 	// instead. Never give an alias to another connection while ids embed it.
@@ -94,8 +93,8 @@ type Options struct {
 	// valid MCP tool names, and different. Descriptions and hints use them.
 	SearchName string
 	FetchName  string
-	// Timeout bounds each backend and authorizer call (0: DefaultTimeout;
-	// negative: inline, unbounded), even one that ignores its context.
+	// Timeout bounds each backend and authorizer call (0 means
+	// DefaultTimeout; a negative one runs inline, bounded by the request).
 	Timeout time.Duration
 	// Inline runs the backend on the SDK's goroutine of the call: set it
 	// only for a backend that honours its context.
@@ -106,11 +105,9 @@ type Options struct {
 	// SearchDescription and FetchDescription, if set, replace the defaults.
 	SearchDescription string
 	FetchDescription  string
-	// Logger, when set, records the failures the model sees only as a
-	// generic envelope, and dropped hits when OnDropped is nil.
+	// Logger records the failures the model sees only generically.
 	Logger *slog.Logger
-	// OnDropped, when set, hears of each search hit left out because no
-	// shown id could fetch it, with its index and why.
+	// OnDropped, else Logger, hears of each hit left out as unfetchable.
 	OnDropped func(index int, hit mcpid.Hit, err error)
 	// OnCall, when set, hears of every call once, with its outcome, before
 	// the answer returns: keep it quick. It may be called concurrently.

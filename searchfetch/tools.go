@@ -18,8 +18,7 @@ const (
 )
 
 // Tool is the definition of one tool, which an adapter turns into its
-// SDK's. Its four annotations are always explicit, false ones included,
-// since some hosts reject a tool that leaves one unset.
+// SDK's; its four annotations are always explicit, false ones included.
 type Tool struct {
 	Name        string // as registered
 	Description string // what the model reads before its first call

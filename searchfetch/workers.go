@@ -5,8 +5,8 @@ import (
 	"sync/atomic"
 )
 
-// MaxHungCalls is about how many backend calls of one [Tools] may outlive
-// their timeout and still run before new calls are answered
+// MaxHungCalls roughly bounds the backend calls of one [Tools] that outlive
+// their timeout and still run: beyond it, new calls are answered
 // resource_unavailable at once, without reaching the backend.
 const MaxHungCalls = 1024
 
