@@ -15,7 +15,7 @@ import (
 type Call struct {
 	Tool   string // the tool's name, as registered
 	Caller Caller // the verified caller; zero when there is none
-	// Connections are the connections read, as the backend sees them.
+	// Connections are the connections read, never an alias.
 	Connections []string
 	ID          string     // the id a fetch resolved, as given
 	Code        mcpid.Code // the code the model saw; "" for a success
@@ -30,7 +30,7 @@ type Call struct {
 	// Shown, Dropped and Denied count a search's hits: shown, left out as
 	// unfetchable, and left out for a connection the caller may not read.
 	Shown, Dropped, Denied int
-	Bytes                  int // of the answer's text and structuredContent
+	Bytes                  int // bytes of the answer's text and structuredContent
 }
 
 // callKey is the context key under which a call's record is found.

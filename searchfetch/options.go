@@ -87,7 +87,7 @@ type Options struct {
 	// instead. Never give an alias to another connection while ids embed it.
 	Aliases *mcpid.Aliases
 	// Authorize, when set, decides whether the caller may read a
-	// connection, before any backend call; nil allows.
+	// connection, before any backend call: a nil error allows.
 	Authorize func(ctx context.Context, a Access) error
 	// SearchName and FetchName name the tools ("" means the defaults):
 	// valid MCP tool names, and different. Descriptions and hints use them.
