@@ -9,24 +9,14 @@ import (
 )
 
 // Access is what [Options.Authorize] is asked to allow: that the caller of
-// a tool read one connection.
+// Tool read ConnectionID, the real connection (never an alias; "" for an
+// unscoped fetch or hits that name none).
 type Access struct {
-	// Tool is the name of the tool called, as registered: the search
-	// tool's or the fetch tool's.
-	Tool string
-	// ConnectionID is the connection to read, as resolved: for a fetch,
-	// the one the id embeds or the connection_id argument names (never
-	// an alias), or "" for an unscoped fetch of a legacy id, which the
-	// backend resolves itself; for a search, the connection of some of
-	// its hits, "" for hits that name none.
+	Tool         string
 	ConnectionID string
-	// ID is, for a fetch, the id as given (sealed when it was); "" for a
-	// search.
-	ID string
-	// Handle is, for a fetch, the handle the id resolved to, as shown:
-	// with [Options.Aliases] its connection may be an alias, which
-	// ConnectionID holds mapped to the real one. The zero Handle for a
-	// search.
+	// ID and Handle are a fetch's id as given and the handle it resolved
+	// to (its connection perhaps an alias); zero for a search.
+	ID     string
 	Handle mcpid.Handle
 }
 

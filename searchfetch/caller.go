@@ -5,20 +5,13 @@ import (
 	"time"
 )
 
-// Caller is the verified identity of the client making a call, as the
-// transport's authentication established it. The adapters put it into
-// the context of every tool call ([WithCaller]), so that
-// [Options.Authorize] and the backend can check what the caller may read.
-// Over stdio there is no caller: the process is the user.
+// Caller is the verified identity of a tool call's client, which the
+// adapters put in its context ([WithCaller]); over stdio there is none.
 type Caller struct {
-	// UserID names the caller, as the authorization server does.
-	UserID string
-	// Scopes are the scopes the caller's token grants.
-	Scopes []string
-	// Expiration is when the caller's token expires; zero if unknown.
-	Expiration time.Time
-	// Extra holds whatever else the verifier learned of the caller.
-	Extra map[string]any
+	UserID     string         // as the authorization server names the caller
+	Scopes     []string       // the scopes the caller's token grants
+	Expiration time.Time      // when the token expires; zero if unknown
+	Extra      map[string]any // whatever else the verifier learned
 }
 
 // callerKey is the context key of the [Caller].

@@ -12,9 +12,7 @@ import (
 )
 
 // FieldCursor is the [mcpid.Error.Field] of an invalid_arguments error
-// about the search tool's cursor argument: a cursor that this server did
-// not give for this query (and, with a Sealer, this caller), or that was
-// edited.
+// about a cursor this search did not give (to this caller, with a Sealer).
 const FieldCursor = "cursor"
 
 // cursorHint is the hint of every error about the cursor argument, a

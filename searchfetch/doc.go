@@ -113,15 +113,11 @@
 // [mcpid.FormatText]. [ModeChatGPT] follows OpenAI's search and fetch
 // contract (ChatGPT connectors, deep research, company knowledge): search
 // takes exactly {"query"} and fetch exactly {"id"}, and the one text item of
-// search holds the JSON of [mcpid.FormatJSON]. Its structuredContent is
-// {"results":[…]} in the same shape with every hit, whole, so it equals the
-// text whenever every hit fits the preview whole: no hit left out for the
-// budget or MaxHits, and no title or snippet cut to its cap or to the
-// room left ([mcpid.PreviewOptions]). Since fetch has no connection_id in
-// this mode, no answer asks for one: an ambiguous_connection error (a
-// legacy id from an older conversation, found in several connections)
-// lists instead the self-contained ids to retry with
-// ([mcpid.AmbiguousConnectionIDs]).
+// search holds the JSON of [mcpid.FormatJSON]. Since fetch has no
+// connection_id in this mode, no answer asks for one: an
+// ambiguous_connection error (a legacy id from an older conversation,
+// found in several connections) lists instead the self-contained ids to
+// retry with ([mcpid.AmbiguousConnectionIDs]).
 //
 // In ModeChatGPT, structuredContent is the same object as the text, and a
 // fetched document's url follows the rule of the search results: an
@@ -193,4 +189,11 @@
 // \u003c, \u003e and \u0026, as Go's encoding/json writes them. In
 // ModeChatGPT a hint a backend wrote is replaced only when it names
 // connection_id (or "connection id"), which fetch does not take there.
+//
+// # Reference
+//
+// The doc comments say what each identifier is and the rule a caller must
+// know; docs/tools.md in the repository holds the rest of each contract:
+// every option's fine print, the JSON of each answer, the paging rules, the
+// authorizer's bounds, the backend's obligations and the fields of [Call].
 package searchfetch

@@ -8,10 +8,8 @@ import (
 	"github.com/mcpid/mcpid/internal/errcode"
 )
 
-// CodeInvalidArguments is the code of arguments that break the input
-// schema. They may be no JSON object, miss a required argument, or hold an
-// argument that is not a string, one the tool does not take, one given
-// twice, or more than MaxArgumentsSize bytes.
+// CodeInvalidArguments is the code of arguments that break the tool's input
+// schema, or exceed [MaxArgumentsSize] bytes.
 const CodeInvalidArguments mcpid.Code = "invalid_arguments"
 
 // ErrInvalidArguments matches, with [errors.Is], every [*mcpid.Error] with

@@ -8,33 +8,9 @@ import (
 	"github.com/mcpid/mcpid/internal/weburl"
 )
 
-// Fetch runs the fetch tool and returns its answer. args are the raw JSON
-// arguments of the call ({"id": "…"}, with an optional "connection_id" and
-// an optional integer "offset" in ModeDefault). With a Sealer it opens the
-// id first; it resolves the arguments with [mcpid.ResolveFetch], maps an
-// alias ([Options.Aliases]) to its connection, asks [Options.Authorize]
-// whether the caller may read the connection they name, and calls
-// [Backend.Fetch] only when they resolve and the caller may. In both modes Text is the JSON of the [Document], whose id is set to
-// the id as given, and StructuredContent is the same JSON (nil with
-// StructuredNone). In ModeChatGPT the document's url follows the rule of
-// the search results ([mcpid.FormatJSON]): an absolute http or https URL,
-// or "".
-//
-// The JSON fits [Options.FetchBudget]: a longer text is cut, and the
-// result says where and how to read on. In ModeDefault it is
-//
-//	{"id":…,"title":…,"text":…,"url":…,"metadata":{…},
-//	  "truncated":true,"total_length":…,"next_offset":…}
-//
-// where text is the part from offset (0 without one) to next_offset, in
-// bytes of the whole text, whose length is total_length; the members of
-// the cut are there only when the text was cut. An offset past the end or
-// inside a character is an invalid_arguments error whose Field is
-// [FieldOffset]. In ModeChatGPT the text is cut from its start, with a
-// note at its end, and metadata holds "truncated":"true" and
-// "total_length".
-//
-// A failure is a tool error; see the package documentation.
+// Fetch runs the fetch tool on args, a call's raw JSON arguments: the
+// [Document] as JSON, within [Options.FetchBudget], from [Backend.Fetch]
+// once the id resolved and the caller may read it. A failure is a tool error.
 func (t *Tools) Fetch(ctx context.Context, args json.RawMessage) (r Result) {
 	if t.opts.OnCall != nil {
 		ctx = t.startCall(ctx, t.opts.FetchName)

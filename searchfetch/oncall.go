@@ -11,52 +11,26 @@ import (
 )
 
 // Call is the outcome of one tool call, as [Options.OnCall] hears it: what
-// an audit log (who read which connection), metrics and traces need. It is
-// built only when OnCall is set.
+// an audit log, metrics and traces need. It is built only when OnCall is set.
 type Call struct {
-	// Tool is the name of the tool called, as registered.
-	Tool string
-	// Caller is the caller the transport verified ([CallerFrom]); the
-	// zero Caller when there is none, as over stdio.
-	Caller Caller
-	// Connections are the connections the call read, as the authorizer
-	// and the backend see them (never an alias). For a fetch, the one
-	// connection its request names, "" for an unscoped fetch of a legacy
-	// id, and nil when its arguments did not resolve; for a search, the
-	// distinct connections of the hits it shows, in the order shown.
+	Tool   string // the tool's name, as registered
+	Caller Caller // the verified caller; zero when there is none
+	// Connections are the connections read, never an alias.
 	Connections []string
-	// ID is, for a fetch whose arguments resolved, the id as given
-	// (sealed when it was); "" otherwise.
-	ID string
-	// Code is the code of the answer's error envelope, as the model sees
-	// it; "" for a success.
-	Code mcpid.Code
-	// Err is the error behind a tool error ([Result].Err), nil for a
-	// success. It may hold a backend's own message: it is for the
-	// server's logs, never for the model.
-	Err error
-	// Start is when the call began, and Duration how long it took until
-	// its answer was ready (the hook's own time not included).
+	ID          string     // the id a fetch resolved, as given
+	Code        mcpid.Code // the code the model saw; "" for a success
+	Err         error      // the error behind a tool error, for logs only
+	// Start is when the call began, and Duration how long its answer took.
 	Start    time.Time
 	Duration time.Duration
-	// BackendStart is when the call's first backend call began (zero when
-	// the backend was not called), and Backend the time spent in backend
-	// calls, until their answer or their timeout.
+	// BackendStart and Backend time the backend calls, Authorize the authorizer.
 	BackendStart time.Time
 	Backend      time.Duration
-	// Authorize is the time spent waiting for [Options.Authorize], summed
-	// over its calls (calls that run at once each count in full).
-	Authorize time.Duration
-	// Shown is the number of hits the search's text shows (its first page
-	// with StructuredAll); Dropped the hits it left out as unfetchable
-	// ([Options.OnDropped]); Denied the hits it left out because the
-	// caller may not read their connection ([Options.Authorize]), which
-	// the model is never told of. All three are 0 for a fetch, whose
-	// denial is the Code forbidden.
+	Authorize    time.Duration
+	// Shown, Dropped and Denied count a search's hits: shown, left out as
+	// unfetchable, and left out for a connection the caller may not read.
 	Shown, Dropped, Denied int
-	// Bytes is the size of the answer as the tools hand it to the SDK:
-	// the bytes of its text and of its structuredContent, together.
-	Bytes int
+	Bytes                  int // bytes of the answer's text and structuredContent
 }
 
 // callKey is the context key under which a call's record is found.

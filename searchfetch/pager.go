@@ -2,26 +2,12 @@ package searchfetch
 
 import "context"
 
-// Pager is implemented by a [Backend] that pages its own results. The
-// search tool then calls SearchPage instead of Search: with "" for a first
-// page, and with the [SearchResult.NextCursor] of a page it returned for
-// the page after it, once the tools have shown every hit of that page
-// the caller may read. A model reaches page after page through the
-// tools' own cursor (the search tool's next_cursor), which carries the
-// backend's.
-//
-// cursor is caller input: the tools give back only cursors SearchPage
-// returned (with a Sealer, for this caller and query), but without a
-// Sealer anyone can write one. Validate it as any argument, and check the
-// caller again (CallerFrom): a cursor is no grant. A hit shown on an
-// earlier backend page may come again on a later one.
-//
-// With an authorizer, a backend's NextCursor is used only when the
-// backend counts for the caller ([SearchResult.CountsForCaller]), since a
-// further page tells that more records exist.
+// Pager is implemented by a [Backend] that pages its own results: the
+// search tool then calls SearchPage, with "" and then each page's
+// [SearchResult.NextCursor]. The cursor is caller input, never a grant:
+// validate it, and check the caller again.
 type Pager interface {
-	// SearchPage returns the hits for query on the page that cursor
-	// names: the first page for "".
+	// SearchPage returns the hits for query on the page cursor names.
 	SearchPage(ctx context.Context, query, cursor string) (SearchResult, error)
 }
 

@@ -8,30 +8,20 @@ import (
 	"github.com/mcpid/mcpid"
 )
 
-// Result is the answer to one tool call, independent of any SDK. An adapter
-// turns it into a CallToolResult with one text content item.
+// Result is the answer to one tool call, independent of any SDK: an
+// adapter turns it into a result with one text content item.
 type Result struct {
-	// Text is the text of the one content item: the preview, the
-	// document's JSON, or the error envelope.
-	Text string
-	// StructuredContent is the structuredContent of the result, as JSON.
-	StructuredContent json.RawMessage
-	// IsError reports a tool error; Text and StructuredContent are then
-	// both the JSON envelope of an *mcpid.Error.
+	Text              string          // the preview, document or error envelope
+	StructuredContent json.RawMessage // structuredContent, as JSON
+	// IsError reports a tool error: both channels hold its envelope.
 	IsError bool
-	// Err is the error behind a tool error, for the server's logs and
-	// middleware: it may hold a backend's own message, which the envelope
-	// never does. It is nil when IsError is false.
+	// Err is the error behind a tool error, for logs, never for the model.
 	Err error
 }
 
-// ErrorResult returns the tool error for err. It has IsError set, Err set
-// to err, and the JSON envelope of err as both Text and StructuredContent.
-// An *mcpid.Error anywhere in err's chain gives its own envelope; a
-// [context.DeadlineExceeded] gives resource_unavailable saying that the
-// source did not answer in time; any other error gives a generic
-// resource_unavailable envelope. Neither of the last two holds err's
-// message.
+// ErrorResult returns the tool error for err, whose envelope is that of an
+// [*mcpid.Error] in err's chain, or else a generic resource_unavailable
+// that never holds err's message.
 func ErrorResult(err error) Result {
 	b, merr := json.Marshal(envelope(err))
 	if merr != nil {

@@ -31,55 +31,9 @@ type searchOutput struct {
 	NextCursor string `json:"next_cursor,omitempty"`
 }
 
-// Search runs the search tool and returns its answer. args are the raw JSON
-// arguments of the call: {"query": "…"}, and in ModeDefault an optional
-// "cursor", the next_cursor of an earlier page for the same query. Every
-// hit gets its id from [mcpid.SelfContainedID], hits that share an id are
-// shown once, and a hit that no shown id can fetch is left out, counted
-// and reported (see the package documentation and [Options.OnDropped]).
-// With [Options.Authorize], the hits of a connection the caller may not
-// read are left out first, and counted nowhere: every count covers only
-// readable hits, those past the preview's window included. The preview
-// shows no more than MaxHits, nor than the budget has room for, but with
-// StructuredAll, whose structuredContent holds every hit. Then:
-//
-// In ModeDefault, Text is the [mcpid.FormatText] preview. With
-// StructuredShown, StructuredContent is
-//
-//	{"results":[{"id":…,"connection_id":…,"connector_key":…,"stream":…,
-//	  "display_name":…,"title":…,"snippet":…,"url":…},…],"total":…,"has_more":…,
-//	  "next_cursor":…}
-//
-// with the hits the text shows and the fields it shows, as [mcpid.ExtractHits]
-// reads them back (connection_id only where the text shows one, fields cut
-// where the text cuts them, empty ones left out, has_more and next_cursor
-// too), and total the readable hits from this page on (or the backend's
-// SearchResult.Total, when larger and the tools may show it); the text
-// counts the hits it does not show as not in structuredContent. When the
-// caller has hits after those shown, the text ends with the line
-//
-//	For more hits, call search with the same query and cursor="8~k3m9xq2".
-//
-// whose cursor is next_cursor; a page shows the readable hits that follow
-// the ones its cursor passed, in order, so that paging shows each once. A
-// result with more hits than pages reach (a backend cursor too long to
-// carry, hits the search could neither show nor count) ends instead with
-// a line that says to narrow the query. Both channels fit the budget,
-// that line included: where the structured form would not, both are
-// rendered for a smaller one. With StructuredAll, results holds every hit
-// with every field and its own connection_id, and url, unbudgeted; its
-// cursor follows the text.
-//
-// In ModeChatGPT, Text is the [mcpid.FormatJSON] preview and
-// StructuredContent is the same object: {"results":[{"id":…,"title":…,
-// "url":…,"text":…},…]}. It has no pages.
-//
-// With StructuredNone, StructuredContent is nil.
-//
-// A cursor that this server did not give for this query (with a Sealer,
-// to this caller) is an invalid_arguments error whose Field is
-// [FieldCursor]. Any other failure is a tool error; see the package
-// documentation.
+// Search runs the search tool on args, a call's raw JSON arguments: the
+// hits the caller may read, each with an id that fetches it alone, within
+// the preview's budget in every channel. A failure is a tool error.
 func (t *Tools) Search(ctx context.Context, args json.RawMessage) (r Result) {
 	if t.opts.OnCall != nil {
 		ctx = t.startCall(ctx, t.opts.SearchName)

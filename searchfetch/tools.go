@@ -17,31 +17,20 @@ const (
 	FetchName  = "fetch"
 )
 
-// Tool is the definition of one tool. An adapter turns it into its SDK's
-// tool. Its four annotations are always explicit, false values included,
-// since some hosts reject a tool that leaves one unset.
+// Tool is the definition of one tool, which an adapter turns into its
+// SDK's; its four annotations are always explicit, false ones included.
 type Tool struct {
-	// Name is the name the tool is registered under: Options.SearchName
-	// or Options.FetchName.
-	Name string
-	// Description is what the model reads before its first call.
-	Description string
-	// InputSchema is the JSON Schema of the arguments. It lists every
-	// argument the tool takes and forbids others.
-	InputSchema json.RawMessage
-	// OutputSchema is the JSON Schema that every structuredContent of the
-	// tool validates against, error envelopes included; nil with
-	// StructuredNone.
+	Name        string // as registered
+	Description string // what the model reads before its first call
+	// InputSchema and OutputSchema are the JSON Schemas of the arguments
+	// and of every structuredContent (nil with StructuredNone).
+	InputSchema  json.RawMessage
 	OutputSchema json.RawMessage
-	// ReadOnly is the readOnlyHint annotation: the tool does not modify
-	// anything. It is true for both tools.
-	ReadOnly bool
-	// Destructive is the destructiveHint annotation: false for both tools.
+	// ReadOnly, Destructive, Idempotent and OpenWorld are the annotations.
+	ReadOnly    bool
 	Destructive bool
-	// Idempotent is the idempotentHint annotation: true for both tools.
-	Idempotent bool
-	// OpenWorld is the openWorldHint annotation: Options.OpenWorld.
-	OpenWorld bool
+	Idempotent  bool
+	OpenWorld   bool
 }
 
 // Tools is the search and fetch tool pair over one [Backend]. It is safe for
@@ -64,9 +53,8 @@ type Tools struct {
 	pool    *pool
 }
 
-// Validate checks that o can configure the tools. It returns an error when
-// SearchName or FetchName is not a valid MCP tool name, or when the two are
-// equal. A nil *Options is valid.
+// Validate reports, as an error, a SearchName or FetchName that is not a
+// valid MCP tool name, or the two equal. A nil *Options is valid.
 func (o *Options) Validate() error {
 	if o == nil {
 		return nil
@@ -84,9 +72,8 @@ func (o *Options) Validate() error {
 }
 
 // New returns the tool pair over b, configured by opts (nil means the
-// defaults). It panics if b is nil, if opts.Sealer has no key (the zero
-// [mcpid.Sealer], which would seal nothing and open nothing), or if
-// opts.Validate fails, as such a server is a programming error.
+// defaults). It panics if b is nil, opts.Sealer has no key (the zero
+// [mcpid.Sealer]) or opts.Validate fails: a programming error.
 func New(b Backend, opts *Options) *Tools {
 	if b == nil {
 		panic("searchfetch: New with a nil Backend")

@@ -5,16 +5,9 @@ import (
 	"sync/atomic"
 )
 
-// MaxHungCalls is how many backend calls of one [Tools] may outlive their
-// timeout (or their request's cancellation) and still run, their answers
-// awaited by no one, before the tools
-// stop calling the backend: a call made while that many hang is answered
-// resource_unavailable at once (retryable: "the source is not answering"),
-// without reaching the backend, until a hung call returns. Calls already
-// under way when the count is reached may add to it, so the count stays
-// below MaxHungCalls plus the number of calls in flight. Each hung call
-// holds a goroutine (a few KiB of stack) and whatever its backend holds,
-// so a backend that never returns costs at most that much, once.
+// MaxHungCalls roughly bounds the backend calls of one [Tools] that outlive
+// their timeout and still run: beyond it, new calls are answered
+// resource_unavailable at once, without reaching the backend.
 const MaxHungCalls = 1024
 
 // maxIdleWorkers is how many workers wait for a call between calls: as
