@@ -43,6 +43,9 @@ var httpHarness = adaptertest.HTTPHarness{
 			MaxBody:     o.MaxBody,
 			Stateless:   o.Stateless,
 			Verify:      o.Verify,
+
+			ResourceMetadataURL: o.ResourceMetadataURL,
+			Scopes:              o.Scopes,
 		})
 		return h, live.get
 	},
