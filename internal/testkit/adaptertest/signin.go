@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 
@@ -118,6 +119,23 @@ func (l *Logs) Count(level slog.Level) int {
 		}
 	}
 	return n
+}
+
+// Text returns the records logged, one a line, each its message and its
+// attributes as key=value.
+func (l *Logs) Text() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var b strings.Builder
+	for _, r := range l.records {
+		b.WriteString(r.Message)
+		r.Attrs(func(a slog.Attr) bool {
+			b.WriteString(" " + a.Key + "=" + a.Value.String())
+			return true
+		})
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
 
 func (l *Logs) Enabled(context.Context, slog.Level) bool { return true }
