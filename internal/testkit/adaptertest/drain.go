@@ -78,7 +78,9 @@ func RunStdioDrain(t *testing.T, serve ServeDrain) {
 		in := &endSignal{r: strings.NewReader(strings.Join([]string{scriptInit, scriptReady, scriptSearch}, "\n") + "\n"), ended: make(chan struct{})}
 		var out syncBuffer
 		done := make(chan error, 1)
-		go func() { done <- serve(t.Context(), b, &searchfetch.Options{Timeout: time.Hour}, in, &out, 20*time.Millisecond) }()
+		go func() {
+			done <- serve(t.Context(), b, &searchfetch.Options{Timeout: time.Hour}, in, &out, 20*time.Millisecond)
+		}()
 		receive(t, b.Entered, "the search starts")
 		require.NoError(t, wait(t, done), "the transport closes past the limit")
 		got := answers(t, out.String())
