@@ -18,6 +18,7 @@ import (
 	"github.com/mcpid/mcpid/internal/testkit/adaptertest"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
 )
 
 // TestHTTPTokenInfoWithoutUserID: behind the go-sdk's own bearer-token
@@ -74,4 +75,17 @@ func postInitialize(t *testing.T, url, token string) *http.Response {
 	_, _ = io.Copy(io.Discard, resp.Body)
 	_ = resp.Body.Close()
 	return resp
+}
+
+// TestHTTPTSClientDiscovery: the official TypeScript client's OAuth
+// discovery follows the handler's 401 to the metadata document that the
+// go-sdk's auth.ProtectedResourceMetadataHandler serves.
+func TestHTTPTSClientDiscovery(t *testing.T) {
+	adaptertest.RunTSClientDiscovery(t, httpHarness, func(resource, authServer string, scopes []string) http.Handler {
+		return auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
+			Resource:             resource,
+			AuthorizationServers: []string{authServer},
+			ScopesSupported:      scopes,
+		})
+	})
 }

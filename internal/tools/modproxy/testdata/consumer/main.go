@@ -20,7 +20,9 @@ import (
 	"github.com/mcpid/mcpid/toolname"
 	"github.com/mcpid/mcpid/toolname/pgstore"
 	"github.com/mcpid/mcpid/toolname/redisstore"
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/mcpid/mcpid"
@@ -132,6 +134,20 @@ func serveHTTP(server *mcp.Server, s *server.MCPServer) error {
 	err := hs.ListenAndServe()
 	_ = mcpgo.NewHTTPHandler(s, nil)
 	return err
+}
+
+func serveSignIn(mux *http.ServeMux, server *mcp.Server, verify func(*http.Request) (searchfetch.Caller, error)) {
+	const resource = "https://mcp.example.com/mcp"
+	mux.Handle("/.well-known/oauth-protected-resource/mcp", auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
+		Resource:             resource,
+		AuthorizationServers: []string{"https://auth.example.com"}, // the issuer of your tokens
+		ScopesSupported:      []string{"mcp"},
+	}))
+	mux.Handle("/mcp", gosdk.NewHTTPHandler(server, &gosdk.HTTPOptions{
+		Verify:              verify, // checks the issuer's bearer token; the Caller needs a UserID
+		ResourceMetadataURL: "https://mcp.example.com/.well-known/oauth-protected-resource/mcp",
+		Scopes:              []string{"mcp"},
+	}))
 }
 
 func gatewayNames(keys []toolname.Key, calledName string) error {
