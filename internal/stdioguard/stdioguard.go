@@ -17,6 +17,10 @@
 // disagree. Its own rules, beyond the SDK's, are the size and depth caps,
 // the refusal of batches, which MCP dropped in 2025-06-18, and, on mcp-go,
 // of ids that JSON-RPC forbids.
+//
+// At the end of its input a Guard with a drain limit (SetDrainLimit) holds
+// the end back until the SDK has answered every request it passed, since
+// both SDKs drop or cancel the calls still running when their input ends.
 package stdioguard
 
 import (
