@@ -138,6 +138,8 @@ func (l *Logs) Text() string {
 	return b.String()
 }
 
+// Enabled, Handle, WithAttrs and WithGroup make Logs a slog.Handler that
+// keeps every record.
 func (l *Logs) Enabled(context.Context, slog.Level) bool { return true }
 
 func (l *Logs) Handle(_ context.Context, r slog.Record) error {
