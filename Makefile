@@ -72,13 +72,18 @@ test: test-modules
 # ts-journeys runs search and fetch journeys through the official
 # TypeScript MCP client, which validates every structuredContent against
 # the tool's outputSchema, error results included, against the example
-# server on both SDKs and in both modes. npm installs the client from the
-# lock file.
+# server on both SDKs and in both modes, and the client's OAuth discovery
+# against both SDKs' HTTP handlers (examples/tsclient/discovery.mjs, run by
+# their TestHTTPTSClientDiscovery). npm installs the client from the lock
+# file.
 ts-journeys:
 	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && \
 	(cd examples && $(GO) build -o "$$dir/searchfetch" ./searchfetch) && \
-	cd examples/tsclient && npm ci --no-audit --no-fund --loglevel=error && \
-	node journey.mjs "$$dir/searchfetch"
+	(cd examples/tsclient && npm ci --no-audit --no-fund --loglevel=error && \
+	node journey.mjs "$$dir/searchfetch") && \
+	for m in gosdk mcpgo; do \
+		(cd $$m && MCPID_TSCLIENT=1 $(GO) test -count=1 -run '^TestHTTPTSClientDiscovery$$' .) || exit 1; \
+	done
 
 # conformance runs the official MCP conformance suite's server scenarios
 # (npm @modelcontextprotocol/conformance, pinned in examples/conformance)

@@ -114,7 +114,7 @@ func BenchmarkStdioRead(b *testing.B) {
 		transport func(io.ReadCloser, io.WriteCloser) mcp.Transport
 	}{
 		{"sdk", func(r io.ReadCloser, w io.WriteCloser) mcp.Transport { return &mcp.IOTransport{Reader: r, Writer: w} }},
-		{"guarded", gosdk.NewStdioTransport},
+		{"guarded", func(r io.ReadCloser, w io.WriteCloser) mcp.Transport { return gosdk.NewStdioTransport(r, w) }},
 	} {
 		b.Run(tt.name, func(b *testing.B) {
 			r := &repeater{line: line}

@@ -2,10 +2,12 @@ package gosdk_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpid/mcpid/gosdk"
@@ -133,4 +135,16 @@ func TestAuthorization(t *testing.T) {
 
 func TestOnCall(t *testing.T) {
 	adaptertest.RunOnCall(t, connectAs)
+}
+
+// TestFetchOffsetBeyondFloat64: the go-sdk hands the arguments on as the
+// client wrote them, so an offset no float64 holds is still the tools'
+// invalid_arguments about offset, never computed with.
+func TestFetchOffsetBeyondFloat64(t *testing.T) {
+	c := connect(t, &adaptertest.Backend{}, nil)
+	for _, offset := range []string{`1e400`, `1e999999999999999999`, `-1e400`} {
+		a := c.Call(t, searchfetch.FetchName, json.RawMessage(`{"id":"`+adaptertest.WantIDs[0]+`","offset":`+offset+`}`))
+		e := adaptertest.RequireToolError(t, a, searchfetch.CodeInvalidArguments)
+		assert.Equal(t, searchfetch.FieldOffset, e.Field, "offset %s", offset)
+	}
 }

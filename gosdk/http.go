@@ -56,7 +56,21 @@ type HTTPOptions struct {
 	// SDK also binds each session to the caller's UserID. A server that
 	// already wraps the handler in the go-sdk's [auth.RequireBearerToken]
 	// needs no Verify: the tools see its TokenInfo as their caller.
+	// A Caller (or that middleware's TokenInfo) without a UserID is a bug
+	// of the server's, since a session belongs to its caller's UserID:
+	// every such request is answered 500, without a challenge, and
+	// logged at Error by slog's default logger.
 	Verify func(*http.Request) (searchfetch.Caller, error)
+	// ResourceMetadataURL, when set, is the URL of the server's OAuth
+	// protected-resource metadata document (RFC 9728), which names the
+	// authorization servers its tokens come from: every 401 names it in
+	// WWW-Authenticate, as resource_metadata="…", so that an MCP client
+	// can discover where to sign in. Serve the document too (the
+	// README shows how).
+	ResourceMetadataURL string
+	// Scopes, when set, are the scopes a client should ask for: every 401
+	// names them in WWW-Authenticate, as scope="…".
+	Scopes []string
 }
 
 // NewHTTPHandler returns the MCP streamable HTTP endpoint of server,
@@ -84,6 +98,7 @@ func NewHTTPHandler(server *mcp.Server, opts *HTTPOptions) http.Handler {
 		opts = &HTTPOptions{}
 	}
 	cfg := httpserve.Resolve(opts.MaxSessions, opts.SessionIdle, opts.MaxBody, opts.Stateless, opts.Verify)
+	cfg.ResourceMetadataURL, cfg.Scopes = opts.ResourceMetadataURL, opts.Scopes
 	maxBody := cfg.MaxBody
 	if maxBody == 0 {
 		maxBody = -1 // no bound: the SDK's own default would set one
@@ -118,6 +133,12 @@ type httpHandler struct {
 }
 
 func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if ti := auth.TokenInfoFromContext(r.Context()); ti != nil && ti.UserID == "" {
+		// The go-sdk binds a session to its TokenInfo's UserID only when
+		// there is one: any caller could use a session opened without.
+		httpserve.NoUserID(w, r, "the go-sdk's RequireBearerToken")
+		return
+	}
 	r, ok := h.cfg.Admit(w, r)
 	if !ok {
 		return

@@ -40,6 +40,9 @@ var httpHarness = adaptertest.HTTPHarness{
 			MaxBody:     o.MaxBody,
 			Stateless:   o.Stateless,
 			Verify:      o.Verify,
+
+			ResourceMetadataURL: o.ResourceMetadataURL,
+			Scopes:              o.Scopes,
 		})
 		return h, func() int {
 			n := 0

@@ -1,7 +1,9 @@
 package gosdk
 
 import (
+	"context"
 	"io"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -26,12 +28,45 @@ import (
 // space around it, so that the SDK's framing and the guard's cannot
 // disagree. Batches, which MCP dropped in 2025-06-18, are refused whole.
 //
+// At the end of its input the transport answers every request it read
+// before it closes, within [StdioTransport.DrainLimit], so that
+// `printf '…initialize…\n…tools/call…\n' | server` gets every answer.
+//
 // Serve a server on stdio with it:
 //
 //	err := server.Run(ctx, gosdk.NewStdioTransport(os.Stdin, os.Stdout))
-func NewStdioTransport(in io.ReadCloser, out io.WriteCloser) mcp.Transport {
-	g := stdioguard.New(in, out, decodeMessage)
-	return &mcp.IOTransport{Reader: g, Writer: guardWriter{g, out}, MaxLineLength: -1}
+func NewStdioTransport(in io.ReadCloser, out io.WriteCloser) *StdioTransport {
+	return &StdioTransport{in: in, out: out}
+}
+
+// StdioTransport is the [mcp.Transport] of [NewStdioTransport]. Set its
+// fields before it connects.
+type StdioTransport struct {
+	// DrainLimit bounds how long, once its input has ended, the transport
+	// waits for the server to answer the requests it read, before it
+	// closes: a tool call still running then is answered, as a script
+	// that pipes its requests in expects. Past it, the transport closes
+	// and logs the ids of the requests left unanswered at Error with
+	// slog's default logger. 0 means 30 seconds; a negative value, no
+	// wait (the go-sdk's own transports close at once and drop those
+	// answers).
+	DrainLimit time.Duration
+
+	in  io.ReadCloser
+	out io.WriteCloser
+}
+
+// Connect implements [mcp.Transport].
+func (t *StdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	g := stdioguard.New(t.in, t.out, decodeMessage)
+	switch {
+	case t.DrainLimit == 0:
+		g.SetDrainLimit(stdioguard.DefaultDrainLimit)
+	case t.DrainLimit > 0:
+		g.SetDrainLimit(t.DrainLimit)
+	}
+	tr := &mcp.IOTransport{Reader: g, Writer: guardWriter{g, t.out}, MaxLineLength: -1}
+	return tr.Connect(ctx)
 }
 
 // decodeMessage is the go-sdk's own verdict on a message line.

@@ -30,6 +30,7 @@ func sdkVerdict(t *testing.T, line string) (msg jsonrpc.Message, ok bool) {
 // refused the line.
 func guardVerdict(t *testing.T, line string) (msg jsonrpc.Message, ok bool) {
 	tr := gosdk.NewStdioTransport(io.NopCloser(strings.NewReader(line+"\n")), nopCloser{io.Discard})
+	tr.DrainLimit = -1 // nothing here answers the request read
 	msg, ok = readOne(t, tr)
 	if !ok && msg != nil {
 		t.Fatalf("%q passed the guard but the SDK fails on it", line)

@@ -1,12 +1,18 @@
 package gosdk_test
 
 import (
+	"context"
+	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpid/mcpid/gosdk"
 	"github.com/mcpid/mcpid/internal/testkit/adaptertest"
+	"github.com/mcpid/mcpid/searchfetch"
 )
 
 // FuzzStdioTransport is the differential of NewStdioTransport against the
@@ -36,5 +42,20 @@ func FuzzStdioTransport(f *testing.F) {
 		if _, sdkOK := sdkVerdict(t, line); sdkOK && !guardOK && !byRule {
 			t.Fatalf("%q: the SDK reads it, the guard refuses it", line)
 		}
+	})
+}
+
+// TestStdioDrain: at the end of its input the transport answers every
+// request it read, a tool call still running included, before it closes;
+// past its drain limit it closes and logs what it left unanswered.
+func TestStdioDrain(t *testing.T) {
+	adaptertest.RunStdioDrain(t, func(ctx context.Context, b searchfetch.Backend, tools *searchfetch.Options, in io.ReadCloser, out io.Writer, drain time.Duration) error {
+		server := mcp.NewServer(&mcp.Implementation{Name: "test-server", Version: "v0.0.1"}, nil)
+		if err := gosdk.Register(server, b, tools); err != nil {
+			return err
+		}
+		tr := gosdk.NewStdioTransport(in, nopCloser{out})
+		tr.DrainLimit = drain
+		return server.Run(ctx, tr)
 	})
 }

@@ -55,8 +55,21 @@ type HTTPOptions struct {
 	// searchfetch.Options.Authorize can check it. A session serves only
 	// the caller (by UserID) that opened it: a request of another on it
 	// is answered 403, as the go-sdk does. mcp-go has no verified token
-	// type of its own.
+	// type of its own. A Caller without a UserID is a bug of the
+	// server's, since a session belongs to its caller's UserID: every
+	// such request is answered 500, without a challenge, and logged at
+	// Error by slog's default logger.
 	Verify func(*http.Request) (searchfetch.Caller, error)
+	// ResourceMetadataURL, when set, is the URL of the server's OAuth
+	// protected-resource metadata document (RFC 9728), which names the
+	// authorization servers its tokens come from: every 401 names it in
+	// WWW-Authenticate, as resource_metadata="…", so that an MCP client
+	// can discover where to sign in. Serve the document too (the
+	// README shows how).
+	ResourceMetadataURL string
+	// Scopes, when set, are the scopes a client should ask for: every 401
+	// names them in WWW-Authenticate, as scope="…".
+	Scopes []string
 }
 
 // NewHTTPHandler returns the MCP streamable HTTP endpoint of s, bounded
@@ -92,6 +105,7 @@ func NewHTTPHandler(s *server.MCPServer, opts *HTTPOptions) http.Handler {
 		opts = &HTTPOptions{}
 	}
 	cfg := httpserve.Resolve(opts.MaxSessions, opts.SessionIdle, opts.MaxBody, opts.Stateless, opts.Verify)
+	cfg.ResourceMetadataURL, cfg.Scopes = opts.ResourceMetadataURL, opts.Scopes
 	h := &httpHandler{cfg: cfg}
 	if cfg.Stateless {
 		h.slots = httpserve.NewSlots(cfg.MaxSessions)

@@ -2,6 +2,7 @@ package mcpgo_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -43,6 +44,9 @@ var httpHarness = adaptertest.HTTPHarness{
 			MaxBody:     o.MaxBody,
 			Stateless:   o.Stateless,
 			Verify:      o.Verify,
+
+			ResourceMetadataURL: o.ResourceMetadataURL,
+			Scopes:              o.Scopes,
 		})
 		return h, live.get
 	},
@@ -117,4 +121,19 @@ func TestHTTPStreamsNameALiveSession(t *testing.T) {
 			assert.Zero(t, sessions())
 		})
 	}
+}
+
+// TestHTTPTSClientDiscovery: the official TypeScript client's OAuth
+// discovery follows the handler's 401 to the metadata document.
+func TestHTTPTSClientDiscovery(t *testing.T) {
+	adaptertest.RunTSClientDiscovery(t, httpHarness, func(resource, authServer string, scopes []string) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			_ = json.NewEncoder(w).Encode(map[string]any{
+				"resource":              resource,
+				"authorization_servers": []string{authServer},
+				"scopes_supported":      scopes,
+			})
+		})
+	})
 }

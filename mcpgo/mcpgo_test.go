@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -163,4 +164,17 @@ func TestAuthorization(t *testing.T) {
 
 func TestOnCall(t *testing.T) {
 	adaptertest.RunOnCall(t, connectAs)
+}
+
+// TestStdioDrain: at the end of its input ServeStdio answers every request
+// it read, a tool call still running included, before it returns; past
+// its drain limit it returns and logs what it left unanswered.
+func TestStdioDrain(t *testing.T) {
+	adaptertest.RunStdioDrain(t, func(ctx context.Context, b searchfetch.Backend, tools *searchfetch.Options, in io.ReadCloser, out io.Writer, drain time.Duration) error {
+		s := server.NewMCPServer("test-server", "v0.0.1")
+		if err := mcpgo.Register(s, b, tools); err != nil {
+			return err
+		}
+		return mcpgo.ServeStdio(ctx, s, in, out, mcpgo.WithDrainLimit(drain))
+	})
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"strconv"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -27,9 +28,39 @@ import (
 // when it has one, and serving goes on; every other line reaches mcp-go as
 // the JSON value checked, without the white space around it. Batches,
 // which MCP dropped in 2025-06-18, are refused whole.
-func ServeStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.Writer) error {
+//
+// At the end of in, ServeStdio answers every request it read before it
+// returns, within a drain limit ([WithDrainLimit]; 30 seconds by
+// default), so that `printf '…initialize…\n…tools/call…\n' | server`
+// gets every answer: mcp-go alone cancels the calls still running when
+// its input ends, and may drop those still queued.
+func ServeStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.Writer, opts ...StdioOption) error {
+	cfg := stdioConfig{drainLimit: stdioguard.DefaultDrainLimit}
+	for _, o := range opts {
+		o(&cfg)
+	}
 	g := stdioguard.New(in, out, decodeMessage)
+	g.SetDrainLimit(cfg.drainLimit)
 	return server.NewStdioServer(s).Listen(ctx, g, g)
+}
+
+// A StdioOption configures [ServeStdio], as mcp-go's own options
+// configure its stdio server.
+type StdioOption func(*stdioConfig)
+
+// stdioConfig is what the StdioOptions set.
+type stdioConfig struct {
+	drainLimit time.Duration
+}
+
+// WithDrainLimit bounds how long, once its input has ended, ServeStdio
+// waits for the server to answer the requests it read, before it
+// returns. Past it, ServeStdio returns, mcp-go cancels the calls still
+// running, and the ids of the requests left unanswered are logged at
+// Error with slog's default logger. d <= 0 waits not at all, as mcp-go
+// alone does.
+func WithDrainLimit(d time.Duration) StdioOption {
+	return func(c *stdioConfig) { c.drainLimit = d }
 }
 
 // decodeMessage is mcp-go's own first reading of a message, the one its

@@ -3,6 +3,7 @@ package searchfetch
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -18,7 +19,7 @@ type argSpec struct {
 	names    []string
 	required int
 	// ints has bit i set when names[i] is an integer argument: a JSON
-	// number without fraction or exponent, not negative. Its value
+	// number whose value is a whole number, not negative. Its value
 	// reaches the tool as its digits.
 	ints uint64
 	hint string
@@ -184,29 +185,126 @@ func (p *argScanner) str() (lit []byte, ok bool) {
 	return nil, false
 }
 
-// integer skips a JSON number and sets *val to its digits when it is a
-// whole number that is not negative. Any other value (a fraction, an
-// exponent, a negative number, a string, null) is an invalid_arguments
+// integer skips a JSON number and sets *val to its digits when its exact
+// decimal value is a whole number that is not negative: 3, 3.0, 30e-1 and
+// -0 are all integers, as JSON Schema's "integer" has it (clients that
+// print every number as a float send 3.0), and 3.0000000000000001 is not.
+// An exponent beyond ±maxExponent is refused rather than computed with,
+// so that 1e999999999 costs no more than 1e3. Any other value (a
+// fraction, a negative number, a string, null) is an invalid_arguments
 // error whose Field is name.
 func (p *argScanner) integer(name, hint string, val *string) error {
 	start := p.i
 	for p.i < len(p.s) && strings.IndexByte("0123456789+-.eE", p.s[p.i]) >= 0 {
 		p.i++
 	}
-	num := p.s[start:p.i]
-	digits := bytes.TrimPrefix(num, []byte("-"))
-	whole := len(digits) > 0 && (digits[0] != '0' || len(digits) == 1)
-	for _, c := range digits {
-		whole = whole && '0' <= c && c <= '9'
-	}
+	n, ok := parseNumber(p.s[start:p.i])
 	switch {
-	case whole && len(digits) < len(num):
-		return fieldError(name, "argument "+quote(name)+" is negative", hint)
+	case !ok:
+		return fieldError(name, "argument "+quote(name)+" is not an integer", hint)
+	case n.exp < -maxExponent || n.exp > maxExponent:
+		return fieldError(name, "argument "+quote(name)+" has an exponent beyond ±"+strconv.Itoa(maxExponent), hint)
+	}
+	digits, whole := n.integer()
+	switch {
 	case !whole:
 		return fieldError(name, "argument "+quote(name)+" is not an integer", hint)
+	case n.neg && digits != "0":
+		return fieldError(name, "argument "+quote(name)+" is negative", hint)
 	}
-	*val = string(digits)
+	*val = digits
 	return nil
+}
+
+// maxExponent bounds the exponent of an integer argument: an offset is a
+// byte count, which 31 digits exceed many times over.
+const maxExponent = 30
+
+// number is a JSON number, split as the grammar writes it: the digits of
+// its integer and fraction parts and its exponent.
+type number struct {
+	neg           bool
+	intPart, frac []byte
+	exp           int // within ±(maxExponent+1): further is ±(maxExponent+1)
+}
+
+// parseNumber splits num, which must be the whole of a JSON number
+// (RFC 8259, section 6), and reports whether it is one.
+func parseNumber(num []byte) (n number, ok bool) {
+	i := 0
+	if i < len(num) && num[i] == '-' {
+		n.neg, i = true, i+1
+	}
+	j := digitsEnd(num, i)
+	if j == i || (num[i] == '0' && j > i+1) {
+		return n, false // no digits, or a leading zero
+	}
+	n.intPart, i = num[i:j], j
+	if i < len(num) && num[i] == '.' {
+		j = digitsEnd(num, i+1)
+		if j == i+1 {
+			return n, false
+		}
+		n.frac, i = num[i+1:j], j
+	}
+	if i < len(num) && (num[i] == 'e' || num[i] == 'E') {
+		i++
+		neg := false
+		if i < len(num) && (num[i] == '+' || num[i] == '-') {
+			neg, i = num[i] == '-', i+1
+		}
+		j = digitsEnd(num, i)
+		if j == i {
+			return n, false
+		}
+		for _, c := range num[i:j] {
+			if n.exp = n.exp*10 + int(c-'0'); n.exp > maxExponent {
+				n.exp = maxExponent + 1
+				break
+			}
+		}
+		if neg {
+			n.exp = -n.exp
+		}
+		i = j
+	}
+	return n, i == len(num)
+}
+
+// digitsEnd returns the index of the first byte at or after i in s that is
+// not an ASCII digit.
+func digitsEnd(s []byte, i int) int {
+	for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// integer returns the decimal digits of n's absolute value, without
+// leading zeros, and reports whether that value is a whole number. n's
+// exponent must be within ±maxExponent, so the digits are at most that
+// many longer than n's own.
+func (n number) integer() (digits string, whole bool) {
+	if len(n.frac) == 0 && n.exp == 0 {
+		return string(n.intPart), true // the grammar allows no leading zero
+	}
+	all := make([]byte, 0, len(n.intPart)+len(n.frac)+max(n.exp, 0))
+	all = append(append(all, n.intPart...), n.frac...)
+	point := len(n.intPart) + n.exp // the decimal point's place in all
+	for len(all) > max(point, 0) && all[len(all)-1] == '0' {
+		all = all[:len(all)-1] // zeros after the point
+	}
+	if len(all) > max(point, 0) {
+		return "", false
+	}
+	for len(all) < point {
+		all = append(all, '0')
+	}
+	all = bytes.TrimLeft(all, "0")
+	if len(all) == 0 {
+		return "0", true
+	}
+	return string(all), true
 }
 
 // unquote returns the value of lit, a string that str found: its bytes when

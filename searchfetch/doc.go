@@ -135,8 +135,9 @@
 //     not take (in both modes: a misspelled connection_id must not be dropped
 //     silently), name one twice, or exceed [MaxArgumentsSize] bytes:
 //     [CodeInvalidArguments];
-//   - an offset argument that is not a JSON integer, is negative, lies
-//     past the end of the text or inside a character:
+//   - an offset argument that is not a JSON integer (a number whose exact
+//     value is whole, such as 3, 3.0 or 3e0, with an exponent within ±30),
+//     is negative, lies past the end of the text or inside a character:
 //     [CodeInvalidArguments] with Field [FieldOffset];
 //   - the errors of [mcpid.ResolveFetch]: invalid_id, invalid_connection_id,
 //     conflicting_connection_id;

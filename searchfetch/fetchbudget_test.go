@@ -151,10 +151,18 @@ func TestFetchOffsetRefused(t *testing.T) {
 		backend      bool // the backend is called: the text decides
 	}{
 		{"negative", `-1`, false},
-		{"minus zero", `-0`, false},
+		{"negative written with an exponent", `-1e0`, false},
 		{"fraction", `1.5`, false},
-		{"whole fraction", `3.0`, false},
-		{"exponent", `1e1`, false},
+		{"fraction below a float's precision", `1.0000000000000001`, false},
+		{"fraction by its exponent", `15e-1`, false},
+		{"exponent beyond 30", `1e31`, false},
+		{"negative exponent beyond 30", `10e-31`, false},
+		{"zero with a huge exponent", `0e999999999999999999999`, false},
+		{"bare minus", `-`, false},
+		{"no fraction digits", `1.`, false},
+		{"no exponent digits", `1e`, false},
+		{"plus sign", `+1`, false},
+		{"two signs", `1e+-1`, false},
 		{"string", `"3"`, false},
 		{"null", `null`, false},
 		{"boolean", `true`, false},
@@ -176,6 +184,32 @@ func TestFetchOffsetRefused(t *testing.T) {
 			assert.Equal(t, tt.backend, b.calls() == 1, "backend called")
 		})
 	}
+	t.Run("a whole number in any notation is taken", func(t *testing.T) {
+		for _, tt := range []struct {
+			offset string
+			want   int
+		}{
+			{`-0`, 0}, {`0.0`, 0}, {`-0.0e5`, 0}, {`0e-30`, 0}, {`1.0`, 1}, {`10e-1`, 1}, {`0.1e1`, 1},
+			{`3.000`, 3}, {`3E0`, 3}, {`1e1`, 10}, {`1E+1`, 10}, {`100e-1`, 10}, {`6.0e0`, 6},
+			{`1000000000000000000000000000000e-30`, 1}, {`0.000000000000000000000000000001e30`, 1},
+		} {
+			b := &recorder{doc: searchfetch.Document{Text: text}}
+			res := searchfetch.New(b, nil).Fetch(context.Background(), raw(`{"id":"c1/docs:d1","offset":`+tt.offset+`}`))
+			require.False(t, res.IsError, "offset %s: %s", tt.offset, res.Text)
+			var got cutResult
+			require.NoError(t, json.Unmarshal([]byte(res.Text), &got))
+			assert.Equal(t, text[tt.want:], got.Text, "offset %s", tt.offset)
+		}
+	})
+	t.Run("an integer past the end is read as one", func(t *testing.T) {
+		for _, offset := range []string{`1e3`, `1e30`, `99999999999999999999999.0`} {
+			b := &recorder{doc: searchfetch.Document{Text: text}}
+			res := searchfetch.New(b, nil).Fetch(context.Background(), raw(`{"id":"c1/docs:d1","offset":`+offset+`}`))
+			e := requireError(t, res, searchfetch.CodeInvalidArguments)
+			assert.Equal(t, searchfetch.FieldOffset, e.Field)
+			assert.Contains(t, e.Message(), "past the end", "offset %s", offset)
+		}
+	})
 	t.Run("every boundary is taken", func(t *testing.T) {
 		for _, offset := range []int{0, 1, 3, 6, 10} {
 			b := &recorder{doc: searchfetch.Document{Text: text}}

@@ -9,7 +9,9 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/mcpid/mcpid/searchfetch"
@@ -34,6 +36,10 @@ type Config struct {
 	MaxBody     int64
 	Stateless   bool
 	Verify      func(*http.Request) (searchfetch.Caller, error)
+	// ResourceMetadataURL and Scopes, when set, are named by every 401's
+	// challenge (see [Config.Unauthorized]).
+	ResourceMetadataURL string
+	Scopes              []string
 }
 
 // Resolve returns the Config of the options' values: a zero value is its
@@ -66,8 +72,9 @@ func Resolve(maxSessions int, idle time.Duration, maxBody int64, stateless bool,
 // whose context carries the verified [searchfetch.Caller] and whose body
 // is the one read, or false once it has answered the request itself: 401
 // for a caller Verify refuses (an error, a panic, or a Caller whose
-// Expiration has passed), 413 for a body over the bound, 400 for a
-// body that cannot be read.
+// Expiration has passed), 500 for a caller it accepts without a UserID
+// ([NoUserID]), 413 for a body over the bound, 400 for a body that
+// cannot be read.
 func (c Config) Admit(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
 	if c.Verify != nil {
 		caller, err := verify(c.Verify, r)
@@ -75,7 +82,11 @@ func (c Config) Admit(w http.ResponseWriter, r *http.Request) (*http.Request, bo
 			err = errExpired
 		}
 		if err != nil {
-			Unauthorized(w, r)
+			c.Unauthorized(w, r)
+			return nil, false
+		}
+		if caller.UserID == "" {
+			NoUserID(w, r, "the HTTP handler's Verify")
 			return nil, false
 		}
 		r = r.WithContext(searchfetch.WithCaller(r.Context(), caller))
@@ -120,17 +131,69 @@ var (
 	errExpired     = errors.New("the caller's credentials have expired")
 )
 
-// Unauthorized answers 401 with a WWW-Authenticate challenge: a plain
-// Bearer challenge when r carries no credentials, and one naming an
-// invalid token when it does (RFC 6750, section 3). The body says no
-// more, so that a verifier's reasons never reach the client.
-func Unauthorized(w http.ResponseWriter, r *http.Request) {
-	challenge := "Bearer"
-	if r.Header.Get("Authorization") != "" {
-		challenge = `Bearer error="invalid_token"`
-	}
-	w.Header().Set("WWW-Authenticate", challenge)
+// Unauthorized answers 401 with a WWW-Authenticate challenge (RFC 6750,
+// section 3): a Bearer challenge that names an invalid token when r
+// carries credentials, and no error when it carries none; with
+// c.ResourceMetadataURL, the challenge names it as resource_metadata (RFC
+// 9728, section 5.1), from which an MCP client discovers its
+// authorization server, and, with c.Scopes, the scopes to ask for. The
+// body says no more, so that a verifier's reasons never reach the client.
+func (c Config) Unauthorized(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("WWW-Authenticate", c.challenge(r.Header.Get("Authorization") != ""))
 	http.Error(w, "unauthorized", http.StatusUnauthorized)
+}
+
+// challenge returns the Bearer challenge of a 401, for a request that
+// carried credentials when invalid is set.
+func (c Config) challenge(invalid bool) string {
+	var params []string
+	if invalid {
+		params = append(params, `error="invalid_token"`)
+	}
+	if c.ResourceMetadataURL != "" {
+		params = append(params, "resource_metadata="+quoteParam(c.ResourceMetadataURL))
+	}
+	if len(c.Scopes) > 0 {
+		params = append(params, "scope="+quoteParam(strings.Join(c.Scopes, " ")))
+	}
+	if len(params) == 0 {
+		return "Bearer"
+	}
+	return "Bearer " + strings.Join(params, ", ")
+}
+
+// quoteParam returns s as an HTTP quoted-string (RFC 9110, section
+// 5.6.4): '"' and '\' escaped with '\'. A byte that a quoted-string
+// cannot hold (a control byte) or that a header should not (a byte
+// beyond ASCII) is written percent-encoded, as a URL writes it, so that
+// the header stays valid whatever the server configured.
+func quoteParam(s string) string {
+	const hex = "0123456789ABCDEF"
+	b := make([]byte, 0, len(s)+2)
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c < 0x20 && c != '\t', c >= 0x7f:
+			b = append(b, '%', hex[c>>4], hex[c&15])
+		default:
+			b = append(b, c)
+		}
+	}
+	return string(append(b, '"'))
+}
+
+// NoUserID answers 500, with no WWW-Authenticate header, a request whose
+// verifier (by) accepted it without a UserID, and logs it at Error with
+// slog's default logger. A session belongs to its caller's UserID: an
+// empty one would let any other caller without one use it. The fault is
+// the server's code, not the client's credentials, so a 401 would send a
+// client with a good token into signing in again forever.
+func NoUserID(w http.ResponseWriter, r *http.Request, by string) {
+	slog.Default().ErrorContext(r.Context(), "mcpid: a verified caller has no UserID; the request is refused with 500 until the server's verifier gives one",
+		"verifier", by, "method", r.Method, "path", r.URL.Path)
+	http.Error(w, "internal server error", http.StatusInternalServerError)
 }
 
 // TooManySessions answers 503 with a JSON-RPC error and a Retry-After

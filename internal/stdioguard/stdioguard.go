@@ -17,6 +17,10 @@
 // disagree. Its own rules, beyond the SDK's, are the size and depth caps,
 // the refusal of batches, which MCP dropped in 2025-06-18, and, on mcp-go,
 // of ids that JSON-RPC forbids.
+//
+// At the end of its input a Guard with a drain limit (SetDrainLimit) holds
+// the end back until the SDK has answered every request it passed, since
+// both SDKs drop or cancel the calls still running when their input ends.
 package stdioguard
 
 import (
@@ -28,6 +32,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // The bounds of a line. A tool call's arguments are an id, a query or a
@@ -56,6 +61,15 @@ type Guard struct {
 
 	mu  sync.Mutex
 	out io.Writer // nil: refused lines are dropped, not answered
+
+	// With a drain limit (SetDrainLimit): the requests passed to the SDK
+	// and not yet answered, by idKey (guarded by mu); a signal of each
+	// answer; and the end of the Guard, which ends a drain.
+	drainLimit time.Duration
+	inflight   map[string]request
+	answered   chan struct{}
+	closed     chan struct{}
+	closeOnce  sync.Once
 
 	accept  Accept
 	dropped func(reason string)
@@ -103,6 +117,7 @@ func (g *Guard) Read(p []byte) (int, error) {
 			g.refuse(nil, CodeInvalidRequest, "the message exceeds "+strconv.Itoa(MaxLineBytes)+" bytes")
 			continue
 		case err != nil && len(line) == 0:
+			g.drain()
 			return 0, err
 		}
 		line = trimSpace(line)
@@ -118,6 +133,9 @@ func (g *Guard) Read(p []byte) (int, error) {
 			}
 			continue
 		}
+		if g.inflight != nil {
+			g.track(line)
+		}
 		// The value alone, and the line's end right after it: the SDK
 		// reads no white space it could call trailing data.
 		g.pending = append(line, '\n')
@@ -127,16 +145,29 @@ func (g *Guard) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// Close closes the reader the Guard reads, when it is an io.Closer.
+// Close closes the reader the Guard reads, when it is an io.Closer, and
+// ends a drain under way.
 func (g *Guard) Close() error {
+	if g.closed != nil {
+		g.closeOnce.Do(func() { close(g.closed) })
+	}
 	if g.closer != nil {
 		return g.closer.Close()
 	}
 	return nil
 }
 
-// Write writes p, one whole message line, to the writer.
+// Write writes p, one whole message line of the SDK's, to the writer.
 func (g *Guard) Write(p []byte) (int, error) {
+	n, err := g.write(p)
+	if g.inflight != nil && err == nil {
+		g.answer(trimSpace(p))
+	}
+	return n, err
+}
+
+// write writes p, one whole message line, to the writer.
+func (g *Guard) write(p []byte) (int, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.out.Write(p)
@@ -460,5 +491,5 @@ func (g *Guard) refuse(id json.RawMessage, code int, message string) {
 		Code    int    `json:"code"`
 		Message string `json:"message"`
 	}{code, message}})
-	_, _ = g.Write(append(b, '\n'))
+	_, _ = g.write(append(b, '\n')) // not the SDK's: answers no request it holds
 }

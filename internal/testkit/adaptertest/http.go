@@ -30,6 +30,9 @@ type HTTPOptions struct {
 	MaxBody     int64
 	Stateless   bool
 	Verify      func(*http.Request) (searchfetch.Caller, error)
+
+	ResourceMetadataURL string
+	Scopes              []string
 }
 
 // HTTPHarness is what an SDK's tests give the shared HTTP tests.
@@ -90,6 +93,8 @@ func RunHTTP(t *testing.T, h HTTPHarness) {
 	t.Run("idle sessions expire", func(t *testing.T) { idleExpiry(t, h) })
 	t.Run("body cap", func(t *testing.T) { bodyCap(t, h) })
 	t.Run("verify", func(t *testing.T) { verifyCaller(t, h) })
+	t.Run("a caller without a UserID is a server bug", func(t *testing.T) { noUserID(t, h) })
+	t.Run("every 401 names the resource metadata", func(t *testing.T) { discoverable(t, h) })
 	t.Run("caller reaches the tools", func(t *testing.T) { callerReachesTools(t, h) })
 	t.Run("a session serves its caller", func(t *testing.T) { sessionOwner(t, h) })
 	t.Run("stateless replicas", func(t *testing.T) { statelessReplicas(t, h) })

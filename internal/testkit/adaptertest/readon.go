@@ -2,6 +2,7 @@ package adaptertest
 
 import (
 	"context"
+	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
@@ -59,6 +60,7 @@ func readOn(t *testing.T, connect Connect) {
 		e := RequireToolError(t, a, searchfetch.CodeInvalidArguments)
 		assert.Equal(t, searchfetch.FieldOffset, e.Field, "offset %v", offset)
 	}
+	wholeOffsets(t, c, text)
 
 	c = connect(t, b, &searchfetch.Options{Mode: searchfetch.ModeChatGPT, FetchBudget: budget})
 	a := c.Call(t, searchfetch.FetchName, map[string]any{"id": WantIDs[0]})
@@ -68,4 +70,32 @@ func readOn(t *testing.T, connect Connect) {
 	assert.Equal(t, "true", meta["truncated"])
 	assert.Equal(t, strconv.Itoa(len(text)), meta["total_length"])
 	assert.Contains(t, doc["text"], "\n\n[The text is cut here: ")
+}
+
+// wholeOffsets: an offset written as JSON Schema's "integer" allows, with
+// a fraction of zeros, an exponent or a minus zero, reads from that
+// integer through the SDK, as a client that prints every number as a
+// float sends it; a fraction too small for a float64, and an exponent
+// beyond ±30, are refused about offset. (A number beyond a float64's
+// range, such as 1e400, mcp-go refuses itself, as a JSON-RPC error, before
+// any tool runs.)
+func wholeOffsets(t *testing.T, c Client, text string) {
+	args := func(offset string) json.RawMessage {
+		return json.RawMessage(`{"id":"` + WantIDs[0] + `","offset":` + offset + `}`)
+	}
+	for _, tt := range []struct {
+		offset string
+		want   int
+	}{
+		{`-0`, 0}, {`0.0`, 0}, {`1.0`, 1}, {`10e-1`, 1}, {`1e3`, 1000}, {`1E+3`, 1000}, {`2.5e1`, 25},
+	} {
+		a := c.Call(t, searchfetch.FetchName, args(tt.offset))
+		doc := requireDocument(t, a)
+		assert.True(t, strings.HasPrefix(text[tt.want:], doc["text"].(string)), "offset %s reads from %d", tt.offset, tt.want)
+	}
+	for _, offset := range []string{`1.0000000000000001`, `1e31`, `1e-31`, `1e300`, `-1.0`} {
+		a := c.Call(t, searchfetch.FetchName, args(offset))
+		e := RequireToolError(t, a, searchfetch.CodeInvalidArguments)
+		assert.Equal(t, searchfetch.FieldOffset, e.Field, "offset %s", offset)
+	}
 }

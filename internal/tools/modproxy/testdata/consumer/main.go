@@ -20,7 +20,9 @@ import (
 	"github.com/mcpid/mcpid/toolname"
 	"github.com/mcpid/mcpid/toolname/pgstore"
 	"github.com/mcpid/mcpid/toolname/redisstore"
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/mcpid/mcpid"
@@ -119,9 +121,18 @@ func serveStdioMCPGo(ctx context.Context, s *server.MCPServer) error {
 	return err
 }
 
-func serveHTTP(server *mcp.Server, s *server.MCPServer) error {
+func serveHTTP(server *mcp.Server, s *server.MCPServer, verify func(*http.Request) (searchfetch.Caller, error)) error {
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", gosdk.NewHTTPHandler(server, nil)) // or mcpgo.NewHTTPHandler(s, nil)
+	mux.Handle("/.well-known/oauth-protected-resource/mcp", auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
+		Resource:             "https://mcp.example.com/mcp",
+		AuthorizationServers: []string{"https://auth.example.com"}, // the issuer of your tokens
+		ScopesSupported:      []string{"mcp"},
+	}))
+	mux.Handle("/mcp", gosdk.NewHTTPHandler(server, &gosdk.HTTPOptions{ // or mcpgo.NewHTTPHandler(s, …)
+		Verify:              verify, // checks the bearer token; the Caller it returns needs a UserID
+		ResourceMetadataURL: "https://mcp.example.com/.well-known/oauth-protected-resource/mcp",
+		Scopes:              []string{"mcp"},
+	}))
 	hs := &http.Server{
 		Addr:              "127.0.0.1:8080",
 		Handler:           mux,
@@ -130,7 +141,7 @@ func serveHTTP(server *mcp.Server, s *server.MCPServer) error {
 		IdleTimeout:       2 * time.Minute, // no WriteTimeout: it would cut event streams
 	}
 	err := hs.ListenAndServe()
-	_ = mcpgo.NewHTTPHandler(s, nil)
+	_ = mcpgo.NewHTTPHandler(s, &mcpgo.HTTPOptions{Verify: verify})
 	return err
 }
 

@@ -1,0 +1,203 @@
+package stdioguard
+
+import (
+	"bytes"
+	"encoding/json"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// DefaultDrainLimit is the drain limit the adapters' stdio transports use
+// when their option is left zero: long enough for any tool call within
+// its own timeout, short enough that a stuck one does not hold a script.
+const DefaultDrainLimit = 30 * time.Second
+
+// SetDrainLimit makes the Guard, at the end of its input, hold back the
+// end (io.EOF, or the read error) until the SDK has answered every
+// request the Guard passed it, for at most d; past it, the end is
+// returned and the requests left unanswered are logged at Error with
+// slog's default logger. Without it, or with d <= 0, the end is returned
+// at once: an SDK that closes its session at the end of its input then
+// drops the answers still being made, and `printf '…' | server` loses the
+// last. A request is answered when the SDK writes, through [Guard.Write],
+// a response with its id; a request the client cancelled
+// (notifications/cancelled) is no longer awaited. Call it before the
+// first Read.
+func (g *Guard) SetDrainLimit(d time.Duration) {
+	g.drainLimit = d
+	if d > 0 && g.inflight == nil {
+		g.inflight = map[string]request{}
+		g.answered = make(chan struct{}, 1)
+		g.closed = make(chan struct{})
+	}
+}
+
+// request is a request passed to the SDK and not yet answered.
+type request struct {
+	id string // the id as the client wrote it
+	n  int    // how many requests in flight carry it
+}
+
+// track records the request or cancellation that msg, a message the
+// Guard passes, carries.
+func (g *Guard) track(msg []byte) {
+	var id, method, params []byte
+	members(msg, func(key, value []byte) {
+		switch string(key) {
+		case "id":
+			id = value
+		case "method":
+			method = value
+		case "params":
+			params = value
+		}
+	})
+	switch {
+	case method == nil:
+		return // a response: nothing to answer
+	case id != nil:
+		g.await(id, 1)
+	case isString(method, "notifications/cancelled") && params != nil && params[0] == '{':
+		members(params, func(key, value []byte) {
+			if string(key) == "requestId" {
+				g.await(value, -1)
+			}
+		})
+	}
+}
+
+// answer counts the response that msg, a message the SDK writes, may be.
+func (g *Guard) answer(msg []byte) {
+	id, ok := responseID(msg)
+	if !ok {
+		return
+	}
+	g.await(id, -1)
+	select {
+	case g.answered <- struct{}{}:
+	default:
+	}
+}
+
+// responseID returns the id of msg when it is a response: an object with
+// an id and a result or an error. It reads no further than both, so a
+// large result written after its id (as both SDKs write them) is not
+// scanned. msg is the SDK's own JSON; should it not be, it is no
+// response.
+func responseID(msg []byte) (id []byte, ok bool) {
+	defer func() {
+		if recover() != nil {
+			id, ok = nil, false
+		}
+	}()
+	i := skipSpace(msg, 0)
+	if i == len(msg) || msg[i] != '{' {
+		return nil, false
+	}
+	outcome := false
+	for i = skipSpace(msg, i+1); i < len(msg) && msg[i] == '"'; {
+		end := skipValue(msg, i)
+		key := msg[i+1 : end-1]
+		i = skipSpace(msg, skipSpace(msg, end)+1) // past the ':'
+		switch string(key) {
+		case "method":
+			return nil, false
+		case "result", "error":
+			outcome = true
+		}
+		if outcome && id != nil {
+			return id, true
+		}
+		end = skipValue(msg, i)
+		if string(key) == "id" {
+			id = msg[i:end]
+		}
+		if outcome && id != nil {
+			return id, true
+		}
+		i = skipSpace(msg, end)
+		if i < len(msg) && msg[i] == ',' {
+			i = skipSpace(msg, i+1)
+		}
+	}
+	return nil, false
+}
+
+// await adds n to the requests in flight with the raw JSON id; an id that
+// is neither a string nor a number (null) is never answered by id, and
+// not awaited.
+func (g *Guard) await(id []byte, n int) {
+	k, ok := idKey(id)
+	if !ok {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	r := g.inflight[k]
+	if r.n += n; r.n <= 0 {
+		delete(g.inflight, k)
+		return
+	}
+	r.id = string(id)
+	g.inflight[k] = r
+}
+
+// idKey returns the key under which the raw JSON id is awaited: the same
+// for every writing of one id, since an SDK answers under the id as it
+// decoded it (1.0 may come back as 1, "\u0061" as "a").
+func idKey(id []byte) (string, bool) {
+	if len(id) == 0 {
+		return "", false
+	}
+	if id[0] == '"' {
+		var s string
+		if json.Unmarshal(id, &s) != nil {
+			return "", false
+		}
+		return "s" + s, true
+	}
+	f, err := strconv.ParseFloat(string(bytes.TrimSpace(id)), 64)
+	if err != nil {
+		return "", false
+	}
+	return "n" + strconv.FormatFloat(f, 'g', -1, 64), true
+}
+
+// drain waits, at the end of the input, until no request is in flight,
+// the drain limit passes, or the Guard is closed.
+func (g *Guard) drain() {
+	if g.drainLimit <= 0 {
+		return
+	}
+	timer := time.NewTimer(g.drainLimit)
+	defer timer.Stop()
+	for {
+		ids := g.unanswered()
+		if len(ids) == 0 {
+			return
+		}
+		select {
+		case <-g.answered:
+		case <-g.closed:
+			return
+		case <-timer.C:
+			slog.Default().Error("mcpid: stdio input ended, and requests were still unanswered at the drain limit; closing without their answers",
+				"drain_limit", g.drainLimit, "unanswered_ids", strings.Join(ids, ", "))
+			return
+		}
+	}
+}
+
+// unanswered returns the ids of the requests in flight, as the client
+// wrote them.
+func (g *Guard) unanswered() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	ids := make([]string, 0, len(g.inflight))
+	for _, r := range g.inflight {
+		ids = append(ids, r.id)
+	}
+	return ids
+}
