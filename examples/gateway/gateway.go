@@ -395,13 +395,7 @@ func (g *gateway) serve(live map[toolname.Key]servedTool) {
 			added = append(added, name)
 		}
 	}
-	var gone []string
-	for name := range g.served {
-		if _, ok := next.tools[name]; !ok {
-			gone = append(gone, name)
-		}
-	}
-	if len(gone) > 0 {
+	if gone := goneFrom(g.served, next.tools); len(gone) > 0 {
 		g.srv.RemoveTools(gone...)
 	}
 	// Routing knows the added names before the SDK lists them.
@@ -425,6 +419,18 @@ func (g *gateway) serve(live map[toolname.Key]servedTool) {
 		g.table.Store(next)
 	}
 	g.served = next.tools
+}
+
+// goneFrom returns the names that old serves and next does not: those to
+// remove from the MCP server.
+func goneFrom[V, W any](old map[string]V, next map[string]W) []string {
+	var gone []string
+	for name := range old {
+		if _, ok := next[name]; !ok {
+			gone = append(gone, name)
+		}
+	}
+	return gone
 }
 
 // without returns a copy of t without the given names.

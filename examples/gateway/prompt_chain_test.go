@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -66,27 +65,7 @@ func (c *client) getPrompt(t *testing.T, name string) string {
 // serves the backup's prompt names, routes no prompts/get through the
 // store and names no new prompt, until the chain is seeded again.
 func TestPromptBackupRefusesAFork(t *testing.T) {
-	alphaSearch := toolname.Key{Server: "alpha", Tool: "search"}
-	gammaPrompts := []toolname.Key{{Server: "gamma", Tool: "delete"}, {Server: "gamma", Tool: "list"}}
-	for _, tc := range []struct {
-		name   string
-		tamper func(t *testing.T, older *toolname.Names, stored string) string
-	}{
-		{"a fork from an older table", func(t *testing.T, older *toolname.Names, _ string) string {
-			fork, err := toolname.Assign(toolname.Portable, append([]toolname.Key{alphaSearch}, gammaPrompts...), toolname.WithPrevious(older))
-			require.NoError(t, err)
-			_, gen := fork.Chain()
-			require.Equal(t, uint64(2), gen, "the fork claims the backup's generation")
-			data, err := json.Marshal(fork)
-			require.NoError(t, err)
-			return string(data)
-		}},
-		{"a name edited to another server's prompt", func(t *testing.T, _ *toolname.Names, stored string) string {
-			entry := `{"server":"beta","tool":"delete","name":"delete"}`
-			require.Contains(t, stored, entry)
-			return strings.Replace(stored, entry, `{"server":"gamma","tool":"delete","name":"delete"},{"server":"gamma","tool":"list","name":"list"}`, 1)
-		}},
-	} {
+	for _, tc := range forks {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			state, backup := filepath.Join(dir, "names.json"), filepath.Join(dir, "backup.json")

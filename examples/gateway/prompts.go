@@ -168,13 +168,7 @@ func (g *gateway) servePrompts(live map[toolname.Key]servedPrompt) {
 			next.byName[name] = sp
 		}
 	}
-	var gone []string
-	for name := range old {
-		if _, ok := next.byName[name]; !ok {
-			gone = append(gone, name)
-		}
-	}
-	if len(gone) > 0 {
+	if gone := goneFrom(old, next.byName); len(gone) > 0 {
 		g.srv.RemovePrompts(gone...)
 	}
 	// Routing knows the added names before the SDK lists them.
