@@ -18,12 +18,9 @@ func (g *gateway) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.
 	own := *ref
 	switch ref.Type {
 	case "ref/prompt":
-		sp, ok := g.relayed.prompts.table.Load().byName[ref.Name]
-		if !ok {
-			var err error
-			if sp, err = g.routePrompt(ctx, ref.Name); err != nil {
-				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("no prompt is named %q", ref.Name)}
-			}
+		sp, err := g.prompt(ctx, ref.Name)
+		if err != nil {
+			return nil, err
 		}
 		d, own.Name = sp.d, sp.key.Tool
 	case "ref/resource":

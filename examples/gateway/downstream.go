@@ -13,7 +13,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpid/mcpid/examples/internal/downstream"
-	"github.com/mcpid/mcpid/toolname"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -349,22 +348,13 @@ func schemaSize(t *mcp.Tool) int {
 // distinct tools each downstream has had, which its cap counts (see
 // maxEver): so a restart does not let a server have another maxEver.
 func (g *gateway) countEver() {
-	if g.everCounted || g.stored == nil {
-		return
-	}
-	g.everCounted = true
-	data, err := json.Marshal(g.stored)
-	var keys struct{ Names, Retired []toolname.Key }
-	if err == nil {
-		err = json.Unmarshal(data, &keys)
-	}
-	if err != nil {
-		g.cfg.logger.Warn("gateway: cannot count the chain's tools", "err", err)
+	keys := g.tools.history(g.cfg.logger)
+	if keys == nil {
 		return
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	for _, k := range append(keys.Names, keys.Retired...) {
+	for _, k := range keys {
 		if g.ever[k.Server] == nil {
 			g.ever[k.Server] = map[string]bool{}
 		}

@@ -23,27 +23,7 @@ import (
 // routes no call through the store and names no new tool, until the chain
 // is seeded again from the backup.
 func TestBackupRefusesAFork(t *testing.T) {
-	alphaSearch := toolname.Key{Server: "alpha", Tool: "search"}
-	gammaTools := []toolname.Key{{Server: "gamma", Tool: "delete"}, {Server: "gamma", Tool: "list"}}
-	for _, tc := range []struct {
-		name   string
-		tamper func(t *testing.T, older *toolname.Names, stored string) string
-	}{
-		{"a fork from an older table", func(t *testing.T, older *toolname.Names, _ string) string {
-			fork, err := toolname.Assign(toolname.Portable, append([]toolname.Key{alphaSearch}, gammaTools...), toolname.WithPrevious(older))
-			require.NoError(t, err)
-			_, gen := fork.Chain()
-			require.Equal(t, uint64(2), gen, "the fork claims the backup's generation")
-			data, err := json.Marshal(fork)
-			require.NoError(t, err)
-			return string(data)
-		}},
-		{"a name edited to another server's tool", func(t *testing.T, _ *toolname.Names, stored string) string {
-			entry := `{"server":"beta","tool":"delete","name":"delete"}`
-			require.Contains(t, stored, entry)
-			return strings.Replace(stored, entry, `{"server":"gamma","tool":"delete","name":"delete"},{"server":"gamma","tool":"list","name":"list"}`, 1)
-		}},
-	} {
+	for _, tc := range forks {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			state, backup := filepath.Join(dir, "names.json"), filepath.Join(dir, "backup.json")
@@ -86,6 +66,32 @@ func TestBackupRefusesAFork(t *testing.T) {
 			assert.Equal(t, `beta answered delete(query="x")`, resultText(c.call(t, "delete", "x")))
 		})
 	}
+}
+
+// forks are the tables that do not continue one of the chain
+// {alpha/search: search} then {alpha/search: search, beta/delete: delete}
+// (older, then stored), each at its generation: written by a replica
+// started after older was restored, which names gamma's delete and list,
+// or by hand, giving delete to gamma's.
+var forks = []struct {
+	name   string
+	tamper func(t *testing.T, older *toolname.Names, stored string) string
+}{
+	{"a fork from an older table", func(t *testing.T, older *toolname.Names, _ string) string {
+		keys := []toolname.Key{{Server: "alpha", Tool: "search"}, {Server: "gamma", Tool: "delete"}, {Server: "gamma", Tool: "list"}}
+		fork, err := toolname.Assign(toolname.Portable, keys, toolname.WithPrevious(older))
+		require.NoError(t, err)
+		_, gen := fork.Chain()
+		require.Equal(t, uint64(2), gen, "the fork claims the backup's generation")
+		data, err := json.Marshal(fork)
+		require.NoError(t, err)
+		return string(data)
+	}},
+	{"a name edited to another server's", func(t *testing.T, _ *toolname.Names, stored string) string {
+		entry := `{"server":"beta","tool":"delete","name":"delete"}`
+		require.Contains(t, stored, entry)
+		return strings.Replace(stored, entry, `{"server":"gamma","tool":"delete","name":"delete"},{"server":"gamma","tool":"list","name":"list"}`, 1)
+	}},
 }
 
 func readFile(t *testing.T, path string) string {

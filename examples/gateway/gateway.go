@@ -82,7 +82,6 @@ type gateway struct {
 	ever        map[string]map[string]bool // the chain's tools of each server, for its downstream
 
 	table   atomic.Pointer[table] // what is served now
-	dirty   chan struct{}         // holds a pending change for the assigner
 	flushes chan chan struct{}    // asks the assigner for a round now
 	started sync.Once
 
@@ -93,20 +92,11 @@ type gateway struct {
 	readyOnce sync.Once
 	listed    atomic.Bool // every downstream listed, or failed to start, once
 	health    storeHealth // the store, as the last naming round found it
-	misses    misses      // the called names the store did not route here, for a while
 
-	// backupPending is set while the store is not yet found to hold the
-	// backup's table or one that continues it: calls are not routed
-	// through the store meanwhile.
-	backupPending atomic.Bool
+	tools *chain // the tools' names; its rounds run on the assigner
 
 	// Owned by the assigner.
-	stored      *toolname.Names       // the table of the last round that succeeded, or the backup's
-	backup      *toolname.Names       // the backup, until the store is found to hold it
-	backupFile  *toolname.FileStore   // where the backup is kept; nil without one
-	backupRev   toolname.Revision     // the store's revision last written to the backup
-	everCounted bool                  // the chain's history is counted in ever
-	served      map[string]servedTool // name -> what srv serves under it
+	served map[string]servedTool // name -> what srv serves under it
 
 	relayed relayedState // prompts, resources and the rest beyond tools (relayed.go)
 }
@@ -148,26 +138,19 @@ func newGateway(cfg config) (*gateway, error) {
 		cfg:         cfg,
 		downstreams: map[string]*backend{},
 		ever:        map[string]map[string]bool{},
-		dirty:       make(chan struct{}, 1),
 		flushes:     make(chan chan struct{}),
 		ready:       make(chan struct{}),
 		served:      map[string]servedTool{},
 	}
-	if cfg.backupPath != "" {
-		file, backup, err := openBackup(cfg.backupPath)
-		if err != nil {
-			return nil, fmt.Errorf("reading the backup: %w", err)
-		}
-		g.backupFile, g.backup, g.stored = file, backup, backup
-		g.backupPending.Store(backup != nil)
-	}
-	if err := g.initRelayed(); err != nil {
-		if g.backupFile != nil {
-			_ = g.backupFile.Close()
-		}
+	var err error
+	if g.tools, err = newChain("tool", cfg.store, cfg.backupPath); err != nil {
 		return nil, err
 	}
-	g.table.Store(&table{names: g.stored})
+	if err := g.initRelayed(); err != nil {
+		g.tools.close()
+		return nil, err
+	}
+	g.table.Store(&table{names: g.tools.stored})
 	g.ctx, g.cancel = context.WithCancel(context.Background())
 	g.srv = mcp.NewServer(&mcp.Implementation{Name: "mcpid-gateway", Version: "v0.1.0"}, &mcp.ServerOptions{
 		Logger: cfg.logger,
@@ -322,9 +305,7 @@ func (g *gateway) launch(spec downstreamSpec) (*backend, error) {
 func (g *gateway) close() {
 	g.cancel()
 	g.wg.Wait()
-	if g.backupFile != nil {
-		_ = g.backupFile.Close() // a second close is an error, and nothing else
-	}
+	g.tools.close()
 	g.closeRelayed()
 	g.mu.Lock()
 	ds := slices.Collect(maps.Values(g.downstreams))
@@ -339,10 +320,7 @@ func (g *gateway) close() {
 // changed tells the assigner that some downstream's tools, or the store's
 // table, changed.
 func (g *gateway) changed() {
-	select {
-	case g.dirty <- struct{}{}:
-	default: // one is pending already
-	}
+	g.tools.changed()
 }
 
 // flush has the assigner run a round now, and waits for it. A round that
@@ -364,73 +342,26 @@ func (g *gateway) flush(ctx context.Context) error {
 	}
 }
 
-// assignLoop runs a naming round for each change, one at a time: changes
-// that come while it works merge into one. A round that fails is tried
-// again with backoff.
+// assignLoop runs the tools' naming rounds (see chain.rounds), and a
+// round at each flush. Each round's outcome is the store's health; once
+// every downstream listed, the first round that succeeds lets the first
+// tools/list go.
 func (g *gateway) assignLoop() {
 	defer g.wg.Done()
-	delay := retryMin
-	retry := time.NewTimer(0)
-	<-retry.C
-	for {
-		var done chan struct{}
-		select {
-		case <-g.dirty:
-		case <-retry.C:
-		case done = <-g.flushes:
-		case <-g.ctx.Done():
-			return
-		}
-		err := g.nameTools()
+	g.tools.rounds(g.ctx, g.cfg.logger, g.flushes, g.nameTools, func(err error) {
 		g.health.round(err)
-		g.stopOnMismatch(err)
-		if err != nil && g.ctx.Err() == nil {
-			g.cfg.logger.Warn("gateway: new tools wait unlisted; the stored names keep routing", "err", err, "retry_in", delay)
-			retry.Reset(delay)
-			delay = min(2*delay, namingRetryMax)
-		} else {
-			retry.Stop()
-			delay = retryMin
-			if g.listed.Load() {
-				g.markReady()
-			}
+		g.stopOnMismatch(g.tools, err)
+		if err == nil && g.listed.Load() {
+			g.markReady()
 		}
-		if done != nil {
-			close(done)
-		}
-	}
+	})
 }
 
-// follow starts a round whenever the store tells that a table was stored,
-// by this replica or another, if the store can tell ([toolname.Watcher]).
-// It watches again, with backoff, when the watch ends or cannot start,
-// and starts a round then, for the tables it may have missed.
+// follow starts a round of the tools' chain whenever its store tells that
+// a table was stored (see chain.watch).
 func (g *gateway) follow() {
 	defer g.wg.Done()
-	w, ok := g.cfg.store.(toolname.Watcher)
-	if !ok {
-		return
-	}
-	delay := retryMin
-	for g.ctx.Err() == nil {
-		revs, err := w.Watch(g.ctx)
-		if err == nil {
-			delay = retryMin
-			g.misses.clear()
-			g.changed()
-			for range revs {
-				g.misses.clear()
-				g.changed()
-			}
-		} else {
-			g.cfg.logger.Warn("gateway: cannot watch the store; other replicas' names are read at the next round", "err", err, "retry_in", delay)
-		}
-		select {
-		case <-time.After(delay):
-		case <-g.ctx.Done():
-		}
-		delay = min(2*delay, namingRetryMax)
-	}
+	g.tools.watch(g.ctx, g.cfg.logger)
 }
 
 // liveTools returns the tools every downstream lists now.
@@ -451,9 +382,9 @@ func (g *gateway) liveTools() map[toolname.Key]servedTool {
 // changing only what changed, so that the SDK tells clients that the list
 // changed only when it did. Runs on the assigner only.
 func (g *gateway) serve(live map[toolname.Key]servedTool) {
-	next := &table{names: g.stored, tools: map[string]servedTool{}, byKey: map[toolname.Key]string{}}
+	next := &table{names: g.tools.stored, tools: map[string]servedTool{}, byKey: map[toolname.Key]string{}}
 	var added []string
-	for k, name := range g.stored.All() {
+	for k, name := range g.tools.stored.All() {
 		st, ok := live[k]
 		if !ok || !g.cfg.profile.Valid(name) {
 			continue
@@ -464,13 +395,7 @@ func (g *gateway) serve(live map[toolname.Key]servedTool) {
 			added = append(added, name)
 		}
 	}
-	var gone []string
-	for name := range g.served {
-		if _, ok := next.tools[name]; !ok {
-			gone = append(gone, name)
-		}
-	}
-	if len(gone) > 0 {
+	if gone := goneFrom(g.served, next.tools); len(gone) > 0 {
 		g.srv.RemoveTools(gone...)
 	}
 	// Routing knows the added names before the SDK lists them.
@@ -481,7 +406,7 @@ func (g *gateway) serve(live map[toolname.Key]servedTool) {
 		st := next.tools[name]
 		t := *st.tool
 		t.Name = name
-		if err := addTool(g.srv, &t, g.call); err != nil {
+		if err := guard(func() { g.srv.AddTool(&t, g.call) }); err != nil {
 			g.cfg.logger.Warn("gateway: tool not served", "server", st.key.Server, "tool", st.key.Tool, "err", err)
 			failed = append(failed, name)
 		}
@@ -496,6 +421,18 @@ func (g *gateway) serve(live map[toolname.Key]servedTool) {
 	g.served = next.tools
 }
 
+// goneFrom returns the names that old serves and next does not: those to
+// remove from the MCP server.
+func goneFrom[V, W any](old map[string]V, next map[string]W) []string {
+	var gone []string
+	for name := range old {
+		if _, ok := next[name]; !ok {
+			gone = append(gone, name)
+		}
+	}
+	return gone
+}
+
 // without returns a copy of t without the given names.
 func (t *table) without(names []string) *table {
 	c := &table{names: t.names, tools: maps.Clone(t.tools), byKey: maps.Clone(t.byKey)}
@@ -504,17 +441,4 @@ func (t *table) without(names []string) *table {
 		delete(c.tools, name)
 	}
 	return c
-}
-
-// addTool adds t to srv. The SDK panics on a tool definition it cannot
-// serve; the definitions come from other servers, so that is an error
-// here, never a crash.
-func addTool(srv *mcp.Server, t *mcp.Tool, h mcp.ToolHandler) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("%v", r)
-		}
-	}()
-	srv.AddTool(t, h)
-	return nil
 }

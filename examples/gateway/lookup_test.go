@@ -41,15 +41,15 @@ func TestGuessedNameDuringHungStore(t *testing.T) {
 	// forgotten when the store tells of a new table.
 	require.Eventually(t, func() bool {
 		_, err := c.cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "guessed", Arguments: map[string]any{}})
-		return err != nil && !g.misses.missed("nope", time.Now()) && g.misses.missed("guessed", time.Now())
+		return err != nil && !g.tools.misses.missed("nope", time.Now()) && g.tools.misses.missed("guessed", time.Now())
 	}, testTimeout, 100*time.Millisecond, "the store answers again, and its miss is remembered")
 	later := time.Now().Add(time.Hour)
-	g.misses.miss("guessed", later) // remembered far longer than missTTL: only a clear forgets it
-	require.True(t, g.misses.missed("guessed", later))
+	g.tools.misses.miss("guessed", later) // remembered far longer than missTTL: only a clear forgets it
+	require.True(t, g.tools.misses.missed("guessed", later))
 	_, _, err = toolname.Update(t.Context(), openRedis(t, srv.URL, "hung"), toolname.Portable,
 		[]toolname.Key{{Server: "alpha", Tool: "search"}, {Server: "beta", Tool: "guessed"}})
 	require.NoError(t, err)
-	require.Eventually(t, func() bool { return !g.misses.missed("guessed", later) }, testTimeout, 10*time.Millisecond,
+	require.Eventually(t, func() bool { return !g.tools.misses.missed("guessed", later) }, testTimeout, 10*time.Millisecond,
 		"the watched table clears the misses")
 }
 

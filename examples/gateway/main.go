@@ -153,7 +153,9 @@
 //   - prompts (prompts/list, prompts/get), under names kept exactly as tool
 //     names are, in a second chain: "<chain>/prompts" in Redis and
 //     PostgreSQL (so -chain may hold no "/"), "<FILE>.prompts" beside the
-//     -state, -backup and -seed files (-seed needs both);
+//     -state, -backup and -seed files (-seed needs both), kept by the very
+//     rules of the tools' chain: its backup refuses a fork or an edit, a
+//     mismatch of options stops the gateway, and a lookup is bounded;
 //   - resources and templates (resources/list, resources/templates/list,
 //     resources/read, resources/subscribe and unsubscribe, and their update
 //     notifications): with one -server, every URI as the downstream wrote

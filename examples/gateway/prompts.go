@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -24,24 +22,19 @@ import (
 // Redis and PostgreSQL the chain "<chain>/prompts" (which is why -chain
 // may not hold a "/"), and beside a -state, -backup or -seed file the
 // file "<FILE>.prompts". It records, and is checked against, the same
-// -profile, -qualify and -max-len as the tools' chain.
+// -profile, -qualify and -max-len as the tools' chain, and is kept by the
+// same code (a [chain]): its -backup is checked, and a name it does not
+// serve looked up, by the tools' rules.
 //
 // One goroutine (promptLoop) runs the prompt chain's naming rounds, apart
 // from the tools' assigner: a round of one chain never waits on the other.
 
 // promptChain is the gateway's state of the prompt chain.
 type promptChain struct {
-	dirty     chan struct{}           // holds a pending change for promptLoop
+	chain     *chain                  // the names; its rounds run on promptLoop
 	ready     chan struct{}           // closed after the first round: the first prompts/list may be answered
 	readyOnce sync.Once               //
 	table     atomic.Pointer[prompts] // what is served now
-
-	// Owned by promptLoop.
-	stored     *toolname.Names
-	backup     *toolname.Names     // the backup, until the store is found to hold it
-	backupFile *toolname.FileStore // nil without -backup
-	backupRev  toolname.Revision
-	counted    bool // the chain's history is counted in each downstream's kinds.ever
 }
 
 // prompts is the served prompt table: immutable, read without locks.
@@ -79,96 +72,51 @@ func (g *gateway) initRelayed() error {
 	st := &g.relayed
 	st.shown = map[*backend]shownResources{}
 	pc := &st.prompts
-	pc.dirty = make(chan struct{}, 1)
 	pc.ready = make(chan struct{})
 	pc.table.Store(&prompts{})
 	if g.cfg.promptStore == nil {
 		g.cfg.promptStore = new(memStore)
 	}
+	backup := ""
 	if g.cfg.backupPath != "" {
-		file, backup, err := openBackup(g.cfg.backupPath + promptsSuffix)
-		if err != nil {
-			return fmt.Errorf("reading the prompts' backup: %w", err)
-		}
-		pc.backupFile, pc.backup, pc.stored = file, backup, backup
+		backup = g.cfg.backupPath + promptsSuffix
 	}
-	return nil
+	var err error
+	pc.chain, err = newChain("prompt", g.cfg.promptStore, backup)
+	return err
 }
 
 // closeRelayed closes the prompt chain's backup; close calls it once
 // every goroutine has ended.
 func (g *gateway) closeRelayed() {
-	if f := g.relayed.prompts.backupFile; f != nil {
-		_ = f.Close()
-	}
+	g.relayed.prompts.chain.close()
 }
 
 // promptsChanged tells promptLoop that some downstream's prompts, or the
 // prompt store's table, changed.
 func (g *gateway) promptsChanged() {
-	select {
-	case g.relayed.prompts.dirty <- struct{}{}:
-	default:
-	}
+	g.relayed.prompts.chain.changed()
 }
 
-// promptLoop runs the prompt chain's rounds: one at once, then one per
-// change, retried with backoff while it fails. The first prompts/list
-// waits for the first round, whatever its outcome.
+// promptLoop runs the prompt chain's rounds (see chain.rounds): one at
+// once, then one per change. The first prompts/list waits for the first
+// round, whatever its outcome. A chain that records other naming options
+// stops the gateway, as the tools' does.
 func (g *gateway) promptLoop() {
 	defer g.wg.Done()
 	pc := &g.relayed.prompts
-	delay := retryMin
-	retry := time.NewTimer(0)
-	<-retry.C
-	for first := true; ; first = false {
-		if !first {
-			select {
-			case <-pc.dirty:
-			case <-retry.C:
-			case <-g.ctx.Done():
-				return
-			}
-		}
-		err := g.namePrompts()
+	pc.chain.changed()
+	pc.chain.rounds(g.ctx, g.cfg.logger, nil, g.namePrompts, func(err error) {
+		g.stopOnMismatch(pc.chain, err)
 		pc.readyOnce.Do(func() { close(pc.ready) })
-		if err != nil && g.ctx.Err() == nil {
-			g.cfg.logger.Warn("gateway: new prompts wait unlisted; the stored names keep routing", "err", err, "retry_in", delay)
-			retry.Reset(delay)
-			delay = min(2*delay, namingRetryMax)
-		} else {
-			retry.Stop()
-			delay = retryMin
-		}
-	}
+	})
 }
 
 // followPrompts starts a prompt round whenever the prompt store tells that
-// a table was stored, as follow does for the tools' store.
+// a table was stored (see chain.watch).
 func (g *gateway) followPrompts() {
 	defer g.wg.Done()
-	w, ok := g.cfg.promptStore.(toolname.Watcher)
-	if !ok {
-		return
-	}
-	delay := retryMin
-	for g.ctx.Err() == nil {
-		revs, err := w.Watch(g.ctx)
-		if err == nil {
-			delay = retryMin
-			g.promptsChanged()
-			for range revs {
-				g.promptsChanged()
-			}
-		} else {
-			g.cfg.logger.Warn("gateway: cannot watch the prompt store; other replicas' names are read at the next round", "err", err, "retry_in", delay)
-		}
-		select {
-		case <-time.After(delay):
-		case <-g.ctx.Done():
-		}
-		delay = min(2*delay, namingRetryMax)
-	}
+	g.relayed.prompts.chain.watch(g.ctx, g.cfg.logger)
 }
 
 // livePrompts returns the prompts every downstream lists now.
@@ -195,30 +143,17 @@ func (g *gateway) livePrompts() map[toolname.Key]servedPrompt {
 // tools' chain: the names come from [toolname.Update] with the keys of
 // the prompts listed now, so that each is stored before it is served.
 func (g *gateway) namePrompts() error {
-	pc := &g.relayed.prompts
+	c := g.relayed.prompts.chain
 	live := g.livePrompts()
 	ctx, cancel := context.WithTimeout(g.ctx, g.cfg.timeout)
 	defer cancel()
-	err := g.checkPromptBackup(ctx)
-	if err == nil {
-		keys := make([]toolname.Key, 0, len(live))
-		for k := range live {
-			keys = append(keys, k)
-		}
-		var names *toolname.Names
-		names, _, err = toolname.Update(ctx, g.cfg.promptStore, g.cfg.profile, keys, g.nameOptions()...)
-		if err == nil {
-			pc.stored = names
-		} else if latest, _, lerr := g.cfg.promptStore.Load(ctx); lerr == nil && latest != nil {
-			pc.stored = latest
-		}
-	}
+	err := c.update(ctx, g.cfg.profile, keysOf(live), g.nameOptions())
 	g.servePrompts(live)
 	if err != nil {
 		return fmt.Errorf("naming prompts: %w", err)
 	}
 	g.countPromptsEver()
-	return g.keepPromptBackup(ctx)
+	return c.keepBackup(ctx)
 }
 
 // servePrompts puts the live prompts that the stored table names on the
@@ -227,19 +162,13 @@ func (g *gateway) servePrompts(live map[toolname.Key]servedPrompt) {
 	pc := &g.relayed.prompts
 	old := pc.table.Load().byName
 	next := &prompts{byName: map[string]servedPrompt{}}
-	for k, name := range pc.stored.All() {
+	for k, name := range pc.chain.stored.All() {
 		sp, ok := live[k]
 		if ok && g.cfg.profile.Valid(name) {
 			next.byName[name] = sp
 		}
 	}
-	var gone []string
-	for name := range old {
-		if _, ok := next.byName[name]; !ok {
-			gone = append(gone, name)
-		}
-	}
-	if len(gone) > 0 {
+	if gone := goneFrom(old, next.byName); len(gone) > 0 {
 		g.srv.RemovePrompts(gone...)
 	}
 	// Routing knows the added names before the SDK lists them.
@@ -260,12 +189,9 @@ func (g *gateway) servePrompts(live map[toolname.Key]servedPrompt) {
 // prompts/get, with the downstream's own prompt name and the arguments as
 // they came, to the downstream the name routes to.
 func (g *gateway) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-	sp, ok := g.relayed.prompts.table.Load().byName[req.Params.Name]
-	if !ok {
-		var err error
-		if sp, err = g.routePrompt(ctx, req.Params.Name); err != nil {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("no prompt is named %q", req.Params.Name)}
-		}
+	sp, err := g.prompt(ctx, req.Params.Name)
+	if err != nil {
+		return nil, err
 	}
 	cs := sp.d.session.Load()
 	if cs == nil {
@@ -289,69 +215,33 @@ func (g *gateway) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mc
 	return res, nil
 }
 
-// routePrompt finds the prompt that a name this replica does not serve
-// belongs to, as route does for tools: looked up once in the prompt
-// store, and returned only when this replica lists that very key.
-func (g *gateway) routePrompt(ctx context.Context, name string) (servedPrompt, error) {
-	ctx, cancel := context.WithTimeout(ctx, g.cfg.timeout)
-	defer cancel()
-	latest, _, err := g.cfg.promptStore.Load(ctx)
-	if err != nil {
-		return servedPrompt{}, err
+// prompt returns the prompt served under name, or the one routePrompt
+// finds; a name that routes nowhere is an invalid_params error.
+func (g *gateway) prompt(ctx context.Context, name string) (servedPrompt, error) {
+	if sp, ok := g.relayed.prompts.table.Load().byName[name]; ok {
+		return sp, nil
 	}
-	k, err := latest.Lookup(name)
+	sp, err := g.routePrompt(ctx, name)
 	if err != nil {
-		return servedPrompt{}, err
-	}
-	g.promptsChanged()
-	sp, ok := g.livePrompts()[k]
-	if !ok {
-		return servedPrompt{}, &toolname.Error{Code: toolname.CodeUnknownTool, Index: -1, Offset: -1, Input: name}
+		return servedPrompt{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("no prompt is named %q", name)}
 	}
 	return sp, nil
 }
 
-// checkPromptBackup refuses a prompt store that holds less than the
-// prompts' backup, by the rule checkBackup applies to the tools' chain.
-func (g *gateway) checkPromptBackup(ctx context.Context) error {
-	pc := &g.relayed.prompts
-	if pc.backup == nil {
-		return nil
-	}
-	latest, _, err := g.cfg.promptStore.Load(ctx)
+// routePrompt finds the prompt that a name this replica does not serve
+// belongs to, as route does for tools (see chain.lookup): looked up in the
+// prompt store, and returned only when this replica lists that very key.
+func (g *gateway) routePrompt(ctx context.Context, name string) (servedPrompt, error) {
+	c := g.relayed.prompts.chain
+	k, err := c.lookup(ctx, name, g.cfg.timeout)
 	if err != nil {
-		return err
+		return servedPrompt{}, err
 	}
-	id, gen := pc.backup.Chain()
-	lid, lgen := latest.Chain()
-	if latest == nil || lid != id || lgen < gen {
-		return fmt.Errorf("the backup %s holds prompt chain %s at generation %d; the store holds less, so the gateway serves the backup's names and names no new prompt: %w",
-			g.cfg.backupPath+promptsSuffix, id, gen, &toolname.Error{Code: toolname.CodeRollback, Field: "chain", Index: -1, Offset: -1, Input: lid})
+	sp, ok := g.livePrompts()[k]
+	if !ok {
+		return servedPrompt{}, c.notHere(name)
 	}
-	pc.backup = nil
-	return nil
-}
-
-// keepPromptBackup stores the prompt chain's latest table in its backup
-// when it changed since the last time.
-func (g *gateway) keepPromptBackup(ctx context.Context) error {
-	pc := &g.relayed.prompts
-	if pc.backupFile == nil {
-		return nil
-	}
-	latest, rev, err := g.cfg.promptStore.Load(ctx)
-	if err != nil || latest == nil || rev == pc.backupRev {
-		return err
-	}
-	_, kept, err := pc.backupFile.Load(ctx)
-	if err == nil {
-		_, err = pc.backupFile.Swap(ctx, kept, latest)
-	}
-	if err != nil {
-		return fmt.Errorf("writing the prompts' backup: %w", err)
-	}
-	pc.backupRev = rev
-	return nil
+	return sp, nil
 }
 
 // openPromptStore opens the prompt chain's store beside the tools' one
@@ -375,24 +265,14 @@ func openPromptStore(ctx context.Context, o *options) (toolname.Store, func(), e
 // counts (maxEver), as countEver does for tools: a restart does not let a
 // server have another maxEver.
 func (g *gateway) countPromptsEver() {
-	pc := &g.relayed.prompts
-	if pc.counted || pc.stored == nil {
-		return
-	}
-	pc.counted = true
-	data, err := json.Marshal(pc.stored)
-	var keys struct{ Names, Retired []toolname.Key }
-	if err == nil {
-		err = json.Unmarshal(data, &keys)
-	}
-	if err != nil {
-		g.cfg.logger.Warn("gateway: cannot count the prompt chain's prompts", "err", err)
+	keys := g.relayed.prompts.chain.history(g.cfg.logger)
+	if keys == nil {
 		return
 	}
 	g.mu.Lock()
 	ds := maps.Clone(g.downstreams)
 	g.mu.Unlock()
-	for _, k := range append(keys.Names, keys.Retired...) {
+	for _, k := range keys {
 		if d := ds[k.Server]; d != nil {
 			d.more.mu.Lock()
 			if d.more.ever == nil {

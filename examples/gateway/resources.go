@@ -90,22 +90,10 @@ func (g *gateway) serveResources(d *backend, resources []*mcp.Resource, template
 			delete(next.templates, c.URITemplate)
 		}
 	}
-	var gone []string
-	for uri := range old.resources {
-		if _, ok := next.resources[uri]; !ok {
-			gone = append(gone, uri)
-		}
-	}
-	if len(gone) > 0 {
+	if gone := goneFrom(old.resources, next.resources); len(gone) > 0 {
 		g.srv.RemoveResources(gone...)
 	}
-	gone = gone[:0]
-	for t := range old.templates {
-		if _, ok := next.templates[t]; !ok {
-			gone = append(gone, t)
-		}
-	}
-	if len(gone) > 0 {
+	if gone := goneFrom(old.templates, next.templates); len(gone) > 0 {
 		g.srv.RemoveResourceTemplates(gone...)
 	}
 	st.shown[d] = next
