@@ -68,6 +68,46 @@ func HandFetch(ctx context.Context, b searchfetch.Backend, id, connectionID stri
 	return json.Marshal(doc)
 }
 
+// A HandTool is search or fetch written by hand over a backend,
+// SDK-independent: an adapter's benchmark wraps Call in its own SDK's tool
+// handler and result.
+type HandTool struct {
+	Name string
+	b    searchfetch.Backend
+}
+
+// HandTools returns search and fetch written by hand over b, in that
+// order.
+func HandTools(b searchfetch.Backend) []HandTool {
+	return []HandTool{{"search", b}, {"fetch", b}}
+}
+
+// Call decodes the call's arguments with bind, the SDK's own decoder, and
+// returns what HandSearch or HandFetch returns: the result's text and
+// structuredContent, or the error the tool fails with. A bind that
+// escapes nowhere else stays on the caller's stack, as the decoding of a
+// tool written by hand would.
+func (t HandTool) Call(ctx context.Context, bind func(any) error) (text string, structured json.RawMessage, err error) {
+	if t.Name == "search" {
+		var in struct {
+			Query string `json:"query"`
+		}
+		if err := bind(&in); err != nil {
+			return "", nil, err
+		}
+		return HandSearch(ctx, t.b, in.Query)
+	}
+	var in struct {
+		ID           string `json:"id"`
+		ConnectionID string `json:"connection_id"`
+	}
+	if err := bind(&in); err != nil {
+		return "", nil, err
+	}
+	doc, err := HandFetch(ctx, t.b, in.ID, in.ConnectionID)
+	return string(doc), doc, err
+}
+
 // Bounded is how a tool written by hand bounds a backend call that may
 // ignore its context, with the guarantees of searchfetch's default: it
 // runs call on a goroutine of its own with ctx bounded by
