@@ -20,43 +20,19 @@ import (
 // its backend call bounded by adaptertest.Bounded as the adapter bounds it
 // by default: the baseline of BenchmarkRoundTrip.
 func handTools(s *mcp.Server, b searchfetch.Backend) {
-	fail := func(err error) *mcp.CallToolResult {
-		env, _ := json.Marshal(err)
-		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(env)}}, StructuredContent: json.RawMessage(env)}
-		res.SetError(err)
-		return res
-	}
 	schema := json.RawMessage(`{"type":"object"}`)
-	ok := func(text string, structured json.RawMessage) *mcp.CallToolResult {
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: structured}
+	for _, tool := range adaptertest.HandTools(b) {
+		s.AddTool(&mcp.Tool{Name: tool.Name, InputSchema: schema}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			text, structured, err := tool.Call(ctx, func(v any) error { return json.Unmarshal(req.Params.Arguments, v) })
+			if err != nil {
+				env, _ := json.Marshal(err)
+				res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(env)}}, StructuredContent: json.RawMessage(env)}
+				res.SetError(err)
+				return res, nil
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: structured}, nil
+		})
 	}
-	s.AddTool(&mcp.Tool{Name: "search", InputSchema: schema}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		var in struct {
-			Query string `json:"query"`
-		}
-		if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
-			return fail(err), nil
-		}
-		text, structured, err := adaptertest.HandSearch(ctx, b, in.Query)
-		if err != nil {
-			return fail(err), nil
-		}
-		return ok(text, structured), nil
-	})
-	s.AddTool(&mcp.Tool{Name: "fetch", InputSchema: schema}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		var in struct {
-			ID           string `json:"id"`
-			ConnectionID string `json:"connection_id"`
-		}
-		if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
-			return fail(err), nil
-		}
-		doc, err := adaptertest.HandFetch(ctx, b, in.ID, in.ConnectionID)
-		if err != nil {
-			return fail(err), nil
-		}
-		return ok(string(doc), doc), nil
-	})
 }
 
 // roundTrips are the round-trip benchmarks on this SDK.

@@ -3,7 +3,6 @@ package gosdk_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"testing"
 
@@ -72,18 +71,16 @@ func (c client) Call(t testing.TB, name string, args any) adaptertest.Answer {
 
 // answer returns the SDK-independent form of res.
 func answer(t testing.TB, res *mcp.CallToolResult) adaptertest.Answer {
-	a := adaptertest.Answer{IsError: res.IsError}
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			a.Texts = append(a.Texts, tc.Text)
-		} else {
-			a.Texts = append(a.Texts, fmt.Sprintf("<%T>", c))
-		}
+	return adaptertest.NewAnswer(t, res.IsError, res.Content, textOf, res.StructuredContent)
+}
+
+// textOf returns the text of a text content item.
+func textOf(c mcp.Content) (string, bool) {
+	tc, ok := c.(*mcp.TextContent)
+	if !ok {
+		return "", false
 	}
-	if res.StructuredContent != nil {
-		a.Structured = adaptertest.Decode(t, res.StructuredContent)
-	}
-	return a
+	return tc.Text, true
 }
 
 func TestJourneys(t *testing.T) {

@@ -94,11 +94,7 @@ type HTTPOptions struct {
 // a write deadline would cut it. The handler reads each body whole before
 // the SDK runs, so ReadTimeout never ends an answer that outlasts it.
 func NewHTTPHandler(server *mcp.Server, opts *HTTPOptions) http.Handler {
-	if opts == nil {
-		opts = &HTTPOptions{}
-	}
-	cfg := httpserve.Resolve(opts.MaxSessions, opts.SessionIdle, opts.MaxBody, opts.Stateless, opts.Verify)
-	cfg.ResourceMetadataURL, cfg.Scopes = opts.ResourceMetadataURL, opts.Scopes
+	cfg := httpserve.Resolve((*httpserve.Options)(opts))
 	maxBody := cfg.MaxBody
 	if maxBody == 0 {
 		maxBody = -1 // no bound: the SDK's own default would set one

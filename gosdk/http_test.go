@@ -34,16 +34,7 @@ var httpHarness = adaptertest.HTTPHarness{
 			},
 		})
 		require.NoError(t, gosdk.Register(server, b, tools))
-		h := gosdk.NewHTTPHandler(server, &gosdk.HTTPOptions{
-			MaxSessions: o.MaxSessions,
-			SessionIdle: o.SessionIdle,
-			MaxBody:     o.MaxBody,
-			Stateless:   o.Stateless,
-			Verify:      o.Verify,
-
-			ResourceMetadataURL: o.ResourceMetadataURL,
-			Scopes:              o.Scopes,
-		})
+		h := gosdk.NewHTTPHandler(server, (*gosdk.HTTPOptions)(&o))
 		return h, func() int {
 			n := 0
 			for range server.Sessions() {

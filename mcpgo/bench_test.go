@@ -19,41 +19,17 @@ import (
 // bounded by adaptertest.Bounded as the adapter bounds it by default: the
 // baseline of BenchmarkRoundTrip.
 func handTools(s *server.MCPServer, b searchfetch.Backend) {
-	fail := func(err error) *mcp.CallToolResult {
-		env, _ := json.Marshal(err)
-		return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(string(env))}, StructuredContent: json.RawMessage(env), IsError: true}
-	}
 	schema := json.RawMessage(`{"type":"object"}`)
-	ok := func(text string, structured json.RawMessage) *mcp.CallToolResult {
-		return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(text)}, StructuredContent: structured}
+	for _, tool := range adaptertest.HandTools(b) {
+		s.AddTool(mcp.NewToolWithRawSchema(tool.Name, "", schema), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			text, structured, err := tool.Call(ctx, req.BindArguments)
+			if err != nil {
+				env, _ := json.Marshal(err)
+				return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(string(env))}, StructuredContent: json.RawMessage(env), IsError: true}, nil
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(text)}, StructuredContent: structured}, nil
+		})
 	}
-	s.AddTool(mcp.NewToolWithRawSchema("search", "", schema), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		var in struct {
-			Query string `json:"query"`
-		}
-		if err := req.BindArguments(&in); err != nil {
-			return fail(err), nil
-		}
-		text, structured, err := adaptertest.HandSearch(ctx, b, in.Query)
-		if err != nil {
-			return fail(err), nil
-		}
-		return ok(text, structured), nil
-	})
-	s.AddTool(mcp.NewToolWithRawSchema("fetch", "", schema), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		var in struct {
-			ID           string `json:"id"`
-			ConnectionID string `json:"connection_id"`
-		}
-		if err := req.BindArguments(&in); err != nil {
-			return fail(err), nil
-		}
-		doc, err := adaptertest.HandFetch(ctx, b, in.ID, in.ConnectionID)
-		if err != nil {
-			return fail(err), nil
-		}
-		return ok(string(doc), doc), nil
-	})
 }
 
 // roundTrips are the round-trip benchmarks on this SDK.

@@ -101,11 +101,7 @@ type HTTPOptions struct {
 // sweeps idle sessions from a goroutine that lives as long as the
 // process.
 func NewHTTPHandler(s *server.MCPServer, opts *HTTPOptions) http.Handler {
-	if opts == nil {
-		opts = &HTTPOptions{}
-	}
-	cfg := httpserve.Resolve(opts.MaxSessions, opts.SessionIdle, opts.MaxBody, opts.Stateless, opts.Verify)
-	cfg.ResourceMetadataURL, cfg.Scopes = opts.ResourceMetadataURL, opts.Scopes
+	cfg := httpserve.Resolve((*httpserve.Options)(opts))
 	h := &httpHandler{cfg: cfg}
 	if cfg.Stateless {
 		h.slots = httpserve.NewSlots(cfg.MaxSessions)

@@ -38,16 +38,7 @@ var httpHarness = adaptertest.HTTPHarness{
 		})
 		s := server.NewMCPServer("test-server", "v0.0.1", server.WithHooks(hooks))
 		require.NoError(t, mcpgo.Register(s, b, tools))
-		h := mcpgo.NewHTTPHandler(s, &mcpgo.HTTPOptions{
-			MaxSessions: o.MaxSessions,
-			SessionIdle: o.SessionIdle,
-			MaxBody:     o.MaxBody,
-			Stateless:   o.Stateless,
-			Verify:      o.Verify,
-
-			ResourceMetadataURL: o.ResourceMetadataURL,
-			Scopes:              o.Scopes,
-		})
+		h := mcpgo.NewHTTPHandler(s, (*mcpgo.HTTPOptions)(&o))
 		return h, live.get
 	},
 	Connect: func(t testing.TB, url string, hc *http.Client) adaptertest.Client {

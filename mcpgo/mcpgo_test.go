@@ -2,7 +2,6 @@ package mcpgo_test
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"testing"
 	"time"
@@ -87,18 +86,13 @@ func (m mcpClient) Call(t testing.TB, name string, args any) adaptertest.Answer 
 
 // answer returns the SDK-independent form of res.
 func answer(t testing.TB, res *mcp.CallToolResult) adaptertest.Answer {
-	a := adaptertest.Answer{IsError: res.IsError}
-	for _, c := range res.Content {
-		if tc, ok := mcp.AsTextContent(c); ok {
-			a.Texts = append(a.Texts, tc.Text)
-		} else {
-			a.Texts = append(a.Texts, fmt.Sprintf("<%T>", c))
+	return adaptertest.NewAnswer(t, res.IsError, res.Content, func(c mcp.Content) (string, bool) {
+		tc, ok := mcp.AsTextContent(c)
+		if !ok {
+			return "", false
 		}
-	}
-	if res.StructuredContent != nil {
-		a.Structured = adaptertest.Decode(t, res.StructuredContent)
-	}
-	return a
+		return tc.Text, true
+	}, res.StructuredContent)
 }
 
 func TestJourneys(t *testing.T) {

@@ -26,6 +26,7 @@ func BenchmarkTools(b *testing.B) {
 	tools := searchfetch.New(backend, nil)
 	inline := searchfetch.New(backend, &searchfetch.Options{Inline: true})
 	authorized := searchfetch.New(backend, &searchfetch.Options{Authorize: func(context.Context, searchfetch.Access) error { return nil }})
+	hand := adaptertest.HandTools(backend)
 	search, fetch := []byte(`{"query":"refund"}`), []byte(`{"id":"c1/orders:o1"}`)
 	calls := []struct {
 		name string
@@ -35,31 +36,11 @@ func BenchmarkTools(b *testing.B) {
 		{"search/tool", search, toolCall(tools.Search)},
 		{"search/inline", search, toolCall(inline.Search)},
 		{"search/authorized", search, toolCall(authorized.Search)},
-		{"search/hand", search, func(ctx context.Context, args []byte) error {
-			var in struct {
-				Query string `json:"query"`
-			}
-			if err := json.Unmarshal(args, &in); err != nil {
-				return err
-			}
-			_, _, err := adaptertest.HandSearch(ctx, backend, in.Query)
-			return err
-		}},
+		{"search/hand", search, handCall(hand[0])},
 		{"fetch/tool", fetch, toolCall(tools.Fetch)},
 		{"fetch/inline", fetch, toolCall(inline.Fetch)},
 		{"fetch/authorized", fetch, toolCall(authorized.Fetch)},
-		{"fetch/hand", fetch, func(ctx context.Context, args []byte) error {
-			var in struct {
-				ID           string `json:"id"`
-				ConnectionID string `json:"connection_id"`
-			}
-			if err := json.Unmarshal(args, &in); err != nil {
-				return err
-			}
-			doc, err := adaptertest.HandFetch(ctx, backend, in.ID, in.ConnectionID)
-			text = string(doc)
-			return err
-		}},
+		{"fetch/hand", fetch, handCall(hand[1])},
 	}
 	ctx := context.Background()
 	for _, c := range calls {
@@ -74,8 +55,18 @@ func BenchmarkTools(b *testing.B) {
 	}
 }
 
-// text keeps the hand-written fetch's text alive, as a result would.
+// text keeps the hand-written tools' text alive, as a result would.
 var text string
+
+// handCall returns tool, decoding its arguments with encoding/json, as a
+// benchmark's call.
+func handCall(tool adaptertest.HandTool) func(context.Context, []byte) error {
+	return func(ctx context.Context, args []byte) error {
+		var err error
+		text, _, err = tool.Call(ctx, func(v any) error { return json.Unmarshal(args, v) })
+		return err
+	}
+}
 
 // toolCall returns call as a benchmark's call, failing on a tool error.
 func toolCall(call func(context.Context, json.RawMessage) searchfetch.Result) func(context.Context, []byte) error {

@@ -81,18 +81,10 @@ func cutDefault(doc Document, text string, start, budget int) ([]byte, error) {
 	skeleton := marshal(cut)
 	marks := len(`,"truncated":true,"total_length":,"next_offset":`) + 2*len(strconv.Itoa(len(text)))
 	end, whole := fitJSON(rest, budget-(len(skeleton)-marks), budget-len(skeleton))
-	if whole {
-		doc.Text = rest
-		return marshal(doc), nil
-	}
-	if end == 0 {
-		return nil, errNoRoom
-	}
-	encode := func(end int) ([]byte, error) {
+	return fit(doc, rest, end, whole, budget, func(end int) ([]byte, error) {
 		cut.Text, cut.NextOffset = rest[:end], start+end
 		return marshal(cut), nil
-	}
-	return shrink(rest, end, budget, encode)
+	})
 }
 
 // cutChatGPT returns the JSON of doc with its text cut where the result
@@ -108,16 +100,22 @@ func cutChatGPT(doc Document, text string, budget int) ([]byte, error) {
 	cut.Metadata, cut.Text = meta, cutNote(len(text), len(text))
 	skeleton := marshal(cut)
 	end, whole := fitJSON(text, budget-len(plain), budget-len(skeleton))
+	return fit(doc, text, end, whole, budget, func(end int) ([]byte, error) {
+		cut.Text = text[:end] + cutNote(end, len(text))
+		return marshal(cut), nil
+	})
+}
+
+// fit returns the JSON of doc with text whole when whole (fitJSON found
+// that it fits), errNoRoom when not a byte of text fits (end 0), and
+// otherwise encode(end), the cut document, within budget (see shrink).
+func fit(doc Document, text string, end int, whole bool, budget int, encode func(int) ([]byte, error)) ([]byte, error) {
 	if whole {
 		doc.Text = text
 		return marshal(doc), nil
 	}
 	if end == 0 {
 		return nil, errNoRoom
-	}
-	encode := func(end int) ([]byte, error) {
-		cut.Text = text[:end] + cutNote(end, len(text))
-		return marshal(cut), nil
 	}
 	return shrink(text, end, budget, encode)
 }

@@ -84,14 +84,20 @@ func TestSearchTokensPerID(t *testing.T) {
 func shownTitles(hits []mcpid.Hit, a *mcpid.Aliases) map[string]string {
 	titles := make(map[string]string, len(hits))
 	for _, h := range hits {
-		conn := h.ConnectionID
-		if alias, ok := a.Alias(conn); ok {
-			conn = alias
-		}
-		id, _ := mcpid.SelfContainedID(h.ID, conn)
-		titles[id] = h.Title
+		titles[shownID(h.ID, h.ConnectionID, a)] = h.Title
 	}
 	return titles
+}
+
+// shownID returns the id search shows a hit of id on connection conn
+// under, unsealed: its self-contained id, with conn's alias in a where it
+// has one.
+func shownID(id, conn string, a *mcpid.Aliases) string {
+	if alias, ok := a.Alias(conn); ok {
+		conn = alias
+	}
+	shown, _ := mcpid.SelfContainedID(id, conn)
+	return shown
 }
 
 // kitHits converts hits to the economy kit's.
@@ -108,12 +114,7 @@ func checkURLs(t *testing.T, shown, hits []economy.Hit, a *mcpid.Aliases) {
 	t.Helper()
 	urls := make(map[string]string, len(hits))
 	for _, h := range hits {
-		conn := h.ConnectionID
-		if alias, ok := a.Alias(conn); ok {
-			conn = alias
-		}
-		id, _ := mcpid.SelfContainedID(h.ID, conn)
-		urls[id] = h.URL
+		urls[shownID(h.ID, h.ConnectionID, a)] = h.URL
 	}
 	for _, s := range shown {
 		assert.Equal(t, urls[s.ID], s.URL, "the url of %q", s.ID)

@@ -28,9 +28,12 @@ const (
 	DefaultMaxBody = 1 << 20
 )
 
-// Config is a handler's options with the defaults applied: a bound of 0
-// is none.
-type Config struct {
+// Options are the options of the adapters' NewHTTPHandler, as a caller
+// gives them: gosdk.HTTPOptions and mcpgo.HTTPOptions have these fields,
+// in this order, and each handler converts its options to Options, so a
+// field added to one type and not to the others stops the build. The
+// field docs are on the adapters' types.
+type Options struct {
 	MaxSessions int
 	SessionIdle time.Duration
 	MaxBody     int64
@@ -42,10 +45,17 @@ type Config struct {
 	Scopes              []string
 }
 
-// Resolve returns the Config of the options' values: a zero value is its
-// default, a negative one no bound.
-func Resolve(maxSessions int, idle time.Duration, maxBody int64, stateless bool, verify func(*http.Request) (searchfetch.Caller, error)) Config {
-	c := Config{MaxSessions: maxSessions, SessionIdle: idle, MaxBody: maxBody, Stateless: stateless, Verify: verify}
+// Config is a handler's Options with the defaults applied: a bound of 0
+// is none.
+type Config Options
+
+// Resolve returns the Config of o (nil for the defaults): a zero value is
+// its default, a negative one no bound.
+func Resolve(o *Options) Config {
+	var c Config
+	if o != nil {
+		c = Config(*o)
+	}
 	switch {
 	case c.MaxSessions == 0:
 		c.MaxSessions = DefaultMaxSessions

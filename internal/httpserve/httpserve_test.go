@@ -34,12 +34,15 @@ func TestResolve(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Resolve(tt.sessions, tt.idle, tt.body, true, nil)
+			got := Resolve(&Options{MaxSessions: tt.sessions, SessionIdle: tt.idle, MaxBody: tt.body, Stateless: true})
 			want := Config{MaxSessions: tt.wantSessions, SessionIdle: tt.wantIdle, MaxBody: tt.wantBody, Stateless: true}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("Resolve (-want +got):\n%s", diff)
 			}
 		})
+	}
+	if diff := cmp.Diff(Config{MaxSessions: DefaultMaxSessions, SessionIdle: DefaultSessionIdle, MaxBody: DefaultMaxBody}, Resolve(nil)); diff != "" {
+		t.Errorf("Resolve(nil) (-want +got):\n%s", diff)
 	}
 }
 
@@ -76,7 +79,7 @@ func TestAdmit(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := Resolve(0, 0, 16, false, verify)
+			c := Resolve(&Options{MaxBody: 16, Verify: verify})
 			req := httptest.NewRequest(http.MethodPost, "/mcp", io.MultiReader(strings.NewReader(tt.body)))
 			if tt.auth != "" {
 				req.Header.Set("Authorization", tt.auth)

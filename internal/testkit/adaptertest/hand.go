@@ -27,8 +27,8 @@ type handResult struct {
 // self-contained, renders the preview, and puts the hits it shows in the
 // structured results, as searchfetch does, without the argument checks and
 // the duplicate and fetchability checks. It bounds the backend call as
-// searchfetch does by default (see [Bounded]). Each adapter's benchmark
-// wraps it, and HandFetch, in its own SDK's tool handler and result.
+// searchfetch does by default (see [Bounded]). [HandTool.Call] decodes
+// its arguments, and HandFetch's.
 func HandSearch(ctx context.Context, b searchfetch.Backend, query string) (text string, structured json.RawMessage, err error) {
 	res, err := Bounded(ctx, func(ctx context.Context) (searchfetch.SearchResult, error) { return b.Search(ctx, query) })
 	if err != nil {
@@ -66,6 +66,47 @@ func HandFetch(ctx context.Context, b searchfetch.Backend, id, connectionID stri
 	}
 	doc.ID = req.EchoID
 	return json.Marshal(doc)
+}
+
+// A HandTool is search or fetch written by hand over a backend,
+// SDK-independent: an adapter's benchmark wraps Call in its own SDK's tool
+// handler and result.
+type HandTool struct {
+	Name string
+	b    searchfetch.Backend
+}
+
+// HandTools returns search and fetch written by hand over b, in that
+// order.
+func HandTools(b searchfetch.Backend) []HandTool {
+	return []HandTool{{"search", b}, {"fetch", b}}
+}
+
+// Call decodes the call's arguments with bind, the SDK's own decoder, and
+// returns what HandSearch or HandFetch returns: the result's text and
+// structuredContent, or the error the tool fails with. Call is a method,
+// not a func field, so that a bind made for the call stays on the
+// caller's stack: the baseline allocates what a tool written by hand
+// allocates, no more.
+func (t HandTool) Call(ctx context.Context, bind func(any) error) (text string, structured json.RawMessage, err error) {
+	if t.Name == "search" {
+		var in struct {
+			Query string `json:"query"`
+		}
+		if err := bind(&in); err != nil {
+			return "", nil, err
+		}
+		return HandSearch(ctx, t.b, in.Query)
+	}
+	var in struct {
+		ID           string `json:"id"`
+		ConnectionID string `json:"connection_id"`
+	}
+	if err := bind(&in); err != nil {
+		return "", nil, err
+	}
+	doc, err := HandFetch(ctx, t.b, in.ID, in.ConnectionID)
+	return string(doc), doc, err
 }
 
 // Bounded is how a tool written by hand bounds a backend call that may

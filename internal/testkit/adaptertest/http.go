@@ -19,21 +19,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpid/mcpid"
+	"github.com/mcpid/mcpid/internal/httpserve"
 	"github.com/mcpid/mcpid/searchfetch"
 )
 
 // HTTPOptions are the options of an SDK's NewHTTPHandler, which both
-// adapters spell the same way.
-type HTTPOptions struct {
-	MaxSessions int
-	SessionIdle time.Duration
-	MaxBody     int64
-	Stateless   bool
-	Verify      func(*http.Request) (searchfetch.Caller, error)
-
-	ResourceMetadataURL string
-	Scopes              []string
-}
+// adapters spell the same way: an SDK's harness converts them to its own
+// HTTPOptions.
+type HTTPOptions = httpserve.Options
 
 // HTTPHarness is what an SDK's tests give the shared HTTP tests.
 type HTTPHarness struct {

@@ -3,6 +3,7 @@ package adaptertest
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -52,6 +53,25 @@ type Client interface {
 // through the adapter with opts, and returns a client connected to it.
 // Everything it starts ends with the test.
 type Connect func(t testing.TB, b searchfetch.Backend, opts *searchfetch.Options) Client
+
+// NewAnswer returns the SDK-independent form of a tool result: its
+// isError, its content items, of which text returns the text (false for
+// an item of another kind), and its structuredContent (nil when absent).
+func NewAnswer[C any](t testing.TB, isError bool, content []C, text func(C) (string, bool), structured any) Answer {
+	t.Helper()
+	a := Answer{IsError: isError}
+	for _, c := range content {
+		if s, ok := text(c); ok {
+			a.Texts = append(a.Texts, s)
+		} else {
+			a.Texts = append(a.Texts, fmt.Sprintf("<%T>", c))
+		}
+	}
+	if structured != nil {
+		a.Structured = Decode(t, structured)
+	}
+	return a
+}
 
 // Decode returns the JSON value v marshals to, decoded into any: the form
 // in which Answer and ToolInfo hold structured values.
