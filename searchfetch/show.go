@@ -75,7 +75,10 @@ func (s *selection) counted() int { return len(s.hits) + s.beyond + s.dropped }
 func (t *Tools) selectHits(ctx context.Context, in []mcpid.Hit, g *grants, from, limit int) (selection, error) {
 	sel := selection{hits: make([]mcpid.Hit, 0, min(len(in), limit)), at: make([]int, 0, min(len(in), limit))}
 	seen := make(map[string]struct{}, min(len(in), limit))
-	var first string // why the first dropped hit was dropped
+	// why the first dropped hit was dropped, and its place among the
+	// readable hits: the model reads it, so it never counts denied hits
+	// (reportDropped gives the server the backend's index).
+	var first string
 	firstAt := -1
 	readable := 0 // the readable hits before in[i]
 	for i, h := range in {
@@ -114,7 +117,7 @@ func (t *Tools) selectHits(ctx context.Context, in []mcpid.Hit, g *grants, from,
 		case why != "":
 			sel.dropped++
 			if firstAt < 0 {
-				first, firstAt = why, i
+				first, firstAt = why, readable-1
 			}
 			t.reportDropped(ctx, i, h, why)
 		case len(sel.hits) < limit:
