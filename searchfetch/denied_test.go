@@ -1,6 +1,7 @@
 package searchfetch_test
 
 import (
+	"context"
 	"strconv"
 	"testing"
 
@@ -34,4 +35,28 @@ func TestFailedSearchCountsNoDeniedHit(t *testing.T) {
 			assert.Equal(t, []dropReport{{50, "", "the hit has an empty id"}}, reports)
 		})
 	}
+}
+
+// TestUndecidedBeforePageFails: a later page fails (resource_unavailable)
+// when the verdict on a connection whose hits all came before it is
+// undecided: the cursor counts the readable hits passed, and whether
+// those were among them decides where the page starts. Left out, they
+// would shift it past hits never shown.
+func TestUndecidedBeforePageFails(t *testing.T) {
+	hits := append(numbered(2, "c0"), numbered(4, "c1")[2:]...)
+	undecided := false
+	authorize := func(_ context.Context, a searchfetch.Access) error {
+		if undecided && a.ConnectionID == "c0" {
+			return mcpid.NewError(mcpid.CodeResourceUnavailable, "the grants store is down", "")
+		}
+		return nil
+	}
+	tools := searchfetch.New(&recorder{result: searchfetch.SearchResult{Hits: hits}},
+		&searchfetch.Options{Authorize: authorize, Preview: mcpid.PreviewOptions{MaxHits: 2}})
+	p := searchPage(t, as("ana"), tools, "q", "")
+	assert.Equal(t, []string{"c0/s:0", "c0/s:1"}, p.ids)
+	undecided = true
+	requireError(t, tools.Search(as("ana"), mustJSON(t, map[string]string{"query": "q", "cursor": p.cursor})), mcpid.CodeResourceUnavailable)
+	undecided = false
+	assert.Equal(t, []string{"c1/s:2", "c1/s:3"}, searchPage(t, as("ana"), tools, "q", p.cursor).ids)
 }
