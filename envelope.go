@@ -1,6 +1,7 @@
 package mcpid
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -81,7 +82,16 @@ func (e *Error) MarshalJSON() ([]byte, error) {
 			env.RetryWith = ""
 		}
 	}
-	return json.Marshal(env)
+	// Without HTML escapes: JSON needs none, and each costs a model 6
+	// bytes where '<' costs one (json.Marshal of an *Error escapes them
+	// again).
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(env); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // validText returns s with each run of bytes that are not valid UTF-8

@@ -90,7 +90,11 @@
 // structuredContent holds as next_cursor. Pages follow the hits the
 // backend returned, each readable hit shown once across them, for a
 // backend that answers a query alike each time; a backend that pages
-// itself implements [Pager]. The cursor holds all the state, so any
+// itself implements [Pager]. A budget too small for a page's first hit
+// and the cursor's line together (or a long backend cursor's) ends
+// paging there: the page shows what fits and, with room, says to narrow
+// the query; a hit is never passed over for want of room for the
+// cursor. The cursor holds all the state, so any
 // replica serves any page, and counts only hits the caller may read. With
 // a Sealer it is bound to the caller, the query and the page options, and
 // another's or an edited one is refused; without one it is bound to its

@@ -26,10 +26,9 @@ type paging struct {
 	// counted by the backend, past a backend cursor the tools cannot
 	// carry, or hits the search could neither show nor count.
 	unreachable bool
-	// budget is the page's; room, once known, the bytes of the longest
-	// line the page may end with, its line break included, or -1 when the
-	// budget leaves no room for one.
-	budget, room int
+	// room, once known, is the bytes of the longest line the page may end
+	// with, its line break included.
+	room int
 }
 
 // minPageText is the fewest bytes of preview text that the line ending a
@@ -40,7 +39,7 @@ const minPageText = 64
 // is the selection from the readable hit from on, the page the backend
 // cursor backend names.
 func (t *Tools) newPaging(ctx context.Context, query string, res SearchResult, sel *selection, c cursor, opts mcpid.PreviewOptions) paging {
-	pg := paging{t: t, ctx: ctx, query: query, at: sel.at, beyond: sel.beyond, from: c.passed, backend: c.backend, budget: opts.Budget}
+	pg := paging{t: t, ctx: ctx, query: query, at: sel.at, beyond: sel.beyond, from: c.passed, backend: c.backend}
 	usable := t.opts.Authorize == nil || res.CountsForCaller
 	switch {
 	case !usable:
@@ -53,14 +52,35 @@ func (t *Tools) newPaging(ctx context.Context, query string, res SearchResult, s
 	return pg
 }
 
-// reserve returns the bytes to keep for the line that ends the page
-// (pg.room), measured the first time a page needs one: the longest line
-// it may end with, the one with the largest count of hits passed. When
-// that leaves the preview less than minPageText, the page ends with no
-// line, and reserve returns 0.
-func (pg *paging) reserve() int {
+// ending is how a page rendered by layout ends.
+type ending uint8
+
+const (
+	// endProbe ends the page with no line, and stops once the page
+	// needs one.
+	endProbe ending = iota
+	// endCursor ends it with the line paging.end gives.
+	endCursor
+	// endNarrow ends it, when the caller has hits after those it shows,
+	// with the advice to narrow the query, and gives no cursor.
+	endNarrow
+	// endNone ends it with no line.
+	endNone
+)
+
+// reserve returns the bytes to keep for the line that ends a page as e
+// says, its line break included: for endCursor the longest line the page
+// may end with, the one with the largest count of hits passed (measured
+// once, in pg.room).
+func (pg *paging) reserve(e ending) int {
+	switch e {
+	case endNarrow:
+		return len(pg.t.narrowLine()) + 1
+	case endProbe, endNone:
+		return 0
+	}
 	if pg.room != 0 {
-		return max(pg.room, 0)
+		return pg.room
 	}
 	last := pg.from
 	if n := len(pg.at); n > 0 {
@@ -71,11 +91,8 @@ func (pg *paging) reserve() int {
 	if pg.next != "" {
 		room = max(room, len(pg.t.cursorLine(pg.cursor(cursor{backend: pg.next}))))
 	}
-	pg.room = -1
-	if pg.budget-room-1 >= minPageText {
-		pg.room = room + 1
-	}
-	return max(pg.room, 0)
+	pg.room = room + 1
+	return pg.room
 }
 
 // cursor returns the text of c.
@@ -85,12 +102,8 @@ func (pg *paging) cursor(c cursor) string { return pg.t.cursorText(pg.ctx, pg.qu
 // hi (and passes over those before the first it shows), and the cursor
 // that line gives: a cursor when the caller has hits after them, else
 // the advice to narrow the query when the caller has hits no cursor
-// reaches, else nothing. Once reserve found no room for a line, it gives
-// none.
+// reaches, else nothing.
 func (pg *paging) end(hi int) (line, next string) {
-	if pg.room < 0 {
-		return "", ""
-	}
 	passed := pg.from
 	if hi > 0 {
 		passed = pg.at[hi-1] + 1
@@ -108,6 +121,20 @@ func (pg *paging) end(hi int) (line, next string) {
 		return "", ""
 	}
 	return pg.t.cursorLine(next), next
+}
+
+// endAs returns the line and cursor that end, as e says, a page that
+// shows the kept hits before hi.
+func (pg *paging) endAs(e ending, hi int) (line, next string) {
+	switch e {
+	case endCursor:
+		return pg.end(hi)
+	case endNarrow:
+		if line, _ := pg.end(hi); line != "" {
+			return pg.t.narrowLine(), ""
+		}
+	}
+	return "", ""
 }
 
 // cursorLine returns the line of the text that gives the cursor c.
@@ -130,22 +157,60 @@ func (t *Tools) narrowLine() string {
 // preview may leave out a hit that does not fit and show a later,
 // shorter one: the page then ends before the hit left out, which the
 // next page shows. A hit the preview leaves out before the first it
-// shows fits no page alone: it is passed over, and counted among the
-// hits not shown (when none fits, the first is). It renders again with
-// only the hits shown, so that the text does not count the others as in
-// structuredContent (but with StructuredAll, which holds them all), with
-// room kept for the page's last line once the page needs one, and for a
-// smaller budget while the structured form is over budget, until all
-// agree and fit. Each round shows fewer hits, keeps room, or writes a
-// shorter text; after maxRounds it shows none.
+// shows, with no room kept for a last line, fits no page alone: it is
+// passed over, and counted among the hits not shown (when none fits, the
+// first is).
+//
+// The page is first laid out with no last line. When it needs one (the
+// caller has more hits), it is laid out again with room kept for the
+// cursor's line, as long as that page still shows the first hit the
+// page without a line shows: a hit that fits a page is never passed
+// over for want of room for the cursor, which would lose it. Else the
+// page shows what fits and ends with the advice to narrow the query, or,
+// when even that leaves out its first hit, with no line: the cursor
+// cannot be given, and paging ends there.
 func (t *Tools) pageResult(hits []mcpid.Hit, opts mcpid.PreviewOptions, pg paging) Result {
+	r, first, ok := t.layout(hits, opts, &pg, endProbe, 0)
+	if ok {
+		return r
+	}
+	for _, e := range [...]ending{endCursor, endNarrow} {
+		if r, _, ok := t.layout(hits, opts, &pg, e, first); ok {
+			return r
+		}
+	}
+	r, _, _ = t.layout(hits, opts, &pg, endNone, 0)
+	return r
+}
+
+// layout renders the page of pageResult that ends as e says. It renders
+// again with only the hits shown, so that the text does not count the
+// others as in structuredContent (but with StructuredAll, which holds
+// them all), with room kept for the page's last line, and for a smaller
+// budget while the structured form is over budget, until all agree and
+// fit. Each round shows fewer hits or writes a shorter text; after
+// maxRounds it shows none.
+//
+// With endProbe it reports false once the page needs a last line, with
+// lo the first hit it renders then. With endCursor and endNarrow it
+// reports false when the page would pass over hits[first], or the budget
+// leaves the preview less than minPageText besides the line. With
+// endNone it always succeeds.
+func (t *Tools) layout(hits []mcpid.Hit, opts mcpid.PreviewOptions, pg *paging, e ending, first int) (r Result, lo int, ok bool) {
 	budget := opts.Budget
 	all := t.opts.Structured == StructuredAll
-	reserve := 0
+	keep := e == endCursor || e == endNarrow // hits[first] must stay
+	reserve := pg.reserve(e)
+	if keep && budget-reserve < minPageText {
+		return Result{}, 0, false
+	}
 	lo, end := 0, len(hits) // the hits rendered
 	for round := 0; ; round++ {
 		if round >= maxRounds {
 			lo, end = min(1, len(hits)), min(1, len(hits))
+		}
+		if keep && lo > first {
+			return Result{}, lo, false
 		}
 		o := opts
 		o.Budget -= reserve
@@ -168,14 +233,12 @@ func (t *Tools) pageResult(hits []mcpid.Hit, opts mcpid.PreviewOptions, pg pagin
 			end = lo
 			continue
 		}
-		line, next := pg.end(hi)
-		if line != "" && reserve == 0 {
-			if reserve = pg.reserve(); reserve > 0 {
-				lo, end = 0, len(hits)
-				continue
+		if e == endProbe {
+			if line, _ := pg.end(hi); line != "" {
+				return Result{}, lo, false
 			}
-			line, next = "", ""
 		}
+		line, next := pg.endAs(e, hi)
 		preview := len(text)
 		if line != "" && text != "" {
 			text += "\n" + line
@@ -184,13 +247,13 @@ func (t *Tools) pageResult(hits []mcpid.Hit, opts mcpid.PreviewOptions, pg pagin
 		}
 		switch t.opts.Structured {
 		case StructuredNone:
-			return okResult(text, nil)
+			return okResult(text, nil), lo, true
 		case StructuredAll:
-			return okResult(text, structuredOf(hits, opts, next))
+			return okResult(text, structuredOf(hits, opts, next)), lo, true
 		}
 		structured := structuredOf(shown, opts, next)
 		if len(structured) <= budget || lo == hi {
-			return okResult(text, structured)
+			return okResult(text, structured), lo, true
 		}
 		opts.Budget = min(o.Budget, preview) - (len(structured) - budget) + reserve
 		lo, end = 0, len(hits)

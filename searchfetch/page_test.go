@@ -184,17 +184,29 @@ func mustJSON(t *testing.T, v any) json.RawMessage {
 
 // TestPagingReachesEveryReadableHit: over random hit lists with denied
 // connections, duplicates, unfetchable hits and titles of every length,
-// at random budgets, paging shows every readable, fetchable hit exactly
-// once, in order, each id once; each page fits its budget in every
-// channel, and its header counts the readable hits that remain. The
-// cursors a caller gets are the same whatever hits of connections it may
-// not read the list holds: no count of hidden hits can be read from them.
+// at random budgets from MinBudget on, from one backend answer or from a
+// Pager whose cursors are up to 256 bytes long, each page shows a run of
+// the readable, fetchable hits not yet shown, each id once (per backend
+// page), and passes over a hit only when it fits no page alone; paging
+// ends early only after a page whose first hit fits no page alone, or
+// does not fit one with room for the line that gives a cursor. With
+// budgets that leave room for a hit and a cursor, that is every such hit
+// exactly once, in order. Each page fits its budget in every channel,
+// and its header counts the readable hits that remain. The cursors a
+// caller gets are the same whatever hits of connections it may not read
+// the list holds: no count of hidden hits can be read from them.
 func TestPagingReachesEveryReadableHit(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	g := &grants{byUser: map[string][]string{"ana": {"c0", "c1", "c2", ""}}}
 	structured := []searchfetch.Structured{searchfetch.StructuredShown, searchfetch.StructuredAll, searchfetch.StructuredNone}
-	for round := range 150 {
-		budget := 400 + r.IntN(2000)
+	for round := range 300 {
+		budget := searchfetch.MinBudget + r.IntN(2300)
+		// size is the Pager's page size (0: one answer of Search), pad
+		// the length of its cursors.
+		size, pad := 0, 0
+		if r.IntN(3) == 0 {
+			size, pad = 1+r.IntN(20), 1+r.IntN(256)
+		}
 		var hits, readable []mcpid.Hit
 		for range r.IntN(60) {
 			h := mcpid.Hit{ID: "s:" + strconv.Itoa(r.IntN(40)), ConnectionID: "c" + strconv.Itoa(r.IntN(5)),
@@ -207,29 +219,62 @@ func TestPagingReachesEveryReadableHit(t *testing.T) {
 			case 2:
 				// Long enough that a page of others may have no room
 				// for it, while a page of its own does.
-				h.ID = "s:" + strings.Repeat("x", r.IntN(budget-350))
+				if room := budget - 350 - pad; room > 0 {
+					h.ID = "s:" + strings.Repeat("x", r.IntN(room))
+				}
 			}
 			hits = append(hits, h)
 			if h.ConnectionID != "c3" && h.ConnectionID != "c4" {
 				readable = append(readable, h)
 			}
 		}
-		// want are the ids to show, in order; firstAt the place of each
-		// among the readable hits; counted[i] is 1 when readable hit i
-		// counts (unfetchable, or the first with its id).
+		opts := &searchfetch.Options{Authorize: g.authorize, Structured: structured[r.IntN(3)],
+			Preview: mcpid.PreviewOptions{Budget: budget, MaxHits: 1 + r.IntN(10)}}
+		if r.IntN(2) == 0 {
+			opts.Sealer = sealer(t)
+		}
+		// A search that finds readable hits and no hit to show fails,
+		// unless a further backend page may hold some.
+		pageSize := len(hits)
+		if size > 0 {
+			pageSize = size
+		}
+		if len(hits) <= pageSize && len(readable) > 0 {
+			h := mcpid.Hit{ID: "s:ok", ConnectionID: "c0"}
+			hits, readable = append(hits, h), append(readable, h)
+			pageSize = len(hits)
+		}
+		// want are the ids to show, in order, each once per backend page,
+		// and shownAs the hits as shown; counted[i] is 1 when readable hit
+		// i counts (unfetchable, or the first with its id on its backend
+		// page).
 		var want []string
-		firstAt := map[string]int{}
+		var shownAs []mcpid.Hit
 		counted := make([]int, len(readable))
-		for i, h := range readable {
-			id, ok := mcpid.SelfContainedID(h.ID, h.ConnectionID)
-			if h.ID == "" || !ok && h.ConnectionID != "" {
-				counted[i] = 1
-				continue
-			}
-			if _, dup := firstAt[id]; !dup {
-				firstAt[id] = i
-				want = append(want, id)
-				counted[i] = 1
+		at := 0 // the readable hits before hits[i]
+		for lo := 0; lo < len(hits); lo += pageSize {
+			seen := map[string]bool{}
+			for _, h := range hits[lo:min(lo+pageSize, len(hits))] {
+				if h.ConnectionID == "c3" || h.ConnectionID == "c4" {
+					continue
+				}
+				at++
+				id, ok := mcpid.SelfContainedID(h.ID, h.ConnectionID)
+				if h.ID == "" || !ok && h.ConnectionID != "" {
+					counted[at-1] = 1
+					continue
+				}
+				if !seen[id] {
+					seen[id] = true
+					want = append(want, id)
+					counted[at-1] = 1
+					as := h
+					as.ID = id
+					if opts.Sealer != nil {
+						as.ID = opts.Sealer.Seal(id)
+					}
+					shownAs = append(shownAs, as)
+				}
 			}
 		}
 		remaining := func(from int) int {
@@ -239,55 +284,97 @@ func TestPagingReachesEveryReadableHit(t *testing.T) {
 			}
 			return n
 		}
-		opts := &searchfetch.Options{Authorize: g.authorize, Structured: structured[r.IntN(3)],
-			Preview: mcpid.PreviewOptions{Budget: budget, MaxHits: 1 + r.IntN(10)}}
-		if r.IntN(2) == 0 {
-			opts.Sealer = sealer(t)
-		}
+		// fits reports whether every page has room for any hit and a
+		// cursor line: then paging reaches every hit.
+		fits := budget >= 400+pad
+		room := lastLineRoom(len(hits) > pageSize, pad)
 		t.Run(strconv.Itoa(round), func(t *testing.T) {
 			pages := func(hits []mcpid.Hit) (shown, cursors []string) {
-				tools := searchfetch.New(&recorder{result: searchfetch.SearchResult{Hits: hits}}, opts)
+				var b searchfetch.Backend = &recorder{result: searchfetch.SearchResult{Hits: hits}}
+				if size > 0 {
+					b = &paddedPager{hits: hits, size: size, pad: pad}
+				}
+				tools := searchfetch.New(b, opts)
 				cursor := ""
 				passed := 0 // the readable hits the pages shown so far passed
+				next := 0   // the first of want not yet shown
+				header := ""
 				for n := 0; ; n++ {
-					require.LessOrEqual(t, n, len(hits), "no progress")
+					require.LessOrEqual(t, n, 2*len(hits)+1, "no progress")
 					p := searchPage(t, as("ana"), tools, "q", cursor)
 					assert.LessOrEqual(t, len(p.text), opts.Preview.Budget)
 					if opts.Structured == searchfetch.StructuredShown {
 						assert.LessOrEqual(t, p.structured, opts.Preview.Budget)
 					}
-					if opts.Structured != searchfetch.StructuredNone {
+					if opts.Structured != searchfetch.StructuredNone && size == 0 {
 						assert.Equal(t, remaining(passed), p.total, "the header counts what remains:\n%s", p.text)
 						assert.False(t, p.hasMore)
 					}
-					if len(p.ids) > 0 {
-						last := p.ids[len(p.ids)-1]
-						if opts.Sealer != nil {
-							last, _ = opts.Sealer.Open(last)
-						}
-						passed = firstAt[last] + 1
+					if header == "" {
+						// The page that passed the hits of want before
+						// the first of this page: the first since the
+						// last page that showed hits.
+						header = p.text
 					}
+					var opened []string
 					for _, id := range p.ids {
 						if opts.Sealer != nil {
-							opened, err := opts.Sealer.Open(id)
+							o, err := opts.Sealer.Open(id)
 							require.NoError(t, err)
-							id = opened
+							id = o
 						}
-						shown = append(shown, id)
+						opened = append(opened, id)
 					}
+					if len(opened) > 0 {
+						j := next
+						for j < len(want) && want[j] != opened[0] {
+							j++
+						}
+						require.Less(t, j, len(want), "a page shows %s, not to show or shown before:\n%s", opened[0], p.text)
+						for _, h := range shownAs[next:j] {
+							assert.False(t, fitsAlone(h, budget, opts.Preview.MaxHits, header), "%s passed over, yet it fits a page:\n%s", h.ID, header)
+						}
+						require.Equal(t, want[j:min(j+len(opened), len(want))], opened, "a page shows a run of the hits not yet shown:\n%s", p.text)
+						next, header = j+len(opened), ""
+					}
+					shown = append(shown, opened...)
 					if p.cursor == "" {
+						if next < len(want) {
+							// Paging ended early: after a page that shows
+							// its first hit alone, with no room for a
+							// cursor, or one whose first hit fits no page.
+							if len(opened) > 0 {
+								first := shownAs[next-len(opened)]
+								assert.False(t, fitsAlone(first, budget-room, opts.Preview.MaxHits, p.text), "no cursor, yet one fits:\n%s", p.text)
+								if fitsAlone(first, budget-len(narrowAdvice)-1, opts.Preview.MaxHits, p.text) {
+									assert.True(t, strings.HasSuffix(p.text, "\n"+narrowAdvice), "more hits, and room to say so:\n%s", p.text)
+								}
+							} else {
+								assert.False(t, fitsAlone(shownAs[next], budget, opts.Preview.MaxHits, header), "%s never shown, yet it fits a page:\n%s", shownAs[next].ID, header)
+							}
+							assert.False(t, fits, "paging ends early at budget %d:\n%s", budget, p.text)
+						}
 						return shown, cursors
 					}
 					cursors = append(cursors, p.cursor)
 					cursor = p.cursor
+					// The cursor counts the readable hits passed.
+					count, _, _ := strings.Cut(cursor[:strings.LastIndexByte(cursor, '~')], ".")
+					var err error
+					passed, err = strconv.Atoi(count)
+					require.NoError(t, err)
 				}
 			}
 			shown, cursors := pages(hits)
-			assert.Equal(t, want, shown)
-			// The same list without the hits ana may not read gives her
-			// the same cursors.
-			_, alone := pages(readable)
-			assert.Equal(t, cursors, alone)
+			if fits {
+				assert.Equal(t, want, shown)
+			}
+			if size == 0 {
+				// The same list without the hits ana may not read gives
+				// her the same cursors.
+				_, alone := pages(readable)
+				assert.Equal(t, cursors, alone)
+			}
 		})
 	}
 }

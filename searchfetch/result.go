@@ -21,13 +21,14 @@ type Result struct {
 
 // ErrorResult returns the tool error for err, whose envelope is that of an
 // [*mcpid.Error] in err's chain, or else a generic resource_unavailable
-// that never holds err's message.
+// that never holds err's message. The envelope's JSON is written as the
+// tools write theirs: '<', '>', '&', U+2028 and U+2029 as they are.
 func ErrorResult(err error) Result {
-	b, merr := json.Marshal(envelope(err))
+	b, merr := encode(envelope(err))
 	if merr != nil {
 		// An *mcpid.Error always marshals; this keeps the promise of
 		// an envelope should that ever change.
-		b, _ = json.Marshal(errUnavailable)
+		b, _ = encode(errUnavailable)
 	}
 	return Result{Text: string(b), StructuredContent: b, IsError: true, Err: err}
 }

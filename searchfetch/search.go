@@ -136,11 +136,23 @@ func structuredOf(hits []mcpid.Hit, opts mcpid.PreviewOptions, next string) json
 // and maps of strings, with '<', '>', '&', U+2028 and U+2029 written as
 // they are (see rawSeparators).
 func marshal(v any) json.RawMessage {
+	b, err := encode(v)
+	if err != nil {
+		panic("searchfetch: " + err.Error()) // strings, ints and bools always encode
+	}
+	return b
+}
+
+// encode returns the JSON of v as marshal writes it, or why v does not
+// encode. A json.Marshaler's own escapes are kept: [mcpid.Error] writes
+// none that JSON does not need but U+2028 and U+2029, which rawSeparators
+// writes as they are.
+func encode(v any) (json.RawMessage, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		panic("searchfetch: " + err.Error()) // strings, ints and bools always encode
+		return nil, err
 	}
-	return rawSeparators(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+	return rawSeparators(bytes.TrimSuffix(b.Bytes(), []byte("\n"))), nil
 }

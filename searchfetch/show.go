@@ -60,7 +60,8 @@ func (s *selection) counted() int { return len(s.hits) + s.beyond + s.dropped }
 // holds the verdicts. A hit of a connection without a verdict is neither
 // shown nor counted, and fails the search when its verdict is undecided
 // while the window still has room: which hits the page shows would
-// depend on it.
+// depend on it (so does where a cursor's page starts, for such a hit
+// before it).
 //
 // With aliases ([Options.Aliases]), a hit of an aliased connection is
 // shown with the alias as its connection, which its id embeds; a hit whose
@@ -75,7 +76,10 @@ func (s *selection) counted() int { return len(s.hits) + s.beyond + s.dropped }
 func (t *Tools) selectHits(ctx context.Context, in []mcpid.Hit, g *grants, from, limit int) (selection, error) {
 	sel := selection{hits: make([]mcpid.Hit, 0, min(len(in), limit)), at: make([]int, 0, min(len(in), limit))}
 	seen := make(map[string]struct{}, min(len(in), limit))
-	var first string // why the first dropped hit was dropped
+	// why the first dropped hit was dropped, and its place among the
+	// readable hits: the model reads it, so it never counts denied hits
+	// (reportDropped gives the server the backend's index).
+	var first string
 	firstAt := -1
 	readable := 0 // the readable hits before in[i]
 	for i, h := range in {
@@ -84,6 +88,11 @@ func (t *Tools) selectHits(ctx context.Context, in []mcpid.Hit, g *grants, from,
 			sel.denied++
 			continue
 		case undecided, unasked:
+			// An undecided hit before the page's first fails the search
+			// too: the cursor counts the readable hits passed, and
+			// whether this one was among them (an earlier page may have
+			// had a verdict on it) decides where the page starts. Left
+			// out, it would start the page past hits never shown.
 			if v == undecided && len(sel.hits) < limit {
 				return sel, err
 			}
@@ -114,7 +123,7 @@ func (t *Tools) selectHits(ctx context.Context, in []mcpid.Hit, g *grants, from,
 		case why != "":
 			sel.dropped++
 			if firstAt < 0 {
-				first, firstAt = why, i
+				first, firstAt = why, readable-1
 			}
 			t.reportDropped(ctx, i, h, why)
 		case len(sel.hits) < limit:
