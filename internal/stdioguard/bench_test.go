@@ -1,0 +1,25 @@
+package stdioguard
+
+import "testing"
+
+// BenchmarkStdioGuardCheck measures the guard's checks of one line: a tools/call
+// request, one whose strings hold escapes, and a response.
+func BenchmarkStdioGuardCheck(b *testing.B) {
+	g := New(nil, nil, nil)
+	for _, bm := range []struct{ name, line string }{
+		{"call", `{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"fetch","arguments":{"id":"cin_4f2a/orders:o1"}}}`},
+		{"escaped", `{"jsonrpc":"2\u002e0","id":"r\u00e9q","method":"tools/call","params":{"name":"search","arguments":{"query":"\"refund\" policy"}}}`},
+		{"response", `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"1. id=c1/orders:o1 title=\"Refunds\""}]}}`},
+	} {
+		b.Run(bm.name, func(b *testing.B) {
+			line := []byte(bm.line)
+			b.ReportAllocs()
+			b.SetBytes(int64(len(line)))
+			for b.Loop() {
+				if _, code, msg := g.check(line); code != 0 {
+					b.Fatal(msg)
+				}
+			}
+		})
+	}
+}
