@@ -1,0 +1,92 @@
+// Package jsonlit reads the pieces of JSON that the module's own scanners
+// share: where a string literal ends, what it decodes to, and where white
+// space stops. Each function reads a string or a []byte in place, without
+// copying it.
+//
+// It is no JSON parser: a scanner keeps its own grammar where it has a
+// rule encoding/json cannot give (see each scanner's doc), and asks
+// encoding/json whenever an escape must be decoded, so that every value
+// reads as encoding/json reads it.
+package jsonlit
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+)
+
+// Text is JSON text as a string or a []byte.
+type Text interface{ string | []byte }
+
+// End returns the index just past the closing quote of the JSON string
+// literal that starts at s[i], and true. It returns false, with the index
+// of the fault, when s[i] is not '"' or when s ends, or holds a control
+// byte, before the closing quote. It checks only what finding the end
+// needs: a bad escape such as \x is left to [Unquote].
+func End[T Text](s T, i int) (int, bool) {
+	if i < 0 || i >= len(s) || s[i] != '"' {
+		return i, false
+	}
+	for i++; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"':
+			return i + 1, true
+		case c == '\\':
+			i++ // the escaped byte cannot end the literal
+		case c < 0x20:
+			return i, false
+		}
+	}
+	return len(s), false
+}
+
+// Unquote returns the value of lit, one whole JSON string literal, as
+// encoding/json decodes it (invalid UTF-8 and lone surrogate escapes
+// become U+FFFD), and false when lit is anything else. A literal that
+// holds no escape and is valid UTF-8 costs no more than the string of its
+// bytes (nothing, for a string).
+func Unquote[T Text](lit T) (string, bool) {
+	if end, ok := End(lit, 0); !ok || end != len(lit) {
+		return "", false
+	}
+	if body := lit[1 : len(lit)-1]; plain(body) {
+		return string(body), true
+	}
+	return unescape([]byte(lit))
+}
+
+// plain reports whether body holds no backslash and is valid UTF-8: the
+// body of a literal whose value is its own bytes.
+func plain[T Text](body T) bool {
+	switch b := any(body).(type) {
+	case string:
+		return strings.IndexByte(b, '\\') < 0 && utf8.ValidString(b)
+	case []byte:
+		return bytes.IndexByte(b, '\\') < 0 && utf8.Valid(b)
+	}
+	return false
+}
+
+// unescape decodes lit with encoding/json. It is a function of its own so
+// that the plain path of Unquote does not pay for the variable that
+// json.Unmarshal makes escape.
+func unescape(lit []byte) (string, bool) {
+	var s string
+	err := json.Unmarshal(lit, &s)
+	return s, err == nil
+}
+
+// IsSpace reports whether c is JSON white space: space, tab, line feed or
+// carriage return.
+func IsSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// SkipSpace returns the index of the first byte at or after i in s that
+// is not JSON white space, or len(s) when there is none; i itself when i
+// is outside s.
+func SkipSpace[T Text](s T, i int) int {
+	for 0 <= i && i < len(s) && IsSpace(s[i]) {
+		i++
+	}
+	return i
+}
