@@ -41,13 +41,15 @@ func End[T Text](s T, i int) (int, bool) {
 	return len(s), false
 }
 
-// Unquote returns the value of lit, one whole JSON string literal, as
-// encoding/json decodes it (invalid UTF-8 and lone surrogate escapes
-// become U+FFFD), and false when lit is anything else. A literal that
-// holds no escape and is valid UTF-8 costs no more than the string of its
-// bytes (nothing, for a string).
+// Unquote returns the value of lit, a whole JSON string literal as [End]
+// delimits it, as encoding/json decodes it (invalid UTF-8 and lone
+// surrogate escapes become U+FFFD), and false for a bad escape or a lit
+// without a quote at each end. It is the second half of a scan and
+// trusts End for the rest: a lit End would not delimit gets no reliable
+// answer. A literal without escapes that is valid UTF-8 costs no more
+// than the string of its bytes (nothing, for a string).
 func Unquote[T Text](lit T) (string, bool) {
-	if end, ok := End(lit, 0); !ok || end != len(lit) {
+	if len(lit) < 2 || lit[0] != '"' || lit[len(lit)-1] != '"' {
 		return "", false
 	}
 	if body := lit[1 : len(lit)-1]; plain(body) {

