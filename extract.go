@@ -144,7 +144,7 @@ func readValue(s string) (v, rest string, ok bool) {
 // It is no JSON scanner: the text form is lines of its own, not JSON, and
 // only its quoted values are JSON string literals, each read whole.
 func readQuoted(s string) (v, rest string, ok bool) {
-	end, ok := jsonlit.End(s, 0)
+	end, _, ok := jsonlit.End(s, 0)
 	if ok {
 		v, ok = jsonlit.Unquote(s[:end])
 	}

@@ -162,7 +162,7 @@ func (p *argScanner) literal(lit string) bool {
 // no well-formed string is next. It checks the string's bytes only as far as
 // finding its end needs; [jsonlit.Unquote] decodes it.
 func (p *argScanner) str() (lit []byte, ok bool) {
-	end, ok := jsonlit.End(p.s, p.i)
+	end, _, ok := jsonlit.End(p.s, p.i)
 	if !ok {
 		return nil, false
 	}

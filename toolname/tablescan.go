@@ -2,7 +2,6 @@ package toolname
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/mcpid/mcpid/internal/jsonlit"
 )
@@ -208,12 +207,12 @@ func (s *tableScan) string(member string, v *string) error {
 // byte for byte.
 func (s *tableScan) str() (string, error) {
 	start := s.pos
-	end, ok := jsonlit.End(s.text, start)
+	end, escaped, ok := jsonlit.End(s.text, start)
 	s.pos = end
-	if lit := s.text[start:end]; ok && strings.IndexByte(lit, '\\') < 0 {
-		return lit[1 : len(lit)-1], nil
+	if ok && !escaped {
+		return s.text[start+1 : end-1], nil
 	}
-	v, ok := jsonlit.Unquote(s.text[start:end])
+	v, ok := jsonlit.Unquote(s.data[start:end])
 	if !ok {
 		return "", namesError("bad JSON string", -1, "", "", nil) // not on valid JSON
 	}

@@ -20,26 +20,44 @@ import (
 type Text interface{ string | []byte }
 
 // End returns the index just past the closing quote of the JSON string
-// literal that starts at s[i], and true. It returns false, with the index
-// of the fault, when s[i] is not '"' or when s ends, or holds a control
-// byte, before the closing quote. It checks only what finding the end
-// needs: a bad escape such as \x is left to [Unquote].
-func End[T Text](s T, i int) (int, bool) {
+// literal that starts at s[i], whether the literal holds an escape, and
+// true. It returns false, with the index of the fault, when s[i] is not
+// '"' or when s ends, or holds a control byte, before the closing quote.
+// It checks only what finding the end needs: a bad escape such as \x is
+// left to [Unquote].
+func End[T Text](s T, i int) (end int, escaped, ok bool) {
 	if i < 0 || i >= len(s) || s[i] != '"' {
-		return i, false
+		return i, false, false
 	}
 	for i++; i < len(s); i++ {
-		switch c := s[i]; {
+		c := s[i]
+		if !stops[c] {
+			continue
+		}
+		switch {
 		case c == '"':
-			return i + 1, true
+			return i + 1, escaped, true
 		case c == '\\':
 			i++ // the escaped byte cannot end the literal
-		case c < 0x20:
-			return i, false
+			escaped = true
+		default:
+			return i, escaped, false
 		}
 	}
-	return len(s), false
+	return len(s), escaped, false
 }
+
+// stops marks the bytes at which End looks closer: the quote, the
+// backslash, and the control bytes, which a literal may not hold raw. One
+// look-up a byte keeps End as fast as the loop the table scanner of
+// package toolname had of its own (its BenchmarkTableScan).
+var stops = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
 
 // Unquote returns the value of lit, a whole JSON string literal as [End]
 // delimits it, as encoding/json decodes it (invalid UTF-8 and lone
@@ -92,3 +110,4 @@ func SkipSpace[T Text](s T, i int) int {
 	}
 	return i
 }
+

@@ -12,52 +12,56 @@ import (
 )
 
 // literals is the table of string literals shared by the tests and the
-// fuzz seeds: each with the text after it, where End must stop, and the
-// value Unquote must give (ok false: encoding/json refuses it).
+// fuzz seeds: each with the text after it, where End must stop, whether
+// it saw an escape, and the value Unquote must give (uok false:
+// encoding/json refuses it).
 var literals = []struct {
 	name string
 	s    string
 	i    int    // where the literal starts
 	end  int    // End's index
+	esc  bool   // End's escaped
 	ok   bool   // End's verdict
 	val  string // Unquote(s[i:end]), when it is one
 	uok  bool   // Unquote's verdict
 }{
-	{"empty", `""`, 0, 2, true, "", true},
-	{"plain", `"abc"`, 0, 5, true, "abc", true},
-	{"followed", `"a":1`, 0, 3, true, "a", true},
-	{"at an offset", `{ "key" : 1 }`, 2, 7, true, "key", true},
-	{"escaped quote", `"a\"b"x`, 0, 6, true, `a"b`, true},
-	{"escaped backslash ends", `"a\\"b"`, 0, 5, true, `a\`, true},
-	{"escapes", `"\/\b\f\n\r\t\u00e9"`, 0, 20, true, "/\b\f\n\r\t\u00e9", true},
-	{"surrogate pair", `"\ud83d\ude00"`, 0, 14, true, "\U0001F600", true},
-	{"lone surrogate", `"\ud800"`, 0, 8, true, "\uFFFD", true},
-	{"non-ASCII", `"résumé 日本"`, 0, len(`"résumé 日本"`), true, "résumé 日本", true},
-	{"invalid UTF-8", "\"a\xffb\"", 0, 5, true, "a\uFFFDb", true},
-	{"DEL is no control byte", "\"\x7f\"", 0, 3, true, "\x7f", true},
-	{"bad escape", `"\x"`, 0, 4, true, "", false},
-	{"short unicode escape", `"\u12"`, 0, 6, true, "", false},
-	{"escaped control byte", "\"\\\x01\"", 0, 4, true, "", false},
-	{"control byte", "\"a\tb\"", 0, 2, false, "", false},
-	{"newline", "\"a\nb\"", 0, 2, false, "", false},
-	{"unterminated", `"abc`, 0, 4, false, "", false},
-	{"backslash at the end", `"abc\`, 0, 5, false, "", false},
-	{"escaped closing quote", `"abc\"`, 0, 6, false, "", false},
-	{"not a quote", `abc"`, 0, 0, false, "", false},
-	{"past the end", `""`, 2, 2, false, "", false},
-	{"negative", `""`, -1, -1, false, "", false},
-	{"empty input", ``, 0, 0, false, "", false},
+	{"empty", `""`, 0, 2, false, true, "", true},
+	{"plain", `"abc"`, 0, 5, false, true, "abc", true},
+	{"followed", `"a":1`, 0, 3, false, true, "a", true},
+	{"at an offset", `{ "key" : 1 }`, 2, 7, false, true, "key", true},
+	{"escaped quote", `"a\"b"x`, 0, 6, true, true, `a"b`, true},
+	{"escaped backslash ends", `"a\\"b"`, 0, 5, true, true, `a\`, true},
+	{"escapes", `"\/\b\f\n\r\t\u00e9"`, 0, 20, true, true, "/\b\f\n\r\t\u00e9", true},
+	{"surrogate pair", `"\ud83d\ude00"`, 0, 14, true, true, "\U0001F600", true},
+	{"lone surrogate", `"\ud800"`, 0, 8, true, true, "\uFFFD", true},
+	{"non-ASCII", `"résumé 日本"`, 0, len(`"résumé 日本"`), false, true, "résumé 日本", true},
+	{"invalid UTF-8", "\"a\xffb\"", 0, 5, false, true, "a\uFFFDb", true},
+	{"DEL is no control byte", "\"\x7f\"", 0, 3, false, true, "\x7f", true},
+	{"bad escape", `"\x"`, 0, 4, true, true, "", false},
+	{"short unicode escape", `"\u12"`, 0, 6, true, true, "", false},
+	{"escaped control byte", "\"\\\x01\"", 0, 4, true, true, "", false},
+	{"control byte", "\"a\tb\"", 0, 2, false, false, "", false},
+	{"newline", "\"a\nb\"", 0, 2, false, false, "", false},
+	{"unterminated", `"abc`, 0, 4, false, false, "", false},
+	{"backslash at the end", `"abc\`, 0, 5, true, false, "", false},
+	{"escaped closing quote", `"abc\"`, 0, 6, true, false, "", false},
+	{"not a quote", `abc"`, 0, 0, false, false, "", false},
+	{"past the end", `""`, 2, 2, false, false, "", false},
+	{"negative", `""`, -1, -1, false, false, "", false},
+	{"empty input", ``, 0, 0, false, false, "", false},
 }
 
 func TestEnd(t *testing.T) {
 	for _, tt := range literals {
 		t.Run(tt.name, func(t *testing.T) {
-			end, ok := jsonlit.End(tt.s, tt.i)
+			end, esc, ok := jsonlit.End(tt.s, tt.i)
 			assert.Equal(t, tt.ok, ok, "string")
 			assert.Equal(t, tt.end, end, "string")
-			end, ok = jsonlit.End([]byte(tt.s), tt.i)
+			assert.Equal(t, tt.esc, esc, "string")
+			end, esc, ok = jsonlit.End([]byte(tt.s), tt.i)
 			assert.Equal(t, tt.ok, ok, "[]byte")
 			assert.Equal(t, tt.end, end, "[]byte")
+			assert.Equal(t, tt.esc, esc, "[]byte")
 		})
 	}
 }
@@ -137,8 +141,8 @@ func TestNoAllocs(t *testing.T) {
 		f    func()
 		want float64
 	}{
-		{"End string", func() { _, _ = jsonlit.End(s, 2) }, 0},
-		{"End []byte", func() { _, _ = jsonlit.End(b, 2) }, 0},
+		{"End string", func() { _, _, _ = jsonlit.End(s, 2) }, 0},
+		{"End []byte", func() { _, _, _ = jsonlit.End(b, 2) }, 0},
 		{"SkipSpace string", func() { _ = jsonlit.SkipSpace(s, 0) }, 0},
 		{"SkipSpace []byte", func() { _ = jsonlit.SkipSpace(b, 0) }, 0},
 		{"Unquote string", func() { sink, _ = jsonlit.Unquote(s[2 : len(s)-1]) }, 0},
@@ -163,7 +167,7 @@ func FuzzEnd(f *testing.F) {
 	}
 	f.Add(`"a"`, `,"b"]`)
 	f.Fuzz(func(t *testing.T, s, prefix string) {
-		end, ok := jsonlit.End(s, 0)
+		end, esc, ok := jsonlit.End(s, 0)
 		dec := json.NewDecoder(strings.NewReader(s))
 		tok, err := dec.Token()
 		want, isString := tok.(string)
@@ -180,8 +184,12 @@ func FuzzEnd(f *testing.F) {
 			require.False(t, uok, "Unquote(%q) took what encoding/json refuses", s[:end])
 		}
 		require.True(t, end >= 0 && end <= len(s), "End(%q) = %d, out of bounds", s, end)
-		shifted, sok := jsonlit.End([]byte(prefix+s), len(prefix))
+		if ok {
+			require.Equal(t, strings.Contains(s[:end], `\`), esc, "End(%q) escaped", s)
+		}
+		shifted, sesc, sok := jsonlit.End([]byte(prefix+s), len(prefix))
 		require.Equal(t, ok, sok, "End(%q+%q, %d)", prefix, s, len(prefix))
+		require.Equal(t, esc, sesc, "End(%q+%q, %d)", prefix, s, len(prefix))
 		require.Equal(t, end+len(prefix), shifted, "End(%q+%q, %d)", prefix, s, len(prefix))
 	})
 }
@@ -199,7 +207,7 @@ func FuzzUnquote(f *testing.F) {
 		bv, bok := jsonlit.Unquote([]byte(s))
 		require.Equal(t, ok, bok, "Unquote([]byte(%q))", s)
 		require.Equal(t, v, bv, "Unquote([]byte(%q))", s)
-		if end, whole := jsonlit.End(s, 0); whole && end == len(s) {
+		if end, _, whole := jsonlit.End(s, 0); whole && end == len(s) {
 			var want string
 			err := json.Unmarshal([]byte(s), &want)
 			require.Equal(t, err == nil, ok, "Unquote(%q): json.Unmarshal says %v", s, err)

@@ -99,7 +99,7 @@ func responseID(msg []byte) (id []byte, ok bool) {
 	}
 	outcome := false
 	for i = jsonlit.SkipSpace(msg, i+1); i < len(msg) && msg[i] == '"'; {
-		end, ok := jsonlit.End(msg, i)
+		end, _, ok := jsonlit.End(msg, i)
 		if !ok {
 			return nil, false
 		}

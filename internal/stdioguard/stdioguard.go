@@ -287,10 +287,10 @@ func members(v []byte, f func(key, value []byte)) bool {
 	}
 	i = jsonlit.SkipSpace(v, i+1)
 	for i < len(v) && v[i] == '"' {
-		end := skipValue(v, i)
+		end, escaped, _ := jsonlit.End(v, i) // valid JSON: a string
 		key := v[i+1 : end-1]
-		if bytes.IndexByte(key, '\\') >= 0 {
-			k, _ := jsonlit.Unquote(v[i:end]) // valid JSON: a string
+		if escaped {
+			k, _ := jsonlit.Unquote(v[i:end])
 			key = []byte(k)
 		}
 		i = jsonlit.SkipSpace(v, jsonlit.SkipSpace(v, end)+1) // past the ':'
@@ -320,7 +320,7 @@ func trimSpace(v []byte) []byte {
 func skipValue(v []byte, i int) int {
 	switch v[i] {
 	case '"':
-		end, ok := jsonlit.End(v, i)
+		end, _, ok := jsonlit.End(v, i)
 		if !ok {
 			return len(v) + 1
 		}
@@ -452,7 +452,7 @@ func depth(line []byte) int {
 	for i := 0; i < len(line); i++ {
 		switch line[i] {
 		case '"':
-			end, _ := jsonlit.End(line, i) // valid JSON: a string
+			end, _, _ := jsonlit.End(line, i) // valid JSON: a string
 			i = end - 1
 		case '[', '{':
 			d++
