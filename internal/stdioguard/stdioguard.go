@@ -18,13 +18,10 @@
 // the refusal of batches, which MCP dropped in 2025-06-18, and, on mcp-go,
 // of ids that JSON-RPC forbids.
 //
-// The guard reads the JSON of a line with a scanner of its own, after
-// json.Valid, rather than decoding it with encoding/json, for what
-// encoding/json does not give: the depth of a line before any decoder
-// nests into it, the members of a message as the raw bytes that are
-// passed on, keys matched exactly (encoding/json takes "JSONRPC" for
-// "jsonrpc"), and an id to answer a refused line under, without a
-// decoding that allocates for every line.
+// The guard reads each line, once json.Valid has passed it, with a small
+// scanner of its own rather than encoding/json: for the depth cap, which
+// must hold before any decoder nests into the line, and for
+// [CheckMessage]'s exact keys and reading that allocates nothing.
 //
 // At the end of its input a Guard with a drain limit (SetDrainLimit) holds
 // the end back until the SDK has answered every request it passed, since

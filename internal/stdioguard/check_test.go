@@ -23,3 +23,17 @@ func BenchmarkStdioGuardCheck(b *testing.B) {
 		})
 	}
 }
+
+// TestCheckAllocs: checking a message without escapes allocates nothing.
+func TestCheckAllocs(t *testing.T) {
+	g := New(nil, nil, nil)
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"fetch","arguments":{"id":"cin_4f2a/orders:o1"}}}`,
+		`{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"1. id=c1/orders:o1 title=\"Refunds\""}]}}`,
+	} {
+		b := []byte(line)
+		if n := testing.AllocsPerRun(100, func() { g.check(b) }); n != 0 {
+			t.Errorf("check(%s) allocates %v times, want 0", line, n)
+		}
+	}
+}
