@@ -3,6 +3,8 @@ package mcpid
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/mcpid/mcpid/internal/jsonlit"
 )
 
 // ExtractIDs returns the ids a preview shows, in order and byte for byte,
@@ -138,19 +140,16 @@ func readValue(s string) (v, rest string, ok bool) {
 // readQuoted decodes the JSON string literal at the start of s by the rule
 // of encoding/json, the one that decodes the JSON form (a lone surrogate
 // escape becomes U+FFFD in both forms), and returns it with the rest of s.
+//
+// It is no JSON scanner: the text form is lines of its own, not JSON, and
+// only its quoted values are JSON string literals, each read whole.
 func readQuoted(s string) (v, rest string, ok bool) {
-	if !strings.HasPrefix(s, `"`) {
+	end, _, ok := jsonlit.End(s, 0)
+	if ok {
+		v, ok = jsonlit.Unquote(s[:end])
+	}
+	if !ok {
 		return "", s, false
 	}
-	end := 1
-	for end < len(s) && s[end] != '"' {
-		if s[end] == '\\' {
-			end++
-		}
-		end++
-	}
-	if end >= len(s) || json.Unmarshal([]byte(s[:end+1]), &v) != nil {
-		return "", s, false
-	}
-	return v, s[end+1:], true
+	return v, s[end:], true
 }

@@ -110,3 +110,26 @@ func TestExtractHitsInvertsRenderPreview(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkExtractHits measures reading the hits back from a text preview
+// of ten hits, whose titles and snippets are JSON string literals.
+func BenchmarkExtractHits(b *testing.B) {
+	hits := make([]Hit, 10)
+	for i := range hits {
+		hits[i] = Hit{
+			ID:      fmt.Sprintf("c1/orders:o%d", i),
+			Title:   fmt.Sprintf("Order %d: \"refund\" requested", i),
+			URL:     fmt.Sprintf("https://shop.example/orders/%d", i),
+			Snippet: "The customer asked for a refund of the whole order; résumé attached.",
+		}
+	}
+	text := RenderPreview(hits, PreviewOptions{Budget: 1 << 16, MaxHits: 100, Format: FormatText})
+	if got := ExtractHits(text); len(got) != len(hits) {
+		b.Fatalf("ExtractHits found %d hits, want %d", len(got), len(hits))
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		_ = ExtractHits(text)
+	}
+}

@@ -2,10 +2,11 @@ package searchfetch
 
 import (
 	"bytes"
-	"encoding/json"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mcpid/mcpid/internal/jsonlit"
 )
 
 // MaxArgumentsSize is the most bytes the JSON arguments of one tool call may
@@ -57,9 +58,12 @@ const (
 // is not a string (null included) and a missing required argument are each
 // an invalid_arguments error. Strings decode as encoding/json decodes them.
 //
-// It scans the object itself rather than through encoding/json's Decoder,
-// whose tokens cost a dozen allocations a call; a value costs one, for its
-// string.
+// It scans the object itself rather than through encoding/json, for a rule
+// encoding/json cannot give: a key given twice, or in another case
+// ("ID" for "id"), is refused, where encoding/json keeps the last and
+// matches keys without regard to case, so that a call means one thing to
+// every reader of it. The scan also costs one allocation a value, for its
+// string, where encoding/json's Decoder costs a dozen a call.
 func readArgs(raw []byte, spec argSpec, vals []string) error {
 	if len(raw) > MaxArgumentsSize {
 		return argError(errArgumentsLarge, spec.hint)
@@ -86,7 +90,7 @@ func readArgs(raw []byte, spec argSpec, vals []string) error {
 			case !ok:
 				return argError(errNotObject, spec.hint)
 			case i < 0:
-				k, _ := unquote(key)
+				k, _ := jsonlit.Unquote(key)
 				return argError("unknown argument "+quote(k), spec.hint)
 			case seen&(1<<i) != 0:
 				return argError("argument "+quote(spec.names[i])+" is given twice", spec.hint)
@@ -102,7 +106,7 @@ func readArgs(raw []byte, spec argSpec, vals []string) error {
 				if !ok {
 					return argError("argument "+quote(spec.names[i])+" is not a string", spec.hint)
 				}
-				if vals[i], ok = unquote(val); !ok {
+				if vals[i], ok = jsonlit.Unquote(val); !ok {
 					return argError(errNotObject, spec.hint)
 				}
 			}
@@ -134,16 +138,7 @@ type argScanner struct {
 }
 
 // space skips JSON whitespace.
-func (p *argScanner) space() {
-	for p.i < len(p.s) {
-		switch p.s[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
-	}
-}
+func (p *argScanner) space() { p.i = jsonlit.SkipSpace(p.s, p.i) }
 
 // consume skips c and reports whether it was next.
 func (p *argScanner) consume(c byte) bool {
@@ -165,24 +160,14 @@ func (p *argScanner) literal(lit string) bool {
 
 // str skips a JSON string and returns it with its quotes; ok is false when
 // no well-formed string is next. It checks the string's bytes only as far as
-// finding its end needs; unquote decodes it.
+// finding its end needs; [jsonlit.Unquote] decodes it.
 func (p *argScanner) str() (lit []byte, ok bool) {
-	if !p.consume('"') {
+	end, _, ok := jsonlit.End(p.s, p.i)
+	if !ok {
 		return nil, false
 	}
-	start := p.i - 1
-	for j := p.i; j < len(p.s); j++ {
-		switch c := p.s[j]; {
-		case c == '"':
-			p.i = j + 1
-			return p.s[start:p.i], true
-		case c == '\\':
-			j++ // the escaped byte cannot end the string
-		case c < 0x20:
-			return nil, false
-		}
-	}
-	return nil, false
+	lit, p.i = p.s[p.i:end], end
+	return lit, true
 }
 
 // integer skips a JSON number and sets *val to its digits when its exact
@@ -307,33 +292,13 @@ func (n number) integer() (digits string, whole bool) {
 	return string(all), true
 }
 
-// unquote returns the value of lit, a string that str found: its bytes when
-// it holds no escape and is valid UTF-8, and otherwise what encoding/json
-// decodes (invalid UTF-8 becomes U+FFFD). ok is false for a bad escape.
-func unquote(lit []byte) (string, bool) {
-	body := lit[1 : len(lit)-1]
-	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
-		return string(body), true
-	}
-	return unescape(lit)
-}
-
-// unescape decodes lit with encoding/json. It is a function of its own so
-// that the plain path of unquote does not pay for the variable that
-// json.Unmarshal makes escape.
-func unescape(lit []byte) (string, bool) {
-	var s string
-	err := json.Unmarshal(lit, &s)
-	return s, err == nil
-}
-
 // keyIndex returns the position in names of the key whose literal is lit,
 // or -1; ok is false for a bad escape. A plain key is compared without
 // allocating.
 func keyIndex(names []string, lit []byte) (i int, ok bool) {
 	body := lit[1 : len(lit)-1]
 	if bytes.IndexByte(body, '\\') >= 0 || !utf8.Valid(body) {
-		key, ok := unquote(lit)
+		key, ok := jsonlit.Unquote(lit)
 		return index(names, key), ok
 	}
 	for i, n := range names {

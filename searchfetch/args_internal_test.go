@@ -31,3 +31,27 @@ func TestReadArgsAllocs(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkArgs measures readArgs on the arguments of typical calls: plain
+// ASCII, non-ASCII, with escapes, and with an integer offset.
+func BenchmarkArgs(b *testing.B) {
+	spec := newHints(ModeDefault, SearchName, FetchName).fetchArgs
+	for _, bm := range []struct{ name, args string }{
+		{"plain", `{"id":"c1/orders:o1","connection_id":"c1"}`},
+		{"non-ASCII", `{"id":"docs:Q3 résumé des ventes 2025"}`},
+		{"escaped", `{"id":"docs:\"quoted\" \u00e9"}`},
+		{"offset", `{ "id" : "c1/orders:o1", "offset" : 4096 }`},
+	} {
+		b.Run(bm.name, func(b *testing.B) {
+			raw := []byte(bm.args)
+			var vals [3]string
+			b.ReportAllocs()
+			b.SetBytes(int64(len(raw)))
+			for b.Loop() {
+				if err := readArgs(raw, spec, vals[:]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -2,11 +2,12 @@ package stdioguard
 
 import (
 	"bytes"
-	"encoding/json"
 	"log/slog"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcpid/mcpid/internal/jsonlit"
 )
 
 // DefaultDrainLimit is the drain limit the adapters' stdio transports use
@@ -92,15 +93,18 @@ func responseID(msg []byte) (id []byte, ok bool) {
 			id, ok = nil, false
 		}
 	}()
-	i := skipSpace(msg, 0)
+	i := jsonlit.SkipSpace(msg, 0)
 	if i == len(msg) || msg[i] != '{' {
 		return nil, false
 	}
 	outcome := false
-	for i = skipSpace(msg, i+1); i < len(msg) && msg[i] == '"'; {
-		end := skipValue(msg, i)
+	for i = jsonlit.SkipSpace(msg, i+1); i < len(msg) && msg[i] == '"'; {
+		end, _, ok := jsonlit.End(msg, i)
+		if !ok {
+			return nil, false
+		}
 		key := msg[i+1 : end-1]
-		i = skipSpace(msg, skipSpace(msg, end)+1) // past the ':'
+		i = jsonlit.SkipSpace(msg, jsonlit.SkipSpace(msg, end)+1) // past the ':'
 		switch string(key) {
 		case "method":
 			return nil, false
@@ -110,16 +114,18 @@ func responseID(msg []byte) (id []byte, ok bool) {
 		if outcome && id != nil {
 			return id, true
 		}
-		end = skipValue(msg, i)
+		if end = skipValue(msg, i); end > len(msg) {
+			return nil, false
+		}
 		if string(key) == "id" {
 			id = msg[i:end]
 		}
 		if outcome && id != nil {
 			return id, true
 		}
-		i = skipSpace(msg, end)
+		i = jsonlit.SkipSpace(msg, end)
 		if i < len(msg) && msg[i] == ',' {
-			i = skipSpace(msg, i+1)
+			i = jsonlit.SkipSpace(msg, i+1)
 		}
 	}
 	return nil, false
@@ -152,8 +158,8 @@ func idKey(id []byte) (string, bool) {
 		return "", false
 	}
 	if id[0] == '"' {
-		var s string
-		if json.Unmarshal(id, &s) != nil {
+		s, ok := jsonlit.Unquote(id)
+		if !ok {
 			return "", false
 		}
 		return "s" + s, true

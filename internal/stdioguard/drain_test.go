@@ -127,6 +127,10 @@ func TestResponseID(t *testing.T) {
 		{`{"jsonrpc":"2.0","method":"x","params":{}}`, "", false},
 		{`{"jsonrpc":"2.0","id":3}`, "", false},
 		{`{"id":"unterminated`, "", false},
+		{`{"result":1,"id":"unterminated`, "", false},
+		{`{"result":1,"id":{"a":"unterminated`, "", false},
+		{`{"result":1,"unterminated`, "", false},
+		{"{\"result\":1,\"id\":\"a\x01\"}", "", false},
 		{`[]`, "", false},
 		{``, "", false},
 	}

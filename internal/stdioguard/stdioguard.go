@@ -18,6 +18,11 @@
 // the refusal of batches, which MCP dropped in 2025-06-18, and, on mcp-go,
 // of ids that JSON-RPC forbids.
 //
+// The guard reads each line, once json.Valid has passed it, with a small
+// scanner of its own rather than encoding/json: for the depth cap, which
+// must hold before any decoder nests into the line, and for
+// [CheckMessage]'s exact keys and reading that allocates nothing.
+//
 // At the end of its input a Guard with a drain limit (SetDrainLimit) holds
 // the end back until the SDK has answered every request it passed, since
 // both SDKs drop or cancel the calls still running when their input ends.
@@ -33,6 +38,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpid/mcpid/internal/jsonlit"
 )
 
 // The bounds of a line. A tool call's arguments are an id, a query or a
@@ -271,25 +278,24 @@ func CheckMessage(line []byte) error {
 // members calls f with each key, decoded, and raw value of the JSON
 // object v, which must be valid JSON, and reports whether v is an object.
 func members(v []byte, f func(key, value []byte)) bool {
-	i := skipSpace(v, 0)
+	i := jsonlit.SkipSpace(v, 0)
 	if i == len(v) || v[i] != '{' {
 		return false
 	}
-	i = skipSpace(v, i+1)
+	i = jsonlit.SkipSpace(v, i+1)
 	for i < len(v) && v[i] == '"' {
-		end := skipValue(v, i)
+		end, escaped, _ := jsonlit.End(v, i) // valid JSON: a string
 		key := v[i+1 : end-1]
-		if bytes.IndexByte(key, '\\') >= 0 {
-			var k string
-			_ = json.Unmarshal(v[i:end], &k) // valid JSON: a string
+		if escaped {
+			k, _ := jsonlit.Unquote(v[i:end])
 			key = []byte(k)
 		}
-		i = skipSpace(v, skipSpace(v, end)+1) // past the ':'
+		i = jsonlit.SkipSpace(v, jsonlit.SkipSpace(v, end)+1) // past the ':'
 		end = skipValue(v, i)
 		f(key, v[i:end])
-		i = skipSpace(v, end)
+		i = jsonlit.SkipSpace(v, end)
 		if i < len(v) && v[i] == ',' {
-			i = skipSpace(v, i+1)
+			i = jsonlit.SkipSpace(v, i+1)
 		}
 	}
 	return true
@@ -298,41 +304,32 @@ func members(v []byte, f func(key, value []byte)) bool {
 // trimSpace returns v without the JSON white space at its ends.
 func trimSpace(v []byte) []byte {
 	end := len(v)
-	for end > 0 && isSpace(v[end-1]) {
+	for end > 0 && jsonlit.IsSpace(v[end-1]) {
 		end--
 	}
-	return v[skipSpace(v[:end], 0):end]
-}
-
-// isSpace reports whether c is JSON white space.
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
-// skipSpace returns the index of the first byte at or after i that is not
-// JSON white space.
-func skipSpace(v []byte, i int) int {
-	for i < len(v) && isSpace(v[i]) {
-		i++
-	}
-	return i
+	return v[jsonlit.SkipSpace(v[:end], 0):end]
 }
 
 // skipValue returns the index just past the JSON value that starts at i
-// in the valid JSON v.
+// in the valid JSON v. Where a string does not end (v is not valid JSON)
+// it returns len(v)+1, past the end, for responseID, which reads the
+// SDK's JSON unchecked, to stop at.
 func skipValue(v []byte, i int) int {
 	switch v[i] {
 	case '"':
-		for i++; v[i] != '"'; i++ {
-			if v[i] == '\\' {
-				i++
-			}
+		end, _, ok := jsonlit.End(v, i)
+		if !ok {
+			return len(v) + 1
 		}
-		return i + 1
+		return end
 	case '{', '[':
 		d := 0
 		for ; i < len(v); i++ {
 			switch v[i] {
 			case '"':
-				i = skipValue(v, i) - 1
+				if i = skipValue(v, i) - 1; i >= len(v) {
+					return len(v) + 1
+				}
 			case '{', '[':
 				d++
 			case '}', ']':
@@ -357,8 +354,8 @@ func isString(v []byte, want string) bool {
 	if string(v[1:len(v)-1]) == want {
 		return true
 	}
-	var s string
-	return json.Unmarshal(v, &s) == nil && s == want
+	s, ok := jsonlit.Unquote(v)
+	return ok && s == want
 }
 
 // validID reports whether the raw JSON value id is a string or a number
@@ -449,19 +446,15 @@ func isResponse(line []byte) bool {
 // depth returns how deep the JSON value line nests its arrays and objects.
 func depth(line []byte) int {
 	d, most := 0, 0
-	inString := false
 	for i := 0; i < len(line); i++ {
-		c := line[i]
-		switch {
-		case inString && c == '\\':
-			i++
-		case c == '"':
-			inString = !inString
-		case inString:
-		case c == '[' || c == '{':
+		switch line[i] {
+		case '"':
+			end, _, _ := jsonlit.End(line, i) // valid JSON: a string
+			i = end - 1
+		case '[', '{':
 			d++
 			most = max(most, d)
-		case c == ']' || c == '}':
+		case ']', '}':
 			d--
 		}
 	}
