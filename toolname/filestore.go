@@ -178,6 +178,10 @@ func (s *FileStore) Swap(ctx context.Context, rev Revision, next *Names) (Revisi
 	return stored, nil
 }
 
+// Hold sets the table this FileStore holds, before its first Load: a
+// later table must continue it, as [Holder] says.
+func (s *FileStore) Hold(n *Names) error { return s.guard.Hold(n) }
+
 // Close releases the lock. The FileStore cannot be used after it.
 func (s *FileStore) Close() error {
 	s.mu.Lock()

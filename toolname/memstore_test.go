@@ -116,7 +116,12 @@ func (m *memStore) Watch(ctx context.Context) (<-chan toolname.Revision, error) 
 	return ch, nil
 }
 
-var _ toolname.Watcher = (*memStore)(nil)
+func (m *memStore) Hold(n *toolname.Names) error { return m.guard.Hold(n) }
+
+var (
+	_ toolname.Watcher = (*memStore)(nil)
+	_ toolname.Holder  = (*memStore)(nil)
+)
 
 func TestMemStoreConformance(t *testing.T) {
 	s := newMemServer()

@@ -33,5 +33,18 @@ type Watcher interface {
 	Watch(ctx context.Context) (<-chan Revision, error)
 }
 
+// Holder is implemented by a [Store] value that can start from a table
+// known elsewhere, such as the backup a replica keeps of the last table it
+// saw. Hold sets the table this value holds, before its first Load; a
+// later table must continue it: a chain found empty, of another chain,
+// older, or not continuing it ([Names.Continues]) is refused with an error
+// matching [ErrRollback], and never held, so once the store holds that
+// table again, or one that continues it, it is accepted. A value that
+// already holds a table keeps the later of the two, and refuses n the same
+// way unless one continues the other. Hold(nil) holds nothing.
+type Holder interface {
+	Hold(n *Names) error
+}
+
 // The stores' guard words its rollbacks as this package's errors.
 func init() { chainguard.Rollback = rollbackError }

@@ -35,7 +35,12 @@ import (
 //     store that holds less than it (emptied, another chain, an older
 //     table) or a table that does not continue it (a name it gives
 //     dropped, or given to another tool) is refused until it holds it
-//     again. Meanwhile no call is routed through the store.
+//     again. Meanwhile no call is routed through the store. The store
+//     value starts from the backup's table ([toolname.Holder]) before
+//     anything loads through it, so that it never holds a table it
+//     refuses: otherwise a fork loaded first would become the table it
+//     holds, and the real chain, put back, would be refused as a fork of
+//     the fork until the gateway restarted.
 //   - The prompts' names are a second chain, kept by this very code (a
 //     [chain] each), so that every rule above holds for them alike.
 
@@ -121,9 +126,46 @@ func newChain(kind string, store toolname.Store, backupPath string) (*chain, err
 	if err != nil {
 		return nil, fmt.Errorf("reading the %ss' backup: %w", kind, err)
 	}
+	if err := hold(kind, store, backupPath, backup); err != nil {
+		_ = file.Close()
+		return nil, err
+	}
 	c.backupFile, c.backup, c.stored = file, backup, backup
 	c.pending.Store(backup != nil)
 	return c, nil
+}
+
+// holdBackup makes the store value of the chain of kind start from the
+// table of the backup at path ("" keeps none), before anything loads
+// through it (see hold). run calls it as soon as the store is open, before
+// its first Load; newChain holds the same table again.
+func holdBackup(kind string, store toolname.Store, path string) error {
+	if path == "" {
+		return nil
+	}
+	backup, err := readTable(path)
+	if err != nil {
+		return fmt.Errorf("reading the %ss' backup: %w", kind, err)
+	}
+	return hold(kind, store, path, backup)
+}
+
+// hold makes store, when it can ([toolname.Holder]), hold backup (nil
+// holds nothing), the table of the backup at path: the store value itself
+// then refuses a table that does not continue the backup, at its first
+// Load as later, and never holds one. A value that already holds a table
+// that neither continues the backup nor is continued by it (a table
+// seeded with -seed that does not continue the backup) is an error: the
+// gateway would refuse its own store.
+func hold(kind string, store toolname.Store, path string, backup *toolname.Names) error {
+	h, ok := store.(toolname.Holder)
+	if !ok || backup == nil {
+		return nil
+	}
+	if err := h.Hold(backup); err != nil {
+		return fmt.Errorf("the %ss' store holds a table that does not continue the backup %s: %w", kind, path, err)
+	}
+	return nil
 }
 
 // close closes the backup: the chain's rounds have ended.
@@ -227,18 +269,26 @@ func (c *chain) watch(ctx context.Context, logger *slog.Logger) {
 // checkBackup refuses a store that holds less than the backup (no table,
 // another chain, or an older table of it) or a table that does not
 // continue it ([toolname.Names.Continues]: a fork from a restored backup,
-// or an edit by hand). Once the store holds the backup's table or one
-// that continues it, the store value itself refuses to go backwards or
-// sideways ([toolname.ErrRollback]), and checkBackup checks no more.
+// or an edit by hand). A store value that holds the backup's table (see
+// hold) refuses those itself; a store that cannot hold one is checked
+// here. Once the store holds the backup's table or one that continues it,
+// the store value itself refuses to go backwards or sideways
+// ([toolname.ErrRollback]), and checkBackup checks no more.
 func (c *chain) checkBackup(ctx context.Context) error {
 	if c.backup == nil {
 		return nil
 	}
 	latest, _, err := c.store.Load(ctx)
-	if err != nil {
+	id, gen := c.backup.Chain()
+	switch {
+	case errors.Is(err, toolname.ErrRollback):
+		// The store value, holding the backup's table, refused the
+		// store's: the table it names as held is the backup's.
+		return fmt.Errorf("the backup %s holds chain %s at generation %d; the store's table does not continue it, so the gateway serves the backup's names and names no new %s: %w",
+			c.backupPath, id, gen, c.kind, err)
+	case err != nil:
 		return err
 	}
-	id, gen := c.backup.Chain()
 	refused := &toolname.Error{Code: toolname.CodeRollback, Field: "chain", Index: -1, Offset: -1}
 	switch lid, lgen := latest.Chain(); {
 	case latest == nil:

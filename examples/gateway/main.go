@@ -455,6 +455,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer closeStore()
 	o.cfg.store = store
+	if err := holdBackup("tool", store, o.cfg.backupPath); err != nil {
+		return err
+	}
 	if err := checkStore(ctx, store, o.state, o.cfg.timeout); err != nil {
 		return err
 	}

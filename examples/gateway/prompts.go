@@ -77,13 +77,18 @@ func (g *gateway) initRelayed() error {
 	if g.cfg.promptStore == nil {
 		g.cfg.promptStore = new(memStore)
 	}
-	backup := ""
-	if g.cfg.backupPath != "" {
-		backup = g.cfg.backupPath + promptsSuffix
-	}
 	var err error
-	pc.chain, err = newChain("prompt", g.cfg.promptStore, backup)
+	pc.chain, err = newChain("prompt", g.cfg.promptStore, promptBackup(g.cfg.backupPath))
 	return err
+}
+
+// promptBackup returns where the prompt chain's backup is kept beside the
+// tools' backup at path: "" keeps none.
+func promptBackup(path string) string {
+	if path == "" {
+		return ""
+	}
+	return path + promptsSuffix
 }
 
 // closeRelayed closes the prompt chain's backup; close calls it once
@@ -245,15 +250,19 @@ func (g *gateway) routePrompt(ctx context.Context, name string) (servedPrompt, e
 }
 
 // openPromptStore opens the prompt chain's store beside the tools' one
-// (see promptState), and stops a start on one whose value is not a table,
-// as checkStore does.
+// (see promptState), holding its backup's table (see holdBackup), and
+// stops a start on one whose value is not a table, as checkStore does.
 func openPromptStore(ctx context.Context, o *options) (toolname.Store, func(), error) {
 	state := promptState(o.state)
 	store, closeStore, err := openStore(ctx, state, o.chain+"/prompts")
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := checkStore(ctx, store, state, o.cfg.timeout); err != nil {
+	err = holdBackup("prompt", store, promptBackup(o.cfg.backupPath))
+	if err == nil {
+		err = checkStore(ctx, store, state, o.cfg.timeout)
+	}
+	if err != nil {
 		closeStore()
 		return nil, nil, err
 	}

@@ -211,6 +211,16 @@ func retry(ctx context.Context, f func() error) error {
 	return err
 }
 
+// Hold sets the table this Store holds, before its first Load (a
+// replica's backup): a later table must continue it, as
+// [toolname.Holder] says. Its error is wrapped like Load's.
+func (s *Store) Hold(n *toolname.Names) error {
+	if err := s.guard.Hold(n); err != nil {
+		return s.wrap(err)
+	}
+	return nil
+}
+
 // wrap names the store and the chain in err, which stays what it is for
 // [errors.Is] and [errors.As].
 func (s *Store) wrap(err error) error {

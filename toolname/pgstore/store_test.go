@@ -53,6 +53,9 @@ func write(t *testing.T, pool *pgxpool.Pool, chain, rev string, names []byte) {
 	require.NoError(t, err)
 }
 
+// The stores are Holders: storetest checks Hold on them.
+var _ toolname.Holder = (*pgstore.Store)(nil)
+
 func TestConformance(t *testing.T) {
 	pool := newPool(t, dbserver.PostgresURL(t))
 	storetest.Run(t, storetest.Harness{

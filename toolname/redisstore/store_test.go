@@ -47,6 +47,9 @@ func openWith(tb testing.TB, url, chain string, opts ...func(*redis.Options)) to
 	return redisstore.New(c, run+chain)
 }
 
+// The stores are Holders: storetest checks Hold on them.
+var _ toolname.Holder = (*redisstore.Store)(nil)
+
 func TestConformance(t *testing.T) {
 	c := newClient(t, dbserver.RedisURL(t))
 	ctx := context.Background()

@@ -22,8 +22,11 @@
 // chain); that a live store value refuses, by Load, by Update and after
 // its watcher's notice, a table that does not continue the one it holds
 // (a fork from a restored backup, a well-formed table edited by hand); a
-// cancelled context; and, for a store that implements
-// [toolname.Watcher], that a swap through one value is told to another.
+// cancelled context; for a store that implements [toolname.Watcher],
+// that a swap through one value is told to another; and, for one that
+// implements [toolname.Holder], that a value started from a table (a
+// restarted replica's backup) refuses a first load that does not continue
+// it, and accepts that table once it is written back.
 // It measures nothing by the clock.
 package storetest
 
@@ -89,6 +92,7 @@ func Run(t *testing.T, h Harness) {
 		{name: "OlderOrOtherChainIsRollback", corrupt: true, run: (*suite).olderIsRollback},
 		{name: "ForkIsRollback", corrupt: true, run: (*suite).forkIsRollback},
 		{name: "EditedTableIsRollback", corrupt: true, run: (*suite).editedIsRollback},
+		{name: "HoldRefusesWhatDoesNotContinue", corrupt: true, reset: true, run: (*suite).holdRefuses},
 	}
 	suffix := randomSuffix(t)
 	for _, c := range cases {
@@ -839,4 +843,93 @@ func (s *suite) editedIsRollback(t *testing.T) {
 			sameTable(t, "Load of the table held, written back", held, n)
 		})
 	}
+}
+
+// holdRefuses: a store value that starts from a table known elsewhere
+// (a restarted replica's backup of generation 2, held by
+// [toolname.Holder] before its first Load) refuses a chain found empty,
+// older, of another chain, or forked from generation 1 (giving
+// delete_everything to s3's tool, where the backup gives it to s2's), and
+// holds none of them: once another value, or another process, writes the
+// backup's table back, the value accepts it and continues the chain.
+func (s *suite) holdRefuses(t *testing.T) {
+	ctx := context.Background()
+	list := keys("s1", "list")
+	s2, s3 := toolname.Key{Server: "s2", Tool: "delete_everything"}, toolname.Key{Server: "s3", Tool: "delete_everything"}
+	assign := func(prev *toolname.Names, ks ...toolname.Key) *toolname.Names {
+		t.Helper()
+		n, err := toolname.Assign(toolname.Portable, ks, toolname.WithPrevious(prev))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	gen1 := assign(nil, list...)
+	backup := assign(gen1, append(list, s2)...)
+	fork := assign(gen1, append(list, s3)...)
+	other := assign(nil, list...)
+
+	a := s.open(t, "c")
+	h, ok := a.(toolname.Holder)
+	if !ok {
+		t.Skip("storetest: the store does not implement toolname.Holder")
+	}
+	if err := h.Hold(backup); err != nil {
+		t.Fatalf("Hold before the first Load: %v", err)
+	}
+	_, _, err := a.Load(ctx)
+	wantErr(t, "Load of an empty chain", err, toolname.ErrRollback)
+	_, _, err = toolname.Update(ctx, a, toolname.Portable, append(list, s3))
+	wantErr(t, "Update of an empty chain", err, toolname.ErrRollback)
+	b := s.open(t, "c")
+	if !same(a, b) {
+		if n, _ := mustLoad(t, b); n != nil {
+			t.Fatal("a refused Update stored a table")
+		}
+	}
+	for _, tt := range []struct {
+		name  string
+		table *toolname.Names
+		fork  bool
+	}{
+		{"an older table of the chain", gen1, false},
+		{"a table of another chain", other, false},
+		{"a fork from an older table", fork, true},
+	} {
+		s.h.Corrupt(t, s.chain("c"), marshal(t, tt.table))
+		_, _, err := a.Load(ctx)
+		_, _, uerr := toolname.Update(ctx, a, toolname.Portable, append(list, s3))
+		if tt.fork {
+			wantFork(t, "Load of "+tt.name, err, "delete_everything")
+			wantFork(t, "Update over "+tt.name, uerr, "delete_everything")
+		} else {
+			wantErr(t, "Load of "+tt.name, err, toolname.ErrRollback)
+			wantErr(t, "Update over "+tt.name, uerr, toolname.ErrRollback)
+		}
+	}
+
+	// The chain put back on purpose, not through a: emptied and seeded
+	// from the backup by another replica, or written back by another
+	// process where the store admits one value per chain.
+	s.h.Reset(t, s.chain("c"))
+	if same(a, b) {
+		s.h.Corrupt(t, s.chain("c"), marshal(t, backup))
+	} else if _, err := toolname.Seed(ctx, b, backup); err != nil {
+		t.Fatalf("Seed of the backup's table through another value: %v", err)
+	}
+	n, _ := mustLoad(t, a)
+	sameTable(t, "Load of the backup's table, written back", backup, n)
+	next, _ := mustUpdate(t, a, append(list, s2, toolname.Key{Server: "s2", Tool: "x"}))
+	if _, gen := next.Chain(); gen != 3 {
+		t.Errorf("the table after the backup's generation 2 is generation %d, want 3", gen)
+	}
+
+	// Held again on a value that holds a later table: the later is kept;
+	// a fork is refused.
+	if err := h.Hold(backup); err != nil {
+		t.Errorf("Hold of an older table that the one held continues: %v", err)
+	}
+	wantFork(t, "Hold of a fork", h.Hold(fork), "delete_everything")
+	n, _ = mustLoad(t, a)
+	sameTable(t, "Load after Hold", next, n)
 }

@@ -18,9 +18,16 @@
 //     decoded and checked again only when the revision changed; so is the
 //     refusal of the revision last refused.
 //
+// A store value may also start from a table known elsewhere (Hold: a
+// replica's backup), so that the first load is checked against it: a
+// store found empty, of another chain, older, or not continuing it is
+// refused, and never held.
+//
 // A Guard checks a load against what its store value knew when the load
 // began, so that a load racing with a swap through the same value (which
-// may read the table just replaced) is not taken for a rollback.
+// may read the table just replaced) is not taken for a rollback; such a
+// load returns the newer table held instead of the older one it read,
+// since that one was never checked against it.
 //
 // A store keeps one Guard per store value, and goes through it on every
 // load and after every swap that stored (toolname.FileStore is one):
@@ -42,6 +49,9 @@
 //
 //	// Swap, once the compare-and-swap stored next under rev:
 //	guard.Stored(string(rev), next)
+//
+//	// Hold (toolname.Holder), before the first load:
+//	return guard.Hold(n)
 package chainguard
 
 import "sync"
@@ -74,10 +84,13 @@ type Guard[T Table[T]] struct {
 	decode func([]byte) (T, error)
 
 	mu    sync.Mutex
-	seen  bool     // a table was loaded or stored
+	seen  bool     // a table was loaded, stored or held
 	pos   Position // the position of table, when seen
-	rev   string   // the revision of table, "" when none is kept
-	table T        // the table held: the last one loaded or stored
+	rev   string   // the revision of table, "" when none is known
+	table T        // the table held: the last one loaded, stored or held
+	// changes counts the tables held, so that a load knows whether the
+	// table held changed while it read.
+	changes uint64
 
 	// The revision last refused against table, and why; "" when none.
 	// A revision names one stored value, so it is refused again without
@@ -107,7 +120,7 @@ func New[T Table[T]](decode func([]byte) (T, error)) *Guard[T] {
 func (g *Guard[T]) Load(read func(cached string) (rev string, raw []byte, err error)) (T, string, error) {
 	var zero T
 	g.mu.Lock()
-	seen, have, heldRev, held := g.seen, g.pos, g.rev, g.table
+	seen, have, heldRev, held, changes := g.seen, g.pos, g.rev, g.table, g.changes
 	refusedRev, refused := g.refusedRev, g.refused
 	g.mu.Unlock()
 
@@ -132,14 +145,11 @@ func (g *Guard[T]) Load(read func(cached string) (rev string, raw []byte, err er
 	got := Position{ID: id, Generation: gen}
 	if seen {
 		if err := g.check(have, held, got, table); err != nil {
-			g.refuse(heldRev, rev, err)
+			g.refuse(changes, rev, err)
 			return zero, "", err
 		}
 	}
-	if err := g.accept(heldRev, rev, table, got); err != nil {
-		return zero, "", err
-	}
-	return table, rev, nil
+	return g.accept(changes, rev, table, got)
 }
 
 // check returns the error of a table at got, loaded after held at have: nil
@@ -151,12 +161,12 @@ func (g *Guard[T]) check(have Position, held T, got Position, table T) error {
 	return table.Continues(held)
 }
 
-// refuse records that rev was refused with err against the table of
-// heldRev, unless the guard holds another table by now.
-func (g *Guard[T]) refuse(heldRev, rev string, err error) {
+// refuse records that rev was refused with err against the table held
+// after changes tables, unless the guard holds another table by now.
+func (g *Guard[T]) refuse(changes uint64, rev string, err error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.rev == heldRev {
+	if g.changes == changes {
 		g.refusedRev, g.refused = rev, err
 	}
 }
@@ -171,25 +181,64 @@ func (g *Guard[T]) Stored(rev string, next T) {
 	g.hold(rev, next, Position{ID: id, Generation: gen})
 }
 
-// accept makes table, at pos and checked against the table of heldRev,
-// the table held. When a concurrent load or swap changed the table held
-// meanwhile, table is checked against that one too; a table older than it,
-// of its chain, is returned to the caller but not held.
-func (g *Guard[T]) accept(heldRev, rev string, table T, pos Position) error {
+// accept makes table, of revision rev at pos and checked against the
+// table held after changes tables, the table held, and returns it. When a
+// concurrent load or swap changed the table held meanwhile, table is
+// checked against that one too; but when it is older than that one, of
+// its chain (the load read the table that a swap through this value
+// replaced, or a store that went back meanwhile), the newer table held is
+// returned with its revision instead: table was never checked against it,
+// and a caller that swaps after that revision finds out, by ErrStale, if
+// the store moved on. Without the revision of the table held (one held by
+// Hold), table is refused as older.
+func (g *Guard[T]) accept(changes uint64, rev string, table T, pos Position) (T, string, error) {
+	var zero T
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.rev != heldRev && g.seen {
+	if g.changes != changes && g.seen {
 		switch {
 		case rev == g.rev:
-			return nil
-		case pos.ID == g.pos.ID && pos.Generation < g.pos.Generation:
-			return nil
+			return g.table, g.rev, nil
+		case g.rev != "" && pos.ID == g.pos.ID && pos.Generation < g.pos.Generation:
+			return g.table, g.rev, nil
 		}
 		if err := g.check(g.pos, g.table, pos, table); err != nil {
-			return err
+			return zero, "", err
 		}
 	}
 	g.hold(rev, table, pos)
+	return table, rev, nil
+}
+
+// Hold makes table the table held, as if it had been loaded, with no
+// revision known: every later load must be of its chain, not older, and
+// continue it, and a chain found empty is refused. A store calls it
+// before its first load, with a table known elsewhere (a replica's
+// backup). When the guard holds a table already, the later of the two is
+// kept, provided it continues the other; otherwise Hold returns the error
+// of the table held, checked against table, and changes nothing. The zero
+// T holds nothing.
+func (g *Guard[T]) Hold(table T) error {
+	var zero T
+	if table == zero {
+		return nil
+	}
+	id, gen := table.Chain()
+	pos := Position{ID: id, Generation: gen}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.seen {
+		g.hold("", table, pos)
+		return nil
+	}
+	err := g.check(pos, table, g.pos, g.table)
+	if err == nil {
+		return nil // the table held is table, or continues it
+	}
+	if g.check(g.pos, g.table, pos, table) != nil {
+		return err
+	}
+	g.hold("", table, pos)
 	return nil
 }
 
@@ -197,6 +246,7 @@ func (g *Guard[T]) accept(heldRev, rev string, table T, pos Position) error {
 // holds mu.
 func (g *Guard[T]) hold(rev string, table T, pos Position) {
 	g.seen, g.pos, g.rev, g.table = true, pos, rev, table
+	g.changes++
 	g.refusedRev, g.refused = "", nil
 }
 

@@ -270,8 +270,9 @@ func TestGuardRaceChecksTheNewHeld(t *testing.T) {
 }
 
 // TestGuardRaceIsNotRollback: a load that read the table a concurrent swap
-// through the same value replaced is not a rollback, and does not lower
-// what the value remembers.
+// through the same value replaced is not a rollback, returns the newer
+// table that the swap stored, and does not lower what the value
+// remembers.
 func TestGuardRaceIsNotRollback(t *testing.T) {
 	tables, _ := chain(t, 3)
 	var decodes int
@@ -280,15 +281,48 @@ func TestGuardRaceIsNotRollback(t *testing.T) {
 	require.NoError(t, err)
 	var third toolname.Names
 	require.NoError(t, third.UnmarshalJSON(tables[2]))
-	n, _, err := g.Load(func(string) (string, []byte, error) {
+	n, rev, err := g.Load(func(string) (string, []byte, error) {
 		g.Stored("r3", &third) // a swap through the same value, while this load reads
 		return "r2", tables[1], nil
 	})
 	require.NoError(t, err)
-	_, gen := n.Chain()
-	assert.Equal(t, uint64(2), gen)
+	assert.Same(t, &third, n)
+	assert.Equal(t, "r3", rev)
 	_, _, err = g.Load(from(stored{"r2", tables[1]}))
 	require.ErrorIs(t, err, toolname.ErrRollback, "the memory stays at generation 3")
+}
+
+// TestGuardRaceNeverReturnsAnUncheckedTable: a load that began when the
+// value held generation 1 reads a fork's generation 2 (continuing
+// generation 1, but giving delete_everything to s3), while a swap through
+// the same value stores the real generation 3 (which gives it to s2). The
+// fork is never returned: the load returns generation 3, the newer table
+// held, with its revision.
+func TestGuardRaceNeverReturnsAnUncheckedTable(t *testing.T) {
+	gen1, gen2, fork2, _ := forked(t)
+	var decodes int
+	g := newGuard(&decodes)
+	_, _, err := g.Load(from(stored{"r1", gen1}))
+	require.NoError(t, err)
+	var second toolname.Names
+	require.NoError(t, second.UnmarshalJSON(gen2))
+	third, err := toolname.Assign(toolname.Portable, []toolname.Key{
+		{Server: "s1", Tool: "list"}, {Server: "s2", Tool: "delete_everything"}, {Server: "s2", Tool: "x"},
+	}, toolname.WithPrevious(&second))
+	require.NoError(t, err)
+
+	n, rev, err := g.Load(func(string) (string, []byte, error) {
+		g.Stored("r3", third) // a swap through the same value, while this load reads
+		return "f2", fork2, nil
+	})
+	require.NoError(t, err)
+	assert.Same(t, third, n)
+	assert.Equal(t, "r3", rev)
+	k, ok := n.Resolve("delete_everything")
+	require.True(t, ok)
+	assert.Equal(t, "s2", k.Server)
+	_, _, err = g.Load(from(stored{"f2", fork2}))
+	require.ErrorIs(t, err, toolname.ErrRollback, "the fork, read again, is refused")
 }
 
 // TestGuardStoredResets: a table stored through the value is what the
@@ -309,6 +343,127 @@ func TestGuardStoredResets(t *testing.T) {
 	require.NoError(t, err, "generation 2 follows the seeded generation 1")
 	_, _, err = g.Load(from(stored{"x", other}))
 	require.ErrorIs(t, err, toolname.ErrRollback)
+}
+
+// held decodes one of the tables that forked returns.
+func held(t *testing.T, data []byte) *toolname.Names {
+	t.Helper()
+	n := new(toolname.Names)
+	require.NoError(t, n.UnmarshalJSON(data))
+	return n
+}
+
+// TestGuardHold: a value that starts from a table known elsewhere (a
+// replica's backup) refuses a first load that is empty, of another chain,
+// older, or a fork, and holds none of them: the table held, written back
+// later, is accepted, and so is a table that continues it.
+func TestGuardHold(t *testing.T) {
+	gen1, gen2, fork2, fork3 := forked(t)
+	_, other := chain(t, 1)
+	backup := held(t, gen2)
+	third, err := toolname.Assign(toolname.Portable, []toolname.Key{
+		{Server: "s1", Tool: "list"}, {Server: "s2", Tool: "delete_everything"}, {Server: "s2", Tool: "x"},
+	}, toolname.WithPrevious(backup))
+	require.NoError(t, err)
+	gen3, err := json.Marshal(third)
+	require.NoError(t, err)
+
+	var decodes int
+	g := newGuard(&decodes)
+	require.NoError(t, g.Hold(backup))
+	for _, tt := range []struct {
+		name  string
+		load  stored
+		field string // of the refusal
+		input string
+	}{
+		{"an empty chain", stored{"", nil}, "chain", ""},
+		{"an older table", stored{"r1", gen1}, "generation", "1"},
+		{"another chain", stored{"x", other}, "chain", ""},
+		{"a fork at the same generation", stored{"f2", fork2}, "name", "delete_everything"},
+		{"a fork at a higher generation", stored{"f3", fork3}, "name", "delete_everything"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			n, rev, err := g.Load(from(tt.load))
+			require.ErrorIs(t, err, toolname.ErrRollback)
+			assert.Nil(t, n)
+			assert.Empty(t, rev)
+			var e *toolname.Error
+			require.ErrorAs(t, err, &e)
+			assert.Equal(t, tt.field, e.Field)
+			if tt.input != "" {
+				assert.Equal(t, tt.input, e.Input)
+			}
+			if tt.field == "name" {
+				assert.Contains(t, e.Message(), "the store's table gives the name to s3::delete_everything")
+				assert.Contains(t, e.Message(), "gives it to s2::delete_everything")
+			}
+		})
+	}
+	// The backup's table, written back by another process, is accepted,
+	// and so is the next generation.
+	n, rev, err := g.Load(from(stored{"r2", gen2}))
+	require.NoError(t, err)
+	assert.Equal(t, "r2", rev)
+	require.NoError(t, n.Continues(backup))
+	require.NoError(t, backup.Continues(n))
+	n, rev, err = g.Load(from(stored{"r3", gen3}))
+	require.NoError(t, err)
+	assert.Equal(t, "r3", rev)
+	_, gen := n.Chain()
+	assert.Equal(t, uint64(3), gen)
+}
+
+// TestGuardHoldAfterLoad: Hold on a value that holds a table keeps the
+// later of the two when one continues the other, and refuses otherwise.
+func TestGuardHoldAfterLoad(t *testing.T) {
+	gen1, gen2, fork2, _ := forked(t)
+	_, other := chain(t, 1)
+	var decodes int
+	g := newGuard(&decodes)
+	loaded, _, err := g.Load(from(stored{"r2", gen2}))
+	require.NoError(t, err)
+
+	require.NoError(t, g.Hold(nil), "nil holds nothing")
+	require.NoError(t, g.Hold(held(t, gen1)), "the table held continues it")
+	require.NoError(t, g.Hold(held(t, gen2)), "the table held is it")
+	n, rev, err := g.Load(from(stored{"r2", nil}))
+	require.NoError(t, err)
+	assert.Same(t, loaded, n, "the table held, and its revision, are kept")
+	assert.Equal(t, "r2", rev)
+
+	err = g.Hold(held(t, fork2))
+	require.ErrorIs(t, err, toolname.ErrRollback)
+	var e *toolname.Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, "delete_everything", e.Input)
+	require.ErrorIs(t, g.Hold(held(t, other)), toolname.ErrRollback)
+	n, _, err = g.Load(from(stored{"r2", nil}))
+	require.NoError(t, err)
+	assert.Same(t, loaded, n, "a refused Hold changes nothing")
+
+	third, err := toolname.Assign(toolname.Portable, []toolname.Key{
+		{Server: "s1", Tool: "list"}, {Server: "s2", Tool: "delete_everything"}, {Server: "s2", Tool: "x"},
+	}, toolname.WithPrevious(loaded))
+	require.NoError(t, err)
+	require.NoError(t, g.Hold(third), "a later table that continues the one held")
+	_, _, err = g.Load(from(stored{"r2", gen2}))
+	require.ErrorIs(t, err, toolname.ErrRollback, "the store is older than the table held")
+}
+
+// TestGuardHoldDuringFirstLoad: a Hold that lands while the first load
+// reads still checks what that load read.
+func TestGuardHoldDuringFirstLoad(t *testing.T) {
+	_, gen2, fork2, _ := forked(t)
+	var decodes int
+	g := newGuard(&decodes)
+	_, _, err := g.Load(func(string) (string, []byte, error) {
+		require.NoError(t, g.Hold(held(t, gen2)))
+		return "f2", fork2, nil
+	})
+	require.ErrorIs(t, err, toolname.ErrRollback)
+	_, _, err = g.Load(from(stored{"r2", gen2}))
+	require.NoError(t, err)
 }
 
 func TestGuardReadError(t *testing.T) {
