@@ -64,17 +64,15 @@ func (g *gateway) forward(ctx context.Context, req *mcp.CallToolRequest, st serv
 		outcome = string(mcpid.CodeResourceUnavailable)
 		return toolError(st.tool, unavailable(name))
 	}
-	ctx, cancel := context.WithTimeout(ctx, g.cfg.timeout)
-	defer cancel()
 	params := &mcp.CallToolParams{Name: st.key.Tool, Arguments: args,
 		InputResponses: req.Params.InputResponses, RequestState: req.Params.RequestState}
-	rc := st.d.relay.Start(ctx, req, params, g.cfg.timeout)
-	res, err := cs.CallTool(ctx, params)
-	st.d.relay.End(rc)
+	var res *mcp.CallToolResult
+	err := g.relayTo(ctx, st.d, cs, req, params, func(ctx context.Context, cs *mcp.ClientSession) (err error) {
+		res, err = cs.CallTool(ctx, params)
+		return err
+	})
 	werr := (*jsonrpc.Error)(nil)
-	if err == nil || errors.As(err, &werr) {
-		st.d.answered.Store(true)
-	}
+	errors.As(err, &werr)
 	if err == nil {
 		if res.IsError {
 			outcome = outcomeToolError

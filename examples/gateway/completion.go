@@ -34,7 +34,7 @@ func (g *gateway) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.
 	params := *req.Params
 	params.Ref = &own
 	var res *mcp.CompleteResult
-	err := g.toDownstream(ctx, d, func(ctx context.Context, cs *mcp.ClientSession) (err error) {
+	err := g.toDownstream(ctx, d, req, &params, func(ctx context.Context, cs *mcp.ClientSession) (err error) {
 		res, err = cs.Complete(ctx, &params)
 		return err
 	})

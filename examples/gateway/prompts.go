@@ -193,17 +193,13 @@ func (g *gateway) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mc
 	if err != nil {
 		return nil, err
 	}
-	cs := sp.d.session.Load()
-	if cs == nil {
-		return nil, unavailableErr(sp.d)
-	}
-	ctx, cancel := context.WithTimeout(ctx, g.cfg.timeout)
-	defer cancel()
 	params := &mcp.GetPromptParams{Name: sp.key.Tool, Arguments: req.Params.Arguments,
 		InputResponses: req.Params.InputResponses, RequestState: req.Params.RequestState}
-	rc := sp.d.relay.Start(ctx, req, params, g.cfg.timeout)
-	res, err := cs.GetPrompt(ctx, params)
-	sp.d.relay.End(rc)
+	var res *mcp.GetPromptResult
+	err = g.toDownstream(ctx, sp.d, req, params, func(ctx context.Context, cs *mcp.ClientSession) (err error) {
+		res, err = cs.GetPrompt(ctx, params)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
