@@ -69,7 +69,8 @@
 // (affinity on the Mcp-Session-Id header), or the others answer 404.
 // With -stateless, each request is served whole by itself, as MCP
 // 2026-07-28 has it, so that any replica answers any request: a caller's
-// logs come through its request's own level (_meta), progress on the
+// logs come through its request's own level (_meta), on every protocol
+// version (a request without one gets no logs), progress on the
 // request's own stream, and what needs a session is refused with an error
 // (resource subscriptions; a downstream's sampling and elicitation
 // requests). On the -http listener, /healthz answers 200 while the process
