@@ -230,6 +230,7 @@ import (
 	"net"
 	"os"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -454,16 +455,47 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if o.Demo() {
 		return runDemo(ctx, o, stdout)
 	}
-	store, closeStore, err := openStore(ctx, o.state, o.chain)
+	// With -http, the listener serves /healthz from now on (see
+	// startingHTTP); MCP requests wait until the gateway is started.
+	var web *startingHTTP
+	closeHTTP := func() error { return nil }
+	var httpEnded chan struct{} // closed when the listener stops serving
+	if o.HTTP != "" {
+		ln, err := net.Listen("tcp", o.HTTP)
+		if err != nil {
+			return err
+		}
+		web = newStartingHTTP()
+		httpCtx, stopHTTP := context.WithCancel(ctx)
+		ended := make(chan struct{})
+		httpEnded = ended
+		var httpErr error
+		go func() {
+			defer close(ended)
+			httpErr = serve.Serve(httpCtx, serve.NewServer(web, o.limits), ln, "gateway", stderr)
+		}()
+		closeHTTP = sync.OnceValue(func() error {
+			web.fail()
+			stopHTTP()
+			<-ended
+			return httpErr
+		})
+		defer closeHTTP()
+	}
+	// The start's checks of the stores share one deadline, -timeout: a
+	// hung store delays the start by -timeout, not by -timeout per check.
+	checkCtx, cancelChecks := context.WithTimeout(ctx, o.cfg.timeout)
+	defer cancelChecks()
+	store, closeStore, err := openStore(checkCtx, o.state, o.chain)
 	if err != nil {
 		return err
 	}
 	defer closeStore()
 	o.cfg.store = store
-	if err := checkStore(ctx, store, o.state, o.cfg.timeout); err != nil {
+	if err := checkStore(checkCtx, store, o.state, o.cfg.timeout); err != nil {
 		return err
 	}
-	promptStore, closePromptStore, err := openPromptStore(ctx, o)
+	promptStore, closePromptStore, err := openPromptStore(checkCtx, o)
 	if err != nil {
 		return err
 	}
@@ -493,9 +525,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer g.close()
-	if err := g.checkNaming(ctx); err != nil {
+	if err := g.checkNaming(checkCtx); err != nil {
 		return err
 	}
+	cancelChecks()
 	specs := demoServers()
 	if len(o.servers) > 0 {
 		specs = specs[:0]
@@ -518,11 +551,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		return err
 	}
-	ln, err := net.Listen("tcp", o.HTTP)
-	if err != nil {
-		return err
+	web.serve(g.handler(o.limits, o.cfg.stateless))
+	select {
+	case <-ctx.Done():
+	case <-httpEnded:
 	}
-	if err := serve.Serve(ctx, serve.NewServer(g.handler(o.limits, o.cfg.stateless), o.limits), ln, "gateway", stderr); err != nil {
+	if err := closeHTTP(); err != nil {
 		return err
 	}
 	select {

@@ -242,7 +242,7 @@ func (g *gateway) routePrompt(ctx context.Context, name string) (servedPrompt, e
 
 // openPromptStore opens the prompt chain's store beside the tools' one
 // (see promptState), and stops a start on one whose value is not a table,
-// as checkStore does.
+// as checkStore does, within ctx's deadline: the start's checks share one.
 func openPromptStore(ctx context.Context, o *options) (toolname.Store, func(), error) {
 	state := promptState(o.state)
 	store, closeStore, err := openStore(ctx, state, o.chain+"/prompts")
