@@ -157,13 +157,16 @@ func routeError(err error) error {
 }
 
 // subscribe subscribes the caller to a resource: the SDK records the
-// caller's subscription under the URI shown; the downstream its URI routes
-// to is subscribed once for all its callers.
+// caller's subscription under the URI shown, as the gateway writes it (a
+// form's scheme in any case routes, but updates go out as the gateway
+// writes the form, and the SDK matches them exactly); the downstream its
+// URI routes to is subscribed once for all its callers.
 func (g *gateway) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
 	d, own, err := g.routeURI(req.Params.URI)
 	if err != nil {
 		return routeError(err)
 	}
+	req.Params.URI = g.outURI(d, own)
 	k := &d.more
 	k.mu.Lock()
 	if k.subs == nil {
@@ -190,13 +193,15 @@ func (g *gateway) subscribe(ctx context.Context, req *mcp.SubscribeRequest) erro
 	return err
 }
 
-// unsubscribe ends the caller's subscription; the downstream is
-// unsubscribed when its last caller is.
+// unsubscribe ends the caller's subscription, under the URI as the
+// gateway writes it (see subscribe); the downstream is unsubscribed when
+// its last caller is.
 func (g *gateway) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {
 	d, own, err := g.routeURI(req.Params.URI)
 	if err != nil {
 		return routeError(err)
 	}
+	req.Params.URI = g.outURI(d, own)
 	k := &d.more
 	k.mu.Lock()
 	last := k.subs[own] == 1
