@@ -112,6 +112,10 @@ func (g *gateway) byToolName(next mcp.MethodHandler) mcp.MethodHandler {
 		if _, ok := g.table.Load().tools[call.Params.Name]; ok {
 			return next(ctx, method, req)
 		}
+		// The lookup and the call share one deadline: the whole call
+		// fits -timeout.
+		ctx, cancel := context.WithTimeout(ctx, g.cfg.timeout)
+		defer cancel()
 		st, err := g.route(ctx, call.Params.Name)
 		var terr *toolname.Error
 		switch {

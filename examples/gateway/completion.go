@@ -13,6 +13,8 @@ import (
 // resource template, by the URI the gateway shows (see routeURI); the
 // downstream gets its own prompt name or template.
 func (g *gateway) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, g.cfg.timeout) // the lookup and the request: one -timeout
+	defer cancel()
 	ref := req.Params.Ref
 	var d *backend
 	own := *ref

@@ -50,7 +50,7 @@
 // whichever server started or listed first; a call reaches that tool or
 // is an unknown tool, on any replica (a name a replica does not serve yet
 // is looked up in the store once, within a second whatever the store
-// does, and routed only to a tool it lists under the very key the chain
+// does and within the call's -timeout, and routed only to a tool it lists under the very key the chain
 // gave that name; a miss is remembered for at most 2 s, and forgotten when
 // the store tells of a new table, so that a hung store costs a guessed
 // name a second, not -timeout); a replica killed at any moment loses
@@ -96,6 +96,11 @@
 // The chain is put back on purpose only: -seed FILE stores a backup, or a
 // state file, as the first table of an EMPTY chain (also how a gateway
 // moves from a state file to Redis or PostgreSQL), then runs as usual.
+//
+// The start checks the stores (a value that is not a table, naming options
+// other than the chain's) within one -timeout in all; with -http, /healthz
+// answers from the moment the listener exists, and MCP requests wait for
+// the start.
 //
 // The first tools/list waits until every downstream has listed its tools
 // (or failed to start) and their names are stored, or for -start-timeout

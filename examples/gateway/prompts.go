@@ -189,6 +189,8 @@ func (g *gateway) servePrompts(live map[toolname.Key]servedPrompt) {
 // prompts/get, with the downstream's own prompt name and the arguments as
 // they came, to the downstream the name routes to.
 func (g *gateway) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, g.cfg.timeout) // the lookup and the request: one -timeout
+	defer cancel()
 	sp, err := g.prompt(ctx, req.Params.Name)
 	if err != nil {
 		return nil, err
