@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -68,4 +69,32 @@ func restartWaits(t *testing.T, log string) map[string][]time.Duration {
 		}
 	}
 	return waits
+}
+
+// TestRestartBackoffResetByAnyAnswer: the backoff starts again from its
+// first step once a session has answered any relayed request, not only a
+// tool call: a downstream whose callers only read its resources (or get
+// its prompts) is not in a crash loop either.
+func TestRestartBackoffResetByAnyAnswer(t *testing.T) {
+	reader, env := testServer(t, "reader", "tools=rest,lifetime=300ms")
+	cfg, specs := fromArgs(t, io.Discard, "-server", reader, "-env", env)
+	logs := new(syncBuffer)
+	cfg.logger = slog.New(slog.NewJSONHandler(logs, nil))
+	cfg.timeout = time.Second
+	_, c := startGateway(t, cfg, specs...)
+
+	const restarts = 6
+	require.Eventually(t, func() bool {
+		// The test server answers a read with an empty result.
+		_, _ = c.cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "file:///notes"})
+		return len(restartWaits(t, logs.String())["reader"]) >= restarts
+	}, testTimeout, 20*time.Millisecond, "the server is restarted %d times", restarts)
+	first := 0
+	waits := restartWaits(t, logs.String())["reader"]
+	for _, w := range waits {
+		if w == retryMin {
+			first++
+		}
+	}
+	assert.GreaterOrEqual(t, first, restarts/2, "after sessions that answered a read, the waits start again from the first step: %v", waits)
 }

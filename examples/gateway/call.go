@@ -64,17 +64,15 @@ func (g *gateway) forward(ctx context.Context, req *mcp.CallToolRequest, st serv
 		outcome = string(mcpid.CodeResourceUnavailable)
 		return toolError(st.tool, unavailable(name))
 	}
-	ctx, cancel := context.WithTimeout(ctx, g.cfg.timeout)
-	defer cancel()
 	params := &mcp.CallToolParams{Name: st.key.Tool, Arguments: args,
 		InputResponses: req.Params.InputResponses, RequestState: req.Params.RequestState}
-	rc := st.d.relay.Start(ctx, req, params, g.cfg.timeout)
-	res, err := cs.CallTool(ctx, params)
-	st.d.relay.End(rc)
+	var res *mcp.CallToolResult
+	err := g.relayTo(ctx, st.d, cs, req, params, func(ctx context.Context, cs *mcp.ClientSession) (err error) {
+		res, err = cs.CallTool(ctx, params)
+		return err
+	})
 	werr := (*jsonrpc.Error)(nil)
-	if err == nil || errors.As(err, &werr) {
-		st.d.answered.Store(true)
-	}
+	errors.As(err, &werr)
 	if err == nil {
 		if res.IsError {
 			outcome = outcomeToolError
@@ -114,6 +112,10 @@ func (g *gateway) byToolName(next mcp.MethodHandler) mcp.MethodHandler {
 		if _, ok := g.table.Load().tools[call.Params.Name]; ok {
 			return next(ctx, method, req)
 		}
+		// The lookup and the call share one deadline: the whole call
+		// fits -timeout.
+		ctx, cancel := context.WithTimeout(ctx, g.cfg.timeout)
+		defer cancel()
 		st, err := g.route(ctx, call.Params.Name)
 		var terr *toolname.Error
 		switch {

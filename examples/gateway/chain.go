@@ -369,8 +369,10 @@ func (c *chain) checkNaming(ctx context.Context, profile toolname.Profile, opts 
 	}
 	// Update checks the options against the table before anything else,
 	// here on a copy of it in memory: nothing is written to the store.
+	// The start's deadline may have passed waiting for the store; the
+	// copy needs none.
 	copied := &memStore{names: table, n: 1}
-	_, _, err = toolname.Update(ctx, copied, profile, nil, opts...)
+	_, _, err = toolname.Update(context.WithoutCancel(ctx), copied, profile, nil, opts...)
 	if errors.Is(err, toolname.ErrChainMismatch) {
 		return fmt.Errorf("-profile, -qualify and -max-len must be those of %s: %w", from, err)
 	}

@@ -13,6 +13,8 @@ import (
 // resource template, by the URI the gateway shows (see routeURI); the
 // downstream gets its own prompt name or template.
 func (g *gateway) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, g.cfg.timeout) // the lookup and the request: one -timeout
+	defer cancel()
 	ref := req.Params.Ref
 	var d *backend
 	own := *ref
@@ -34,7 +36,7 @@ func (g *gateway) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.
 	params := *req.Params
 	params.Ref = &own
 	var res *mcp.CompleteResult
-	err := g.toDownstream(ctx, d, func(ctx context.Context, cs *mcp.ClientSession) (err error) {
+	err := g.toDownstream(ctx, d, req, &params, func(ctx context.Context, cs *mcp.ClientSession) (err error) {
 		res, err = cs.Complete(ctx, &params)
 		return err
 	})

@@ -166,7 +166,8 @@ func newGateway(cfg config) (*gateway, error) {
 	})
 	g.srv.AddReceivingMiddleware(g.firstListing, g.byToolName, g.relayedKinds)
 	if cfg.stateless {
-		g.srv.AddReceivingMiddleware(refuseSubscriptions)
+		g.srv.AddReceivingMiddleware(refuseSubscriptions, askedLevel)
+		g.srv.AddSendingMiddleware(sendAskedLogs)
 	}
 	return g, nil
 }

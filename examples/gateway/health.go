@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"sync"
 	"sync/atomic"
 
 	"github.com/mcpid/mcpid/toolname"
@@ -95,4 +96,59 @@ func (g *gateway) readiness() (readiness, int) {
 		return r, http.StatusServiceUnavailable
 	}
 	return r, http.StatusOK
+}
+
+// startingHTTP is the -http listener's handler from the moment it listens,
+// before the gateway has checked its store and started: /healthz answers
+// 200 at once (the process serves), /readyz answers 503 "starting", and
+// every other request waits until the gateway is started (its start is
+// bounded by -timeout), then goes to the gateway's handler; if the start
+// fails, it answers 503.
+type startingHTTP struct {
+	ready chan struct{} // closed once h is set, or the start failed
+	once  sync.Once
+	h     http.Handler // nil when the start failed; read after ready
+}
+
+func newStartingHTTP() *startingHTTP { return &startingHTTP{ready: make(chan struct{})} }
+
+// serve lets every request through to h from now on.
+func (s *startingHTTP) serve(h http.Handler) {
+	s.once.Do(func() {
+		s.h = h
+		close(s.ready)
+	})
+}
+
+// fail answers every request waiting, and every later one, 503; after
+// serve, it does nothing.
+func (s *startingHTTP) fail() { s.serve(nil) }
+
+func (s *startingHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	select {
+	case <-s.ready:
+	default:
+		switch {
+		case r.Method == http.MethodGet && r.URL.Path == "/healthz":
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			_, _ = w.Write([]byte("ok\n"))
+			return
+		case r.Method == http.MethodGet && r.URL.Path == "/readyz":
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Cache-Control", "no-store")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_ = json.NewEncoder(w).Encode(readiness{Status: "starting", Store: storeUnknown})
+			return
+		}
+		select {
+		case <-s.ready:
+		case <-r.Context().Done():
+			return
+		}
+	}
+	if s.h == nil {
+		http.Error(w, "the gateway did not start", http.StatusServiceUnavailable)
+		return
+	}
+	s.h.ServeHTTP(w, r)
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -79,4 +81,46 @@ func TestMisses(t *testing.T) {
 		m.miss(string(rune('a'+i%26))+time.Duration(i).String(), now)
 	}
 	assert.LessOrEqual(t, len(m.names), maxMisses)
+}
+
+// slowStore is a store whose loads take delay once armed: a store that
+// answers, slowly.
+type slowStore struct {
+	memStore
+	delay atomic.Int64 // a time.Duration
+}
+
+func (s *slowStore) Load(ctx context.Context) (*toolname.Names, toolname.Revision, error) {
+	select {
+	case <-time.After(time.Duration(s.delay.Load())):
+	case <-ctx.Done():
+		return nil, "", ctx.Err()
+	}
+	return s.memStore.Load(ctx)
+}
+
+// TestLookupAndCallShareTimeout: a call by a name this replica does not
+// serve is looked up in the store, then sent on, within one -timeout from
+// its start: a slow lookup leaves the downstream the rest of it, not a
+// whole -timeout more. The bound is halfway between the two.
+func TestLookupAndCallShareTimeout(t *testing.T) {
+	const timeout, lookup = 2 * time.Second, 900 * time.Millisecond
+	hang := make(chan struct{})
+	defer close(hang)
+	srv := mcp.NewServer(&mcp.Implementation{Name: "alpha", Version: "v0"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "search"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		<-hang
+		return &mcp.CallToolResult{}, nil, nil
+	})
+	store := new(slowStore)
+	_, c := startGateway(t, config{store: store, qualifyAll: true, timeout: timeout}, downstreamSpec{name: "alpha", transport: inProcess{srv}})
+	require.Equal(t, []string{"alpha__search"}, c.names(t))
+	store.delay.Store(int64(lookup))
+
+	began := time.Now()
+	res, err := c.cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "search", Arguments: map[string]any{}})
+	took := time.Since(began)
+	require.NoError(t, err)
+	assert.Equal(t, "resource_unavailable", envelopeCode(t, res), "routed by its own name, to a downstream that does not answer")
+	assert.Less(t, took, timeout+lookup/2, "the call took %v", took)
 }

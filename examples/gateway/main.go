@@ -50,7 +50,7 @@
 // whichever server started or listed first; a call reaches that tool or
 // is an unknown tool, on any replica (a name a replica does not serve yet
 // is looked up in the store once, within a second whatever the store
-// does, and routed only to a tool it lists under the very key the chain
+// does and within the call's -timeout, and routed only to a tool it lists under the very key the chain
 // gave that name; a miss is remembered for at most 2 s, and forgotten when
 // the store tells of a new table, so that a hung store costs a guessed
 // name a second, not -timeout); a replica killed at any moment loses
@@ -69,7 +69,8 @@
 // (affinity on the Mcp-Session-Id header), or the others answer 404.
 // With -stateless, each request is served whole by itself, as MCP
 // 2026-07-28 has it, so that any replica answers any request: a caller's
-// logs come through its request's own level (_meta), progress on the
+// logs come through its request's own level (_meta), on every protocol
+// version (a request without one gets no logs), progress on the
 // request's own stream, and what needs a session is refused with an error
 // (resource subscriptions; a downstream's sampling and elicitation
 // requests). On the -http listener, /healthz answers 200 while the process
@@ -95,6 +96,11 @@
 // The chain is put back on purpose only: -seed FILE stores a backup, or a
 // state file, as the first table of an EMPTY chain (also how a gateway
 // moves from a state file to Redis or PostgreSQL), then runs as usual.
+//
+// The start checks the stores (a value that is not a table, naming options
+// other than the chain's) within one -timeout in all; with -http, /healthz
+// answers from the moment the listener exists, and MCP requests wait for
+// the start.
 //
 // The first tools/list waits until every downstream has listed its tools
 // (or failed to start) and their names are stored, or for -start-timeout
@@ -174,7 +180,11 @@
 //     downstream is that caller's (the same session, or the same verified
 //     user), and otherwise goes to no one (a request gets an error the
 //     downstream handles); sampling and elicitation only reach a session
-//     that initialized declaring them.
+//     that initialized declaring them. Every relayed request counts as its
+//     caller's call, and one the gateway stopped waiting for (-timeout, or
+//     cancelled) counts until the downstream answers it, or its connection
+//     ends (a downstream that never answers holds its logs from every
+//     other caller until it is restarted).
 //
 // The gateway logs to stderr with log/slog, as text or JSON (-log-format),
 // at -log-level and above (info by default; the demo logs warnings only):
@@ -225,6 +235,7 @@ import (
 	"net"
 	"os"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -449,7 +460,38 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if o.Demo() {
 		return runDemo(ctx, o, stdout)
 	}
-	store, closeStore, err := openStore(ctx, o.state, o.chain)
+	// With -http, the listener serves /healthz from now on (see
+	// startingHTTP); MCP requests wait until the gateway is started.
+	var web *startingHTTP
+	closeHTTP := func() error { return nil }
+	var httpEnded chan struct{} // closed when the listener stops serving
+	if o.HTTP != "" {
+		ln, err := net.Listen("tcp", o.HTTP)
+		if err != nil {
+			return err
+		}
+		web = newStartingHTTP()
+		httpCtx, stopHTTP := context.WithCancel(ctx)
+		ended := make(chan struct{})
+		httpEnded = ended
+		var httpErr error
+		go func() {
+			defer close(ended)
+			httpErr = serve.Serve(httpCtx, serve.NewServer(web, o.limits), ln, "gateway", stderr)
+		}()
+		closeHTTP = sync.OnceValue(func() error {
+			web.fail()
+			stopHTTP()
+			<-ended
+			return httpErr
+		})
+		defer closeHTTP()
+	}
+	// The start's checks of the stores share one deadline, -timeout: a
+	// hung store delays the start by -timeout, not by -timeout per check.
+	checkCtx, cancelChecks := context.WithTimeout(ctx, o.cfg.timeout)
+	defer cancelChecks()
+	store, closeStore, err := openStore(checkCtx, o.state, o.chain)
 	if err != nil {
 		return err
 	}
@@ -458,10 +500,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := holdBackup("tool", store, o.cfg.backupPath); err != nil {
 		return err
 	}
-	if err := checkStore(ctx, store, o.state, o.cfg.timeout); err != nil {
+	if err := checkStore(checkCtx, store, o.state, o.cfg.timeout); err != nil {
 		return err
 	}
-	promptStore, closePromptStore, err := openPromptStore(ctx, o)
+	promptStore, closePromptStore, err := openPromptStore(checkCtx, o)
 	if err != nil {
 		return err
 	}
@@ -491,9 +533,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer g.close()
-	if err := g.checkNaming(ctx); err != nil {
+	if err := g.checkNaming(checkCtx); err != nil {
 		return err
 	}
+	cancelChecks()
 	specs := demoServers()
 	if len(o.servers) > 0 {
 		specs = specs[:0]
@@ -516,11 +559,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		return err
 	}
-	ln, err := net.Listen("tcp", o.HTTP)
-	if err != nil {
-		return err
+	web.serve(g.handler(o.limits, o.cfg.stateless))
+	select {
+	case <-ctx.Done():
+	case <-httpEnded:
 	}
-	if err := serve.Serve(ctx, serve.NewServer(g.handler(o.limits, o.cfg.stateless), o.limits), ln, "gateway", stderr); err != nil {
+	if err := closeHTTP(); err != nil {
 		return err
 	}
 	select {

@@ -194,21 +194,19 @@ func (g *gateway) servePrompts(live map[toolname.Key]servedPrompt) {
 // prompts/get, with the downstream's own prompt name and the arguments as
 // they came, to the downstream the name routes to.
 func (g *gateway) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, g.cfg.timeout) // the lookup and the request: one -timeout
+	defer cancel()
 	sp, err := g.prompt(ctx, req.Params.Name)
 	if err != nil {
 		return nil, err
 	}
-	cs := sp.d.session.Load()
-	if cs == nil {
-		return nil, unavailableErr(sp.d)
-	}
-	ctx, cancel := context.WithTimeout(ctx, g.cfg.timeout)
-	defer cancel()
 	params := &mcp.GetPromptParams{Name: sp.key.Tool, Arguments: req.Params.Arguments,
 		InputResponses: req.Params.InputResponses, RequestState: req.Params.RequestState}
-	rc := sp.d.relay.Start(ctx, req, params, g.cfg.timeout)
-	res, err := cs.GetPrompt(ctx, params)
-	sp.d.relay.End(rc)
+	var res *mcp.GetPromptResult
+	err = g.toDownstream(ctx, sp.d, req, params, func(ctx context.Context, cs *mcp.ClientSession) (err error) {
+		res, err = cs.GetPrompt(ctx, params)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -251,7 +249,8 @@ func (g *gateway) routePrompt(ctx context.Context, name string) (servedPrompt, e
 
 // openPromptStore opens the prompt chain's store beside the tools' one
 // (see promptState), holding its backup's table (see holdBackup), and
-// stops a start on one whose value is not a table, as checkStore does.
+// stops a start on one whose value is not a table, as checkStore does,
+// within ctx's deadline: the start's checks share one.
 func openPromptStore(ctx context.Context, o *options) (toolname.Store, func(), error) {
 	state := promptState(o.state)
 	store, closeStore, err := openStore(ctx, state, o.chain+"/prompts")

@@ -248,3 +248,40 @@ func TestRelayListChanged(t *testing.T) {
 	a.RemoveResources("file:///NEWS.md")
 	assert.NotContains(t, waitListed(t, cs, 2), "mcpid:a:file:///NEWS.md")
 }
+
+// TestSubscribeFormAnyCase: a subscription to a form whose scheme is
+// written in another case (which routes, as a URI's scheme is compared)
+// gets the updates, which go out in the form as the gateway writes it;
+// unsubscribing in yet another case ends them.
+func TestSubscribeFormAnyCase(t *testing.T) {
+	g, _ := startGateway(t, config{},
+		downstreamSpec{name: "a", transport: inProcess{docServer("a")}},
+		downstreamSpec{name: "b", transport: inProcess{docServer("b")}})
+	cs, updates := relayClient(t, g)
+	waitListed(t, cs, 2)
+	require.NoError(t, cs.Subscribe(t.Context(), &mcp.SubscribeParams{URI: "MCPID:b:file:///README.md"}))
+	require.Eventually(t, func() bool {
+		_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "b__touch", Arguments: map[string]any{}})
+		require.NoError(t, err)
+		select {
+		case uri := <-updates:
+			require.Equal(t, "mcpid:b:file:///README.md", uri)
+			return true
+		case <-time.After(20 * time.Millisecond):
+			return false
+		}
+	}, testTimeout, time.Millisecond, "the update reaches the subscriber")
+	require.NoError(t, cs.Unsubscribe(t.Context(), &mcp.UnsubscribeParams{URI: "Mcpid:b:file:///README.md"}))
+	time.Sleep(50 * time.Millisecond)
+	for len(updates) > 0 {
+		<-updates
+	}
+	_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "b__touch", Arguments: map[string]any{}})
+	require.NoError(t, err)
+	require.NoError(t, cs.Ping(t.Context(), nil))
+	select {
+	case uri := <-updates:
+		t.Fatalf("an update after unsubscribing: %s", uri)
+	case <-time.After(100 * time.Millisecond):
+	}
+}

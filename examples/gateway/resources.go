@@ -127,16 +127,12 @@ func (g *gateway) readResource(ctx context.Context, req *mcp.ReadResourceRequest
 	if err != nil {
 		return nil, routeError(err)
 	}
-	cs := d.session.Load()
-	if cs == nil {
-		return nil, unavailableErr(d)
-	}
-	ctx, cancel := context.WithTimeout(ctx, g.cfg.timeout)
-	defer cancel()
 	params := &mcp.ReadResourceParams{URI: own, InputResponses: req.Params.InputResponses, RequestState: req.Params.RequestState}
-	rc := d.relay.Start(ctx, req, params, g.cfg.timeout)
-	res, err := cs.ReadResource(ctx, params)
-	d.relay.End(rc)
+	var res *mcp.ReadResourceResult
+	err = g.toDownstream(ctx, d, req, params, func(ctx context.Context, cs *mcp.ClientSession) (err error) {
+		res, err = cs.ReadResource(ctx, params)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -161,13 +157,16 @@ func routeError(err error) error {
 }
 
 // subscribe subscribes the caller to a resource: the SDK records the
-// caller's subscription under the URI shown; the downstream its URI routes
-// to is subscribed once for all its callers.
+// caller's subscription under the URI shown, as the gateway writes it (a
+// form's scheme in any case routes, but updates go out as the gateway
+// writes the form, and the SDK matches them exactly); the downstream its
+// URI routes to is subscribed once for all its callers.
 func (g *gateway) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
 	d, own, err := g.routeURI(req.Params.URI)
 	if err != nil {
 		return routeError(err)
 	}
+	req.Params.URI = g.outURI(d, own)
 	k := &d.more
 	k.mu.Lock()
 	if k.subs == nil {
@@ -179,8 +178,9 @@ func (g *gateway) subscribe(ctx context.Context, req *mcp.SubscribeRequest) erro
 	if !first {
 		return nil
 	}
-	err = g.toDownstream(ctx, d, func(ctx context.Context, cs *mcp.ClientSession) error {
-		return cs.Subscribe(ctx, &mcp.SubscribeParams{URI: own})
+	params := &mcp.SubscribeParams{URI: own}
+	err = g.toDownstream(ctx, d, req, params, func(ctx context.Context, cs *mcp.ClientSession) error {
+		return cs.Subscribe(ctx, params)
 	})
 	if err != nil {
 		k.mu.Lock()
@@ -193,13 +193,15 @@ func (g *gateway) subscribe(ctx context.Context, req *mcp.SubscribeRequest) erro
 	return err
 }
 
-// unsubscribe ends the caller's subscription; the downstream is
-// unsubscribed when its last caller is.
+// unsubscribe ends the caller's subscription, under the URI as the
+// gateway writes it (see subscribe); the downstream is unsubscribed when
+// its last caller is.
 func (g *gateway) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {
 	d, own, err := g.routeURI(req.Params.URI)
 	if err != nil {
 		return routeError(err)
 	}
+	req.Params.URI = g.outURI(d, own)
 	k := &d.more
 	k.mu.Lock()
 	last := k.subs[own] == 1
@@ -213,8 +215,9 @@ func (g *gateway) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) 
 	if !last {
 		return nil
 	}
-	return g.toDownstream(ctx, d, func(ctx context.Context, cs *mcp.ClientSession) error {
-		return cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: own})
+	params := &mcp.UnsubscribeParams{URI: own}
+	return g.toDownstream(ctx, d, req, params, func(ctx context.Context, cs *mcp.ClientSession) error {
+		return cs.Unsubscribe(ctx, params)
 	})
 }
 
@@ -237,15 +240,33 @@ func (g *gateway) resubscribe(d *backend, cs *mcp.ClientSession) {
 	}
 }
 
-// toDownstream runs f on d's session, within the gateway's timeout.
-func (g *gateway) toDownstream(ctx context.Context, d *backend, f func(context.Context, *mcp.ClientSession) error) error {
+// toDownstream sends the caller's request req to d's session as out, with
+// f (see relayTo); a downstream that is not connected is an error.
+func (g *gateway) toDownstream(ctx context.Context, d *backend, req mcp.Request, out mcp.Params, f func(context.Context, *mcp.ClientSession) error) error {
 	cs := d.session.Load()
 	if cs == nil {
 		return unavailableErr(d)
 	}
+	return g.relayTo(ctx, d, cs, req, out, f)
+}
+
+// relayTo sends the caller's request req to d's session cs as out, with f,
+// within the gateway's timeout (or ctx's earlier deadline). The request is
+// registered with d's relay for as long as d may act on it, so that what d
+// sends meanwhile (logs, sampling and elicitation requests, which name no
+// call) reaches no other caller (see [downstream.Relay]); an answer, a
+// result or a JSON-RPC error, tells runDownstream that d serves.
+func (g *gateway) relayTo(ctx context.Context, d *backend, cs *mcp.ClientSession, req mcp.Request, out mcp.Params, f func(context.Context, *mcp.ClientSession) error) error {
 	ctx, cancel := context.WithTimeout(ctx, g.cfg.timeout)
 	defer cancel()
-	return f(ctx, cs)
+	ctx, rc := d.relay.Start(ctx, req, out, g.cfg.timeout)
+	err := f(ctx, cs)
+	d.relay.End(rc)
+	var werr *jsonrpc.Error
+	if err == nil || errors.As(err, &werr) {
+		d.answered.Store(true)
+	}
+	return err
 }
 
 // resourceUpdated relays d's update of a resource to the callers

@@ -198,3 +198,51 @@ func TestStatelessRefusesSubscriptions(t *testing.T) {
 		assert.Equal(t, int64(jsonrpc.CodeInvalidRequest), werr.Code, tt.method)
 	}
 }
+
+// TestStatelessLogsOnlyWhenAsked: a stateless gateway sends a caller log
+// messages only when its request's _meta asks for a level, at that level
+// and above, on every protocol version: before MCP 2026-07-28 the SDK
+// gives each stateless request a session at level "info", which the
+// caller never asked for.
+func TestStatelessLogsOnlyWhenAsked(t *testing.T) {
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(version, func(t *testing.T) {
+			_, transport := statelessReplicas(t, true)
+			var mu sync.Mutex
+			var got []string
+			client := mcp.NewClient(&mcp.Implementation{Name: "caller", Version: "v0"}, &mcp.ClientOptions{
+				//lint:ignore SA1019 the gateway relays logs while hosts use them
+				LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+					mu.Lock()
+					defer mu.Unlock()
+					got = append(got, fmt.Sprint(req.Params.Level, " ", req.Params.Data))
+				},
+			})
+			cs, err := client.Connect(t.Context(), transport, &mcp.ClientSessionOptions{ProtocolVersion: version})
+			require.NoError(t, err)
+			defer cs.Close()
+			require.Equal(t, version, cs.InitializeResult().ProtocolVersion)
+			// The test server logs "working on search" at info during a
+			// call that asked for progress.
+			for _, level := range []string{"", "error", "info"} {
+				params := &mcp.CallToolParams{Name: "search", Arguments: map[string]any{}, Meta: mcp.Meta{}}
+				if level != "" {
+					//lint:ignore SA1019 the gateway relays logs while hosts use them
+					params.Meta[mcp.MetaKeyLogLevel] = level
+				}
+				params.SetProgressToken("token-" + level)
+				res, err := cs.CallTool(t.Context(), params)
+				require.NoError(t, err)
+				require.Equal(t, "test answered search", resultText(res))
+			}
+			require.Eventually(t, func() bool {
+				mu.Lock()
+				defer mu.Unlock()
+				return len(got) > 0
+			}, testTimeout, 10*time.Millisecond)
+			mu.Lock()
+			defer mu.Unlock()
+			assert.Equal(t, []string{"info working on search"}, got, "the log of the call that asked for info; none of the others")
+		})
+	}
+}

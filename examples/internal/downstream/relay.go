@@ -32,7 +32,13 @@ import (
 // back to the caller's token. A log message names no call: it goes to the
 // caller only when every call in flight to that downstream is that
 // caller's (see [Relay.Owner]), and to no one otherwise, so that no client
-// reads another's logs.
+// reads another's logs. A request the gateway stopped waiting for (its
+// timeout passed, or its caller cancelled it) still counts until the
+// downstream answers it, since the downstream may still be working on it
+// and logging for it (a go-sdk server answers a cancelled request once its
+// handler returns), or until the connection it was sent on ends (the
+// downstream exited or is restarted): so a downstream that never answers
+// holds its logs and requests from every other caller until it restarts.
 //
 // Every relayed request asks the downstream for logs of every level (in
 // its _meta, as MCP 2026-07-28 asks; the session's level is set once at
@@ -44,7 +50,7 @@ import (
 type Relay struct {
 	mu      sync.Mutex
 	byToken map[string]*Call // the gateway's progress token -> its call
-	calls   map[*Call]bool   // the calls in flight
+	calls   map[*Call]bool   // the calls in flight, and the stale ones (see Call.stale)
 }
 
 // relayQueue bounds the notifications that wait for one call's caller.
@@ -62,7 +68,17 @@ type Call struct {
 	queue    chan any      // *mcp.ProgressNotificationParams or *mcp.LoggingMessageParams
 	answered chan struct{} // closed once the call's answer is in
 	drained  chan struct{} // closed once the queue is sent and empty
+
+	// Guarded by the relay's mu.
+	conn  *relayConn // the connection the request was sent on; nil before
+	id    jsonrpc.ID // its JSON-RPC id on conn
+	done  bool       // the downstream's answer was read
+	stale bool       // ended at the gateway before the downstream answered
 }
+
+// callKey is the context key under which a request's context carries its
+// Call, for relayConn.Write to learn the JSON-RPC id it is sent with.
+type callKey struct{}
 
 // nextToken numbers the progress tokens the gateway gives downstreams.
 var nextToken atomic.Uint64
@@ -71,15 +87,17 @@ var nextToken atomic.Uint64
 // and starts sending its notifications on, each within timeout; End must
 // follow. It asks the downstream for logs of every level in out's _meta,
 // and gives out a progress token of the gateway's own when req asked for
-// progress.
-func (r *Relay) Start(ctx context.Context, req mcp.Request, out mcp.RequestParams, timeout time.Duration) *Call {
+// progress (when out can carry one). The request must be sent with the
+// returned context, which tells the relay which JSON-RPC request is the
+// call's, so that the call counts until the downstream answers it.
+func (r *Relay) Start(ctx context.Context, req mcp.Request, out mcp.Params, timeout time.Duration) (context.Context, *Call) {
 	c := &Call{
-		ctx:      ctx,
 		timeout:  timeout,
 		queue:    make(chan any, relayQueue),
 		answered: make(chan struct{}),
 		drained:  make(chan struct{}),
 	}
+	c.ctx = context.WithValue(ctx, callKey{}, c)
 	c.session, _ = req.GetSession().(*mcp.ServerSession)
 	if extra := req.GetExtra(); extra != nil && extra.TokenInfo != nil {
 		c.user = extra.TokenInfo.UserID
@@ -93,9 +111,11 @@ func (r *Relay) Start(ctx context.Context, req mcp.Request, out mcp.RequestParam
 	}
 	meta[mcp.MetaKeyLogLevel] = "debug"
 	out.SetMeta(meta)
-	if c.token != nil {
+	if p, ok := out.(mcp.RequestParams); ok && c.token != nil {
 		c.ours = "gateway-" + strconv.FormatUint(nextToken.Add(1), 10)
-		out.SetProgressToken(c.ours)
+		p.SetProgressToken(c.ours)
+	} else {
+		c.token = nil
 	}
 	r.mu.Lock()
 	if r.calls == nil {
@@ -108,15 +128,22 @@ func (r *Relay) Start(ctx context.Context, req mcp.Request, out mcp.RequestParam
 	}
 	r.mu.Unlock()
 	go c.forward()
-	return c
+	return c.ctx, c
 }
 
-// End unregisters c, once its answer is in, and returns when every
-// notification that came before the answer has been sent on.
+// End ends c at the gateway, once its answer is in or the gateway stopped
+// waiting for it, and returns when every notification that came before
+// has been sent on. A call the downstream has not answered yet stays
+// counted by Owner, stale, until it does or its connection ends: the
+// downstream may still act on it.
 func (r *Relay) End(c *Call) {
 	r.mu.Lock()
-	delete(r.calls, c)
 	delete(r.byToken, c.ours)
+	if c.done || c.conn == nil || c.conn.closed {
+		r.forget(c)
+	} else {
+		c.stale = true
+	}
 	r.mu.Unlock()
 	close(c.answered)
 	<-c.drained
@@ -133,16 +160,73 @@ func (r *Relay) Owner() *Call {
 	return r.owner()
 }
 
-// owner is Owner with r.mu held.
+// owner is Owner with r.mu held. A stale call counts as its caller's, but
+// carries nothing: its caller has had its answer.
 func (r *Relay) owner() *Call {
-	var to *Call
+	var to, live *Call
 	for c := range r.calls {
 		if to != nil && !c.sameCaller(to) {
 			return nil
 		}
 		to = c
+		if !c.stale {
+			live = c
+		}
 	}
-	return to
+	return live
+}
+
+// forget unregisters c, with r.mu held.
+func (r *Relay) forget(c *Call) {
+	delete(r.calls, c)
+	if c.conn != nil && c.conn.sent[c.id] == c {
+		delete(c.conn.sent, c.id)
+	}
+}
+
+// sent records that c's request goes out on conn with id.
+func (r *Relay) sent(c *Call, conn *relayConn, id jsonrpc.ID) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.calls[c] || conn.closed {
+		return
+	}
+	if conn.sent == nil {
+		conn.sent = map[jsonrpc.ID]*Call{}
+	}
+	c.conn, c.id = conn, id
+	conn.sent[id] = c
+}
+
+// answer records the downstream's answer to the request id on conn, which
+// ends its call if it is stale.
+func (r *Relay) answer(conn *relayConn, id jsonrpc.ID) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := conn.sent[id]
+	if c == nil {
+		return
+	}
+	c.done = true
+	delete(conn.sent, id)
+	if c.stale {
+		delete(r.calls, c)
+	}
+}
+
+// closed forgets the stale calls sent on conn, which has ended: the
+// downstream can act on none of them any more.
+func (r *Relay) closed(conn *relayConn) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	conn.closed = true
+	for id, c := range conn.sent {
+		delete(conn.sent, id)
+		c.conn = nil
+		if c.stale {
+			delete(r.calls, c)
+		}
+	}
 }
 
 // sameCaller reports whether c and o come from one caller: one session,
@@ -246,17 +330,54 @@ func (t relayTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 
 // relayConn queues the progress notifications and log messages it reads
 // for their calls before it returns them, and so before the answer that
-// follows them.
+// follows them. It also follows which of the requests it writes are the
+// relay's calls, and which of them the downstream answered.
 type relayConn struct {
 	mcp.Connection
 	relay *Relay
+
+	// Guarded by the relay's mu.
+	sent   map[jsonrpc.ID]*Call // the calls written on it and not answered yet
+	closed bool                 // the connection ended
+}
+
+// Write writes msg, recording first which call it is the request of, when
+// it is one (its context tells).
+func (c *relayConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	req, ok := msg.(*jsonrpc.Request)
+	call, _ := ctx.Value(callKey{}).(*Call)
+	if !ok || !req.IsCall() || call == nil {
+		return c.Connection.Write(ctx, msg)
+	}
+	c.relay.sent(call, c, req.ID)
+	err := c.Connection.Write(ctx, msg)
+	if err != nil && ctx.Err() == nil {
+		// Not written, and never to be: nothing will answer it. A write
+		// cut short by its context may still go out (see asyncWriter).
+		c.relay.answer(c, req.ID)
+	}
+	return err
+}
+
+// Close closes the connection, and forgets the calls left on it.
+func (c *relayConn) Close() error {
+	c.relay.closed(c)
+	return c.Connection.Close()
 }
 
 // Read reads the next message, queuing it first for its call if it is a
-// progress notification or a log message.
+// progress notification or a log message, and recording the answer to a
+// call. A connection that fails to read has ended.
 func (c *relayConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
-	if req, ok := msg.(*jsonrpc.Request); ok && err == nil && !req.IsCall() {
+	if err != nil {
+		c.relay.closed(c)
+		return msg, err
+	}
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		c.relay.answer(c, resp.ID)
+	}
+	if req, ok := msg.(*jsonrpc.Request); ok && !req.IsCall() {
 		switch req.Method {
 		case "notifications/progress":
 			var p mcp.ProgressNotificationParams

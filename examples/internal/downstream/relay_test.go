@@ -1,0 +1,51 @@
+package downstream
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestStaleCallEndsWithConnection: a call the gateway stopped waiting for
+// counts, as its caller's, until the downstream answers it; one that the
+// downstream never answers counts until the connection it was sent on
+// ends, and no longer: a hung downstream holds its logs from other
+// callers until it is restarted, not for good.
+func TestStaleCallEndsWithConnection(t *testing.T) {
+	block := make(chan struct{})
+	defer close(block)
+	srv := mcp.NewServer(&mcp.Implementation{Name: "hung", Version: "v0"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "hang"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		<-block // ignores cancellation
+		return &mcp.CallToolResult{}, nil, nil
+	})
+	ct, st := mcp.NewInMemoryTransports()
+	_, err := srv.Connect(t.Context(), st, nil)
+	require.NoError(t, err)
+	var r Relay
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "gateway", Version: "v0"}, nil).Connect(t.Context(), r.Transport(ct), nil)
+	require.NoError(t, err)
+
+	// Two callers: distinct sessions, no verified user.
+	bob := &mcp.CallToolRequest{Session: &mcp.ServerSession{}, Params: &mcp.CallToolParamsRaw{}}
+	alice := &mcp.CallToolRequest{Session: &mcp.ServerSession{}, Params: &mcp.CallToolParamsRaw{}}
+
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	params := &mcp.CallToolParams{Name: "hang"}
+	ctx, bobs := r.Start(ctx, bob, params, time.Second)
+	_, err = cs.CallTool(ctx, params)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	r.End(bobs)
+
+	_, alices := r.Start(t.Context(), alice, &mcp.CallToolParams{Name: "hang"}, time.Second)
+	assert.Nil(t, r.Owner(), "bob's call is stale, not over: the downstream may still log for it")
+	require.NoError(t, cs.Close())
+	assert.Same(t, alices, r.Owner(), "the connection bob's call was sent on ended")
+	r.End(alices)
+	assert.Nil(t, r.Owner())
+}
