@@ -228,7 +228,9 @@ func TestOnCall(t *testing.T) {
 			}
 			if tt.authz {
 				assert.Positive(t, timings.Authorize)
-				assert.LessOrEqual(t, timings.Authorize, timings.Duration)
+				// Authorize adds up every authorizer call, and a search runs
+				// at most 8 of them at once within its own time.
+				assert.LessOrEqual(t, timings.Authorize, 8*timings.Duration)
 			} else {
 				assert.Zero(t, timings.Authorize)
 			}
