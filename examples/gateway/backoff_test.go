@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpid/mcpid/internal/testkit/syncbuf"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -24,7 +26,7 @@ func TestRestartBackoffBounded(t *testing.T) {
 	busy, busyEnv := testServer(t, "busy", "tools=work,lifetime=300ms")
 	idle, idleEnv := testServer(t, "idle", "tools=rest,lifetime=300ms")
 	cfg, specs := fromArgs(t, io.Discard, "-server", busy, "-env", busyEnv, "-server", idle, "-env", idleEnv)
-	logs := new(syncBuffer)
+	logs := new(syncbuf.Buffer)
 	cfg.logger = slog.New(slog.NewJSONHandler(logs, nil))
 	cfg.timeout = time.Second
 	_, c := startGateway(t, cfg, specs...)
@@ -78,7 +80,7 @@ func restartWaits(t *testing.T, log string) map[string][]time.Duration {
 func TestRestartBackoffResetByAnyAnswer(t *testing.T) {
 	reader, env := testServer(t, "reader", "tools=rest,lifetime=300ms")
 	cfg, specs := fromArgs(t, io.Discard, "-server", reader, "-env", env)
-	logs := new(syncBuffer)
+	logs := new(syncbuf.Buffer)
 	cfg.logger = slog.New(slog.NewJSONHandler(logs, nil))
 	cfg.timeout = time.Second
 	_, c := startGateway(t, cfg, specs...)

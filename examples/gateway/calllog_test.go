@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpid/mcpid/internal/testkit/syncbuf"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -30,7 +32,7 @@ type callLine struct {
 // downstream, its tool, the name called, the outcome and the duration;
 // a call that failed on the way is a warning with its error.
 func TestCallLog(t *testing.T) {
-	logs := new(syncBuffer)
+	logs := new(syncbuf.Buffer)
 	tool := `[{"name":"search","inputSchema":{"type":"object"}}]`
 	_, c := startGateway(t, config{logger: slog.New(slog.NewJSONHandler(logs, nil))},
 		inProcessServer("alpha", "search"),

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpid/mcpid/internal/testkit/syncbuf"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -50,7 +52,7 @@ func TestBackupRefusesALostChain(t *testing.T) {
 			tc.lose(t, state, older)
 			addEchoTool(alpha.transport.(inProcess).srv, "alpha", "fetch")
 			store = fileStore(t, state)
-			logs := new(syncBuffer)
+			logs := new(syncbuf.Buffer)
 			cfg := config{store: store, backupPath: backup, startTimeout: 300 * time.Millisecond, logger: slog.New(slog.NewTextHandler(logs, nil))}
 			_, c = startGateway(t, cfg, beta, alpha)
 			assert.Equal(t, want, c.names(t), "the backup's names, and no new one")
@@ -138,7 +140,7 @@ func TestNameNotServedYet(t *testing.T) {
 // and a new tool is not named, so that no name can go to a second tool.
 func TestStoreLostWhileServing(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "names.json")
-	logs := new(syncBuffer)
+	logs := new(syncbuf.Buffer)
 	alpha := inProcessServer("alpha", "search")
 	g, c := startGateway(t, config{store: fileStore(t, state), logger: slog.New(slog.NewTextHandler(logs, nil))}, alpha)
 	require.Equal(t, []string{"search"}, c.names(t))
@@ -162,7 +164,7 @@ func TestChainMismatch(t *testing.T) {
 	g, _ := startGateway(t, config{store: store}, inProcessServer("alpha", "search"))
 	g.close()
 
-	logs := new(syncBuffer)
+	logs := new(syncbuf.Buffer)
 	cfg := config{store: store, qualifyAll: true, startTimeout: 300 * time.Millisecond, logger: slog.New(slog.NewTextHandler(logs, nil))}
 	_, c := startGateway(t, cfg, inProcessServer("alpha", "search", "fetch"))
 	assert.Equal(t, []string{"search"}, c.names(t), "the stored name, and no new one")

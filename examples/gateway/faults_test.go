@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -14,31 +13,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpid/mcpid/examples/internal/serve"
-	"github.com/mcpid/mcpid/gosdk"
-	"github.com/mcpid/mcpid/toolname"
+	"github.com/mcpid/mcpid/internal/testkit/syncbuf"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcpid/mcpid/examples/internal/serve"
+	"github.com/mcpid/mcpid/gosdk"
+	"github.com/mcpid/mcpid/toolname"
 )
-
-// syncBuffer is a bytes.Buffer that the gateway's goroutines may log to.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // fromArgs parses a gateway command line as main does and returns its
 // config, logging to logs, and its downstreams.
@@ -138,7 +122,7 @@ func TestDownstreamRestarts(t *testing.T) {
 // and calls go on.
 func TestGarbageBetweenAnswers(t *testing.T) {
 	srv, env := testServer(t, "noisy", "garbage")
-	logs := new(syncBuffer)
+	logs := new(syncbuf.Buffer)
 	cfg, specs := fromArgs(t, logs, "-server", srv, "-env", env)
 	_, c := startGateway(t, cfg, specs...)
 	for range 3 {
@@ -183,21 +167,8 @@ func TestProgressAndLogRelay(t *testing.T) {
 		"http":       &mcp.StreamableClientTransport{Endpoint: hs.URL + "/mcp", MaxRetries: -1, DisableStandaloneSSE: true},
 	} {
 		t.Run(name, func(t *testing.T) {
-			var mu sync.Mutex
-			var got []string
-			client := mcp.NewClient(&mcp.Implementation{Name: "watcher", Version: "v0"}, &mcp.ClientOptions{
-				ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
-					mu.Lock()
-					defer mu.Unlock()
-					got = append(got, fmt.Sprintf("progress %v %v", req.Params.ProgressToken, req.Params.Progress))
-				},
-				//lint:ignore SA1019 the gateway relays logs while hosts use them
-				LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
-					mu.Lock()
-					defer mu.Unlock()
-					got = append(got, fmt.Sprint("log ", req.Params.Data))
-				},
-			})
+			var heard notes
+			client := mcp.NewClient(&mcp.Implementation{Name: "watcher", Version: "v0"}, heard.options())
 			cs, err := client.Connect(t.Context(), transport, nil)
 			require.NoError(t, err)
 			defer cs.Close()
@@ -212,14 +183,7 @@ func TestProgressAndLogRelay(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, "test answered search", resultText(res))
 			want := []string{"progress my-token 1", "progress my-token 2", "log working on search"}
-			require.Eventually(t, func() bool {
-				mu.Lock()
-				defer mu.Unlock()
-				return len(got) >= len(want)
-			}, testTimeout, 10*time.Millisecond, "got %v", &got)
-			mu.Lock()
-			defer mu.Unlock()
-			assert.Equal(t, want, got)
+			assert.Equal(t, want, heard.wait(t, len(want)))
 		})
 	}
 }
@@ -263,7 +227,7 @@ func TestStartOnUnwritableState(t *testing.T) {
 
 	store := &flakyStore{Store: fileStore(t, state)}
 	store.fail.Store(true)
-	logs := new(syncBuffer)
+	logs := new(syncbuf.Buffer)
 	cfg := config{store: store, logger: slog.New(slog.NewTextHandler(logs, nil)), startTimeout: 300 * time.Millisecond}
 	_, c := startGateway(t, cfg, inProcessServer("alpha", "search"), inProcessServer("beta", "search"), inProcessServer("gamma", "search"))
 	assert.Equal(t, []string{"alpha__search", "beta__search"}, c.names(t))
@@ -315,4 +279,52 @@ func TestLockNotCreatable(t *testing.T) {
 	require.NoError(t, second.Close())
 	require.Eventually(t, c.hasNames(t.Context(), 2), testTimeout, 20*time.Millisecond, "the lock is taken and the name stored")
 	assert.Equal(t, []string{"fetch", "search"}, c.names(t))
+}
+
+// notes records the progress and log notifications a client hears.
+type notes struct {
+	mu  sync.Mutex
+	got []string
+}
+
+// options returns client options whose handlers record into n.
+func (n *notes) options() *mcp.ClientOptions {
+	return &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			n.add(fmt.Sprintf("progress %v %v", req.Params.ProgressToken, req.Params.Progress))
+		},
+		//lint:ignore SA1019 the gateway relays logs while hosts use them
+		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+			n.add(fmt.Sprint("log ", req.Params.Data))
+		},
+	}
+}
+
+func (n *notes) add(s string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.got = append(n.got, s)
+}
+
+// wait waits until n holds at least count notes, then returns them and
+// forgets them.
+func (n *notes) wait(t *testing.T, count int) []string {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		return len(n.got) >= count
+	}, testTimeout, 10*time.Millisecond, "heard %v", n)
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	got := n.got
+	n.got = nil
+	return got
+}
+
+// String returns the notes heard so far.
+func (n *notes) String() string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return fmt.Sprint(n.got)
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpid/mcpid/internal/testkit/syncbuf"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -45,7 +47,7 @@ func TestBackupRefusesAFork(t *testing.T) {
 			require.NoError(t, new(toolname.Names).UnmarshalJSON([]byte(tampered)), "a well-formed table")
 			require.NoError(t, os.WriteFile(state, []byte(tampered), 0o600))
 			store = fileStore(t, state)
-			logs := new(syncBuffer)
+			logs := new(syncbuf.Buffer)
 			cfg := config{store: store, backupPath: backup, startTimeout: 300 * time.Millisecond, logger: slog.New(slog.NewTextHandler(logs, nil))}
 			_, c = startGateway(t, cfg, alpha, beta, gamma)
 			assert.Equal(t, want, c.names(t), "the backup's names, and no new one")

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpid/mcpid/internal/testkit/syncbuf"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -76,7 +78,7 @@ func TestForkRefusedAtStartRecovers(t *testing.T) {
 				tampered := tc.tamper(t, older, readFile(t, file))
 				require.NoError(t, os.WriteFile(file, []byte(tampered), 0o600))
 				store, pstore = fileStore(t, state), fileStore(t, state+promptsSuffix)
-				logs := new(syncBuffer)
+				logs := new(syncbuf.Buffer)
 				cfg := config{store: store, promptStore: pstore, backupPath: backup, startTimeout: 300 * time.Millisecond, logger: slog.New(slog.NewTextHandler(logs, nil))}
 				_, c = startGateway(t, cfg, alpha, beta, gamma)
 				refusal := "names no new " + k.kind
@@ -127,7 +129,7 @@ func TestForkRefusedAtStartRecoversProcess(t *testing.T) {
 	}
 	cmd := exec.Command(exe, args...)
 	cmd.Env = append(os.Environ(), testGatewayEnv+"=1")
-	stderr := new(syncBuffer)
+	stderr := new(syncbuf.Buffer)
 	cmd.Stderr = stderr
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "fork-recovery", Version: "v0"}, nil).Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
 	require.NoError(t, err)

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpid/mcpid/internal/testkit/syncbuf"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -90,7 +92,7 @@ func TestPromptBackupRefusesAFork(t *testing.T) {
 			require.NoError(t, new(toolname.Names).UnmarshalJSON([]byte(tampered)), "a well-formed table")
 			require.NoError(t, os.WriteFile(pstate, []byte(tampered), 0o600))
 			store, pstore = fileStore(t, state), fileStore(t, pstate)
-			logs := new(syncBuffer)
+			logs := new(syncbuf.Buffer)
 			cfg := config{store: store, promptStore: pstore, backupPath: backup, startTimeout: 300 * time.Millisecond, logger: slog.New(slog.NewTextHandler(logs, nil))}
 			g, c = startGateway(t, cfg, alpha, beta, gamma)
 			require.Eventually(t, func() bool { return len(g.livePrompts()) == 4 }, testTimeout, 20*time.Millisecond, "gamma lists its prompts")

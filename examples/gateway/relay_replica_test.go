@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpid/mcpid/internal/testkit/syncbuf"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -42,7 +44,7 @@ func TestRelayReplicas(t *testing.T) {
 		}
 		cmd := exec.Command(exe, args...)
 		cmd.Env = append(os.Environ(), testGatewayEnv+"=1")
-		stderr := new(syncBuffer)
+		stderr := new(syncbuf.Buffer)
 		cmd.Stderr = stderr
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "relay-replicas", Version: "v0"}, nil).Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
 		require.NoError(t, err)

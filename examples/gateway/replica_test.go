@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpid/mcpid/internal/testkit/syncbuf"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -98,7 +100,7 @@ type replicaSet struct {
 type replica struct {
 	cmd    *exec.Cmd
 	cs     *mcp.ClientSession
-	stderr *syncBuffer
+	stderr *syncbuf.Buffer
 }
 
 func newReplicaSet(t *testing.T, state string) *replicaSet {
@@ -206,7 +208,7 @@ func (rs *replicaSet) start(i int, slow string) {
 		}
 		args = append(args, "-server", s+"='"+rs.exe+"'", "-env", s+"="+testServerEnv+"="+mode)
 	}
-	r := &replica{cmd: exec.Command(rs.exe, args...), stderr: new(syncBuffer)}
+	r := &replica{cmd: exec.Command(rs.exe, args...), stderr: new(syncbuf.Buffer)}
 	r.cmd.Env = append(os.Environ(), testGatewayEnv+"=1")
 	r.cmd.Stderr = r.stderr
 	var err error

@@ -91,21 +91,8 @@ func statelessReplicas(t *testing.T, stateless bool) (*alternating, mcp.Transpor
 // a replica that does not hold the session, and fails.
 func TestStatelessReplicas(t *testing.T) {
 	lb, transport := statelessReplicas(t, true)
-	var mu sync.Mutex
-	var got []string
-	client := mcp.NewClient(&mcp.Implementation{Name: "alternating", Version: "v0"}, &mcp.ClientOptions{
-		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
-			mu.Lock()
-			defer mu.Unlock()
-			got = append(got, fmt.Sprintf("progress %v %v", req.Params.ProgressToken, req.Params.Progress))
-		},
-		//lint:ignore SA1019 the gateway relays logs while hosts use them
-		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
-			mu.Lock()
-			defer mu.Unlock()
-			got = append(got, fmt.Sprint("log ", req.Params.Data))
-		},
-	})
+	var heard notes
+	client := mcp.NewClient(&mcp.Implementation{Name: "alternating", Version: "v0"}, heard.options())
 	cs, err := client.Connect(t.Context(), transport, nil)
 	require.NoError(t, err)
 	defer cs.Close()
@@ -128,15 +115,7 @@ func TestStatelessReplicas(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, "test answered search", resultText(res))
 		want := []string{"progress " + token + " 1", "progress " + token + " 2", "log working on search"}
-		require.Eventually(t, func() bool {
-			mu.Lock()
-			defer mu.Unlock()
-			return len(got) >= len(want)
-		}, testTimeout, 10*time.Millisecond, "got %v", &got)
-		mu.Lock()
-		assert.Equal(t, want, got, "the call's progress and logs")
-		got = nil
-		mu.Unlock()
+		assert.Equal(t, want, heard.wait(t, len(want)), "the call's progress and logs")
 	}
 
 	lb.mu.Lock()

@@ -1,34 +1,16 @@
 package stdioguard
 
 import (
-	"bytes"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpid/mcpid/internal/testkit/syncbuf"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// lockedBuffer is a bytes.Buffer the guard writes while a test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // readAll reads g to its end on a goroutine and returns a channel that
 // receives once it has.
@@ -68,7 +50,7 @@ func TestDrainWaitsForAnswers(t *testing.T) {
 		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":8}}`,
 		`{"jsonrpc":"1.0","id":1,"method":"ping"}`, // refused by the guard
 	}, "\n") + "\n"
-	var out lockedBuffer
+	var out syncbuf.Buffer
 	g := New(strings.NewReader(in), &out, nil)
 	g.SetDrainLimit(time.Hour)
 	done := readAll(g)

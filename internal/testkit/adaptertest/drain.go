@@ -2,7 +2,6 @@ package adaptertest
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -11,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpid/mcpid/internal/testkit/syncbuf"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -40,7 +41,7 @@ func RunStdioDrain(t *testing.T, serve ServeDrain) {
 	t.Run("a script's requests", func(t *testing.T) {
 		// printf '…\n…\n' | server: the input ends as soon as it is read.
 		in := strings.Join([]string{scriptInit, scriptReady, scriptSearch, scriptFetch, scriptPing}, "\n") + "\n"
-		var out syncBuffer
+		var out syncbuf.Buffer
 		err := serve(t.Context(), &Backend{}, nil, io.NopCloser(strings.NewReader(in)), &out, time.Minute)
 		require.NoError(t, err)
 		got := answers(t, out.String())
@@ -54,7 +55,7 @@ func RunStdioDrain(t *testing.T, serve ServeDrain) {
 	t.Run("a call running when the input ends", func(t *testing.T) {
 		b := NewStuck(1)
 		in := &endSignal{r: strings.NewReader(strings.Join([]string{scriptInit, scriptReady, scriptSearch, scriptPing}, "\n") + "\n"), ended: make(chan struct{})}
-		var out syncBuffer
+		var out syncbuf.Buffer
 		done := make(chan error, 1)
 		go func() { done <- serve(t.Context(), b, &searchfetch.Options{Timeout: time.Hour}, in, &out, time.Hour) }()
 		receive(t, b.Entered, "the search starts")
@@ -76,7 +77,7 @@ func RunStdioDrain(t *testing.T, serve ServeDrain) {
 		b := NewStuck(1)
 		t.Cleanup(func() { close(b.Release) })
 		in := &endSignal{r: strings.NewReader(strings.Join([]string{scriptInit, scriptReady, scriptSearch}, "\n") + "\n"), ended: make(chan struct{})}
-		var out syncBuffer
+		var out syncbuf.Buffer
 		done := make(chan error, 1)
 		go func() {
 			done <- serve(t.Context(), b, &searchfetch.Options{Timeout: time.Hour}, in, &out, 20*time.Millisecond)
@@ -152,22 +153,3 @@ func (e *endSignal) Read(p []byte) (int, error) {
 }
 
 func (e *endSignal) Close() error { return nil }
-
-// syncBuffer is a bytes.Buffer that a server's goroutines may write while
-// the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
