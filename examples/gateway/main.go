@@ -182,9 +182,9 @@
 //     downstream handles); sampling and elicitation only reach a session
 //     that initialized declaring them. Every relayed request counts as its
 //     caller's call, and one the gateway stopped waiting for (-timeout, or
-//     cancelled) counts until the downstream answers it, or its connection
-//     ends (a downstream that never answers holds its logs from every
-//     other caller until it is restarted).
+//     cancelled) counts until the downstream answers it, its connection
+//     ends, or one more -timeout has passed (MCP asks a server not to
+//     answer a cancelled request).
 //
 // The gateway logs to stderr with log/slog, as text or JSON (-log-format),
 // at -log-level and above (info by default; the demo logs warnings only):

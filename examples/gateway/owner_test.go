@@ -174,3 +174,30 @@ func TestEveryRelayedRequestOwns(t *testing.T) {
 	assert.Equal(t, []string{"log: alice's log"}, aliceSeen.get(), "none of bob's")
 	assert.Empty(t, bobSeen.get(), "alice's call was in flight too")
 }
+
+// TestStaleCallExpires: a downstream may never answer a request the
+// gateway stopped waiting for (MCP asks a server not to answer a
+// cancelled request): bob's call counts while one more -timeout passes,
+// then no longer, and alice's own log reaches her again.
+func TestStaleCallExpires(t *testing.T) {
+	o := newOwnerServer()
+	g, _ := startGateway(t, config{timeout: time.Second}, o.spec())
+	t.Cleanup(func() { close(o.goLate) }) // before the gateway closes: bob's call never ends while the test runs
+	var aliceSeen, bobSeen seenLog
+	alice, bob := ownerClient(t, g, &aliceSeen), ownerClient(t, g, &bobSeen)
+
+	res, err := bob.CallTool(t.Context(), &mcp.CallToolParams{Name: "late", Arguments: map[string]any{}})
+	require.NoError(t, err)
+	require.Equal(t, "resource_unavailable", envelopeCode(t, res), "bob's call timed out")
+	d := g.downstreams["owner"]
+	assert.Equal(t, 1, d.relay.Counted(), "bob's unanswered call still counts")
+	require.Eventually(t, func() bool { return d.relay.Counted() == 0 }, testTimeout, 10*time.Millisecond,
+		"a -timeout later, it no longer does")
+	done := holdCall(t, alice, o)
+	assert.NotNil(t, d.relay.Owner(), "alice's call is the only one")
+	close(o.release)
+	<-done
+	require.Eventually(t, func() bool { return len(aliceSeen.get()) > 0 }, testTimeout, 10*time.Millisecond)
+	assert.Equal(t, []string{"log: alice's log"}, aliceSeen.get())
+	assert.Empty(t, bobSeen.get())
+}

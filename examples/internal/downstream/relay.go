@@ -33,12 +33,14 @@ import (
 // caller only when every call in flight to that downstream is that
 // caller's (see [Relay.Owner]), and to no one otherwise, so that no client
 // reads another's logs. A request the gateway stopped waiting for (its
-// timeout passed, or its caller cancelled it) still counts until the
-// downstream answers it, since the downstream may still be working on it
-// and logging for it (a go-sdk server answers a cancelled request once its
-// handler returns), or until the connection it was sent on ends (the
-// downstream exited or is restarted): so a downstream that never answers
-// holds its logs and requests from every other caller until it restarts.
+// timeout passed, or its caller cancelled it) still counts, since the
+// downstream may still be working on it and logging for it (a go-sdk
+// server answers a cancelled request once its handler returns), until the
+// downstream answers it, the connection it was sent on ends (the
+// downstream exited or is restarted), or one more timeout has passed: MCP
+// asks a server to stop work on a cancelled request and not to answer it
+// (the TypeScript SDK sends nothing), so without that bound one cancelled
+// call would keep every caller's logs and requests from them for good.
 //
 // Every relayed request asks the downstream for logs of every level (in
 // its _meta, as MCP 2026-07-28 asks; the session's level is set once at
@@ -64,7 +66,7 @@ type Call struct {
 	user     string        // the caller's verified user id; "" for none
 	token    any           // the caller's progress token; nil when it asked for none
 	ours     string        // the progress token the downstream was given for it
-	timeout  time.Duration // bound on sending one notification
+	timeout  time.Duration // bound on sending one notification, and on how long a stale call counts
 	queue    chan any      // *mcp.ProgressNotificationParams or *mcp.LoggingMessageParams
 	answered chan struct{} // closed once the call's answer is in
 	drained  chan struct{} // closed once the queue is sent and empty
@@ -134,8 +136,8 @@ func (r *Relay) Start(ctx context.Context, req mcp.Request, out mcp.Params, time
 // End ends c at the gateway, once its answer is in or the gateway stopped
 // waiting for it, and returns when every notification that came before
 // has been sent on. A call the downstream has not answered yet stays
-// counted by Owner, stale, until it does or its connection ends: the
-// downstream may still act on it.
+// counted by Owner, stale, until it does, its connection ends, or the
+// call's timeout passes once more: the downstream may still act on it.
 func (r *Relay) End(c *Call) {
 	r.mu.Lock()
 	delete(r.byToken, c.ours)
@@ -143,6 +145,13 @@ func (r *Relay) End(c *Call) {
 		r.forget(c)
 	} else {
 		c.stale = true
+		time.AfterFunc(c.timeout, func() {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			if r.calls[c] {
+				r.forget(c)
+			}
+		})
 	}
 	r.mu.Unlock()
 	close(c.answered)
@@ -158,6 +167,14 @@ func (r *Relay) Owner() *Call {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.owner()
+}
+
+// Counted returns how many calls count as in flight: those the gateway
+// waits for, and the stale ones (see End).
+func (r *Relay) Counted() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.calls)
 }
 
 // owner is Owner with r.mu held. A stale call counts as its caller's, but
