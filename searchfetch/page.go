@@ -26,9 +26,6 @@ type paging struct {
 	// counted by the backend, past a backend cursor the tools cannot
 	// carry, or hits the search could neither show nor count.
 	unreachable bool
-	// room, once known, is the bytes of the longest line the page may end
-	// with, its line break included.
-	room int
 }
 
 // minPageText is the fewest bytes of preview text that the line ending a
@@ -70,17 +67,13 @@ const (
 
 // reserve returns the bytes to keep for the line that ends a page as e
 // says, its line break included: for endCursor the longest line the page
-// may end with, the one with the largest count of hits passed (measured
-// once, in pg.room).
+// may end with, the one with the largest count of hits passed.
 func (pg *paging) reserve(e ending) int {
 	switch e {
 	case endNarrow:
 		return len(pg.t.narrowLine()) + 1
 	case endProbe, endNone:
 		return 0
-	}
-	if pg.room != 0 {
-		return pg.room
 	}
 	last := pg.from
 	if n := len(pg.at); n > 0 {
@@ -91,8 +84,7 @@ func (pg *paging) reserve(e ending) int {
 	if pg.next != "" {
 		room = max(room, len(pg.t.cursorLine(pg.cursor(cursor{backend: pg.next}))))
 	}
-	pg.room = room + 1
-	return pg.room
+	return room + 1
 }
 
 // cursor returns the text of c.
