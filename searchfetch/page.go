@@ -38,14 +38,12 @@ const minPageText = 64
 func (t *Tools) newPaging(ctx context.Context, query string, res SearchResult, sel *selection, c cursor, opts mcpid.PreviewOptions) paging {
 	pg := paging{t: t, ctx: ctx, query: query, at: sel.at, beyond: sel.beyond, from: c.passed, backend: c.backend}
 	usable := t.opts.Authorize == nil || res.CountsForCaller
-	switch {
-	case !usable:
-	case validBackendCursor(res.NextCursor):
+	if usable && validBackendCursor(res.NextCursor) {
 		pg.next = res.NextCursor
-	case res.NextCursor != "":
-		pg.unreachable = true
 	}
-	pg.unreachable = pg.unreachable || opts.HasMore && pg.next == "" || usable && res.beyondHits()
+	// A backend cursor the tools cannot carry makes opts.HasMore true
+	// ([Tools.counts]) and leaves pg.next "".
+	pg.unreachable = opts.HasMore && pg.next == "" || usable && res.beyondHits()
 	return pg
 }
 
