@@ -94,12 +94,9 @@ func (pg *paging) cursor(c cursor) string { return pg.t.cursorText(pg.ctx, pg.qu
 // the advice to narrow the query when the caller has hits no cursor
 // reaches, else nothing.
 func (pg *paging) end(hi int) (line, next string) {
-	passed := pg.from
-	if hi > 0 {
-		passed = pg.at[hi-1] + 1
-	}
+	passed := pg.passed(hi)
 	switch {
-	case (hi < len(pg.at) || pg.beyond > 0) && passed > pg.from:
+	case pg.cursorAfter(hi, passed):
 		// (A page that passes nothing, as with MaxHits < 0, would give
 		// a cursor to itself.)
 		next = pg.cursor(cursor{passed: passed, backend: pg.backend})
@@ -113,6 +110,27 @@ func (pg *paging) end(hi int) (line, next string) {
 	return pg.t.cursorLine(next), next
 }
 
+// passed returns the count of readable hits passed by a page that shows
+// the kept hits before hi.
+func (pg *paging) passed(hi int) int {
+	if hi > 0 {
+		return pg.at[hi-1] + 1
+	}
+	return pg.from
+}
+
+// cursorAfter reports whether a page that shows the kept hits before hi,
+// and passes the readable hits before passed, gives a cursor to the hits
+// after them on the same backend page.
+func (pg *paging) cursorAfter(hi, passed int) bool {
+	return (hi < len(pg.at) || pg.beyond > 0) && passed > pg.from
+}
+
+// hasLine reports whether pg.end(hi) returns a line, without building it.
+func (pg *paging) hasLine(hi int) bool {
+	return pg.cursorAfter(hi, pg.passed(hi)) || pg.next != "" || pg.unreachable
+}
+
 // endAs returns the line and cursor that end, as e says, a page that
 // shows the kept hits before hi.
 func (pg *paging) endAs(e ending, hi int) (line, next string) {
@@ -120,7 +138,7 @@ func (pg *paging) endAs(e ending, hi int) (line, next string) {
 	case endCursor:
 		return pg.end(hi)
 	case endNarrow:
-		if line, _ := pg.end(hi); line != "" {
+		if pg.hasLine(hi) {
 			return pg.t.narrowLine(), ""
 		}
 	}
@@ -224,7 +242,7 @@ func (t *Tools) layout(hits []mcpid.Hit, opts mcpid.PreviewOptions, pg *paging, 
 			continue
 		}
 		if e == endProbe {
-			if line, _ := pg.end(hi); line != "" {
+			if pg.hasLine(hi) {
 				return Result{}, lo, false
 			}
 		}
