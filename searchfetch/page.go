@@ -37,13 +37,10 @@ const minPageText = 64
 // cursor backend names.
 func (t *Tools) newPaging(ctx context.Context, query string, res SearchResult, sel *selection, c cursor, opts mcpid.PreviewOptions) paging {
 	pg := paging{t: t, ctx: ctx, query: query, at: sel.at, beyond: sel.beyond, from: c.passed, backend: c.backend}
-	usable := t.opts.Authorize == nil || res.CountsForCaller
-	if usable && validBackendCursor(res.NextCursor) {
-		pg.next = res.NextCursor
-	}
+	pg.next = t.nextBackend(res)
 	// A backend cursor the tools cannot carry makes opts.HasMore true
 	// ([Tools.counts]) and leaves pg.next "".
-	pg.unreachable = opts.HasMore && pg.next == "" || usable && res.beyondHits()
+	pg.unreachable = opts.HasMore && pg.next == "" || t.countsFor(res) && res.beyondHits()
 	return pg
 }
 

@@ -94,7 +94,23 @@ func (t *Tools) Search(ctx context.Context, args json.RawMessage) (r Result) {
 // empty, with a cursor to the next, as is such a page reached by a
 // cursor: only a first page that is also the last fails.
 func (t *Tools) pagesOn(res SearchResult) bool {
-	return t.opts.Mode == ModeDefault && (t.opts.Authorize == nil || res.CountsForCaller) && validBackendCursor(res.NextCursor)
+	return t.opts.Mode == ModeDefault && t.nextBackend(res) != ""
+}
+
+// countsFor reports whether the tools may use res's counts and cursor:
+// with no authorizer, or when the backend counted them for the caller
+// (SearchResult.CountsForCaller).
+func (t *Tools) countsFor(res SearchResult) bool {
+	return t.opts.Authorize == nil || res.CountsForCaller
+}
+
+// nextBackend returns the backend's cursor to the page after res when
+// the tools may use and carry it, else "".
+func (t *Tools) nextBackend(res SearchResult) string {
+	if t.countsFor(res) && validBackendCursor(res.NextCursor) {
+		return res.NextCursor
+	}
+	return ""
 }
 
 // counts returns the total and has_more of a page of res whose
@@ -106,7 +122,7 @@ func (t *Tools) pagesOn(res SearchResult) bool {
 // caller (SearchResult.CountsForCaller).
 func (t *Tools) counts(sel *selection, res SearchResult, from int) (total int, hasMore bool) {
 	total, hasMore = sel.counted(), sel.unsure
-	if t.opts.Authorize == nil || res.CountsForCaller {
+	if t.countsFor(res) {
 		if res.beyondHits() {
 			total = max(total, res.Total-from)
 		}
