@@ -78,19 +78,18 @@ func (t *Tools) cursorText(ctx context.Context, query string, c cursor) string {
 // openCursor returns the cursor whose text is s, given for query to the
 // caller in ctx, or an invalid_arguments error about the cursor argument.
 func (t *Tools) openCursor(ctx context.Context, query, s string) (cursor, error) {
-	bad := t.badCursor()
 	i := strings.LastIndexByte(s, '~')
 	if i < 0 || len(s)-i-1 != mcpid.SealTagLen {
-		return cursor{}, bad
+		return cursor{}, t.badCursor()
 	}
 	p, tag := s[:i], s[i+1:]
 	num, backend, dotted := strings.Cut(p, ".")
 	n, err := strconv.Atoi(num)
 	if err != nil || n < 0 || n > maxPassed || strconv.Itoa(n) != num || dotted && !validBackendCursor(backend) {
-		return cursor{}, bad
+		return cursor{}, t.badCursor()
 	}
 	if !t.cursorTagged(ctx, query, p, tag) {
-		return cursor{}, bad
+		return cursor{}, t.badCursor()
 	}
 	return cursor{passed: n, backend: backend}, nil
 }
@@ -98,7 +97,7 @@ func (t *Tools) openCursor(ctx context.Context, query, s string) (cursor, error)
 // badCursor returns the error of a cursor the tools did not give.
 func (t *Tools) badCursor() *mcpid.Error {
 	return fieldError(FieldCursor, "the cursor is not one "+quote(t.opts.SearchName)+" gave for this query",
-		strings.ReplaceAll(cursorHint, "{search}", t.opts.SearchName))
+		t.hints.cursor)
 }
 
 // cursorTag returns the tag of the payload p for query and the caller in

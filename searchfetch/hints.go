@@ -74,6 +74,7 @@ type hints struct {
 	badHit     string
 	chatGPT    string
 	offset     string // of the errors about the offset argument
+	cursor     string // of the errors about the cursor argument
 	// emptyAmbiguous and search are emptyAmbiguousHint and searchHint.
 	emptyAmbiguous, search string
 }
@@ -88,6 +89,7 @@ func newHints(mode Mode, search, fetch string) hints {
 		badHit:     names.Replace(badHitHint),
 		chatGPT:    names.Replace(chatGPTHint),
 		offset:     names.Replace(offsetHint),
+		cursor:     names.Replace(cursorHint),
 
 		emptyAmbiguous: names.Replace(emptyAmbiguousHint),
 		search:         names.Replace(searchHint),
