@@ -84,12 +84,12 @@ type Guard[T Table[T]] struct {
 	decode func([]byte) (T, error)
 
 	mu    sync.Mutex
-	seen  bool     // a table was loaded, stored or held
-	pos   Position // the position of table, when seen
+	pos   Position // the position of table, when changes > 0
 	rev   string   // the revision of table, "" when none is known
 	table T        // the table held: the last one loaded, stored or held
 	// changes counts the tables held, so that a load knows whether the
-	// table held changed while it read.
+	// table held changed while it read: 0 until a table was loaded,
+	// stored or held.
 	changes uint64
 
 	// The revision last refused against table, and why; "" when none.
@@ -120,9 +120,10 @@ func New[T Table[T]](decode func([]byte) (T, error)) *Guard[T] {
 func (g *Guard[T]) Load(read func(cached string) (rev string, raw []byte, err error)) (T, string, error) {
 	var zero T
 	g.mu.Lock()
-	seen, have, heldRev, held, changes := g.seen, g.pos, g.rev, g.table, g.changes
+	have, heldRev, held, changes := g.pos, g.rev, g.table, g.changes
 	refusedRev, refused := g.refusedRev, g.refused
 	g.mu.Unlock()
+	seen := changes != 0
 
 	rev, raw, err := read(heldRev)
 	switch {
@@ -195,7 +196,7 @@ func (g *Guard[T]) accept(changes uint64, rev string, table T, pos Position) (T,
 	var zero T
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.changes != changes && g.seen {
+	if g.changes != changes { // so g.changes > 0: a table is held
 		switch {
 		case rev == g.rev:
 			return g.table, g.rev, nil
@@ -227,7 +228,7 @@ func (g *Guard[T]) Hold(table T) error {
 	pos := Position{ID: id, Generation: gen}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if !g.seen {
+	if g.changes == 0 {
 		g.hold("", table, pos)
 		return nil
 	}
@@ -245,7 +246,7 @@ func (g *Guard[T]) Hold(table T) error {
 // hold makes table, of revision rev at pos, the table held. The caller
 // holds mu.
 func (g *Guard[T]) hold(rev string, table T, pos Position) {
-	g.seen, g.pos, g.rev, g.table = true, pos, rev, table
+	g.pos, g.rev, g.table = pos, rev, table
 	g.changes++
 	g.refusedRev, g.refused = "", nil
 }
