@@ -20,7 +20,8 @@ func (n *Names) Continues(held *Names) error {
 		}
 	}
 	for _, k := range held.keys {
-		if name := held.byKey[k].name; !n.livesTo(name, k) && !n.retiredTo(name, k) {
+		name := held.byKey[k].name
+		if got, ok := n.keyOf(name); !ok || got != k {
 			differs(name, k)
 		}
 	}
@@ -33,7 +34,10 @@ func (n *Names) Continues(held *Names) error {
 	})
 	for _, e := range retired {
 		// Most names retired in held are retired in n: look there first.
-		if !n.retiredTo(e.name, e.key) && !n.livesTo(e.name, e.key) {
+		if n.retiredTo(e.name, e.key) {
+			continue
+		}
+		if got, ok := n.keyOf(e.name); !ok || got != e.key {
 			differs(e.name, e.key)
 		}
 	}
@@ -41,15 +45,6 @@ func (n *Names) Continues(held *Names) error {
 		return nil
 	}
 	return forkError(held, n, first, heldKey)
-}
-
-// livesTo reports whether n gives name to the live key k.
-func (n *Names) livesTo(name string, k Key) bool {
-	if n == nil {
-		return false
-	}
-	got, ok := n.byName[name]
-	return ok && got == k
 }
 
 // retiredTo reports whether name is a retired name of n that k held
