@@ -179,21 +179,28 @@ func (g *Guard) drain() {
 	}
 	timer := time.NewTimer(g.drainLimit)
 	defer timer.Stop()
-	for {
-		ids := g.unanswered()
-		if len(ids) == 0 {
-			return
-		}
+	for g.inFlight() > 0 {
 		select {
 		case <-g.answered:
 		case <-g.closed:
 			return
 		case <-timer.C:
+			ids := g.unanswered()
+			if len(ids) == 0 {
+				return // answered as the limit passed
+			}
 			slog.Default().Error("mcpid: stdio input ended, and requests were still unanswered at the drain limit; closing without their answers",
 				"drain_limit", g.drainLimit, "unanswered_ids", strings.Join(ids, ", "))
 			return
 		}
 	}
+}
+
+// inFlight returns the count of requests in flight.
+func (g *Guard) inFlight() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.inflight)
 }
 
 // unanswered returns the ids of the requests in flight, as the client
