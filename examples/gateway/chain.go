@@ -280,12 +280,15 @@ func (c *chain) checkBackup(ctx context.Context) error {
 	}
 	latest, _, err := c.store.Load(ctx)
 	id, gen := c.backup.Chain()
+	forked := func(err error) error {
+		return fmt.Errorf("the backup %s holds chain %s at generation %d; the store's table does not continue it, so the gateway serves the backup's names and names no new %s: %w",
+			c.backupPath, id, gen, c.kind, err)
+	}
 	switch {
 	case errors.Is(err, toolname.ErrRollback):
 		// The store value, holding the backup's table, refused the
 		// store's: the table it names as held is the backup's.
-		return fmt.Errorf("the backup %s holds chain %s at generation %d; the store's table does not continue it, so the gateway serves the backup's names and names no new %s: %w",
-			c.backupPath, id, gen, c.kind, err)
+		return forked(err)
 	case err != nil:
 		return err
 	}
@@ -298,8 +301,7 @@ func (c *chain) checkBackup(ctx context.Context) error {
 		refused.Field, refused.Input = "generation", strconv.FormatUint(lgen, 10)
 	default:
 		if err := latest.Continues(c.backup); err != nil {
-			return fmt.Errorf("the backup %s holds chain %s at generation %d; the store's table does not continue it, so the gateway serves the backup's names and names no new %s: %w",
-				c.backupPath, id, gen, c.kind, err)
+			return forked(err)
 		}
 		refused = nil
 	}
