@@ -251,16 +251,11 @@ func render(entries []entry, scripts []string, signs []sign, version string, sum
 	}
 	fmt.Fprintf(&b, "}\n\n")
 	fmt.Fprintf(&b, "// letters holds the %d look-alike letters, in order.\n", len(entries))
-	fmt.Fprintf(&b, "var letters = [...]rune{")
+	runes := make([]rune, len(entries))
 	for i, e := range entries {
-		if i%8 == 0 {
-			b.WriteString("\n\t")
-		} else {
-			b.WriteByte(' ')
-		}
-		fmt.Fprintf(&b, "0x%04x,", e.r)
+		runes[i] = e.r
 	}
-	fmt.Fprintf(&b, "\n}\n\n")
+	writeRunes(&b, "letters", runes)
 	fmt.Fprintf(&b, "// latin holds the ASCII letter that each of letters looks like.\n")
 	fmt.Fprintf(&b, "const latin = ")
 	for i := 0; i < len(entries); i += 64 {
@@ -275,16 +270,11 @@ func render(entries []entry, scripts []string, signs []sign, version string, sum
 	}
 	b.WriteString("\n\n")
 	fmt.Fprintf(&b, "// signs holds the %d runes whose skeleton is ASCII, in order.\n", len(signs))
-	fmt.Fprintf(&b, "var signs = [...]rune{")
+	runes = make([]rune, len(signs))
 	for i, sg := range signs {
-		if i%8 == 0 {
-			b.WriteString("\n\t")
-		} else {
-			b.WriteByte(' ')
-		}
-		fmt.Fprintf(&b, "0x%04x,", sg.r)
+		runes[i] = sg.r
 	}
-	fmt.Fprintf(&b, "\n}\n\n")
+	writeRunes(&b, "signs", runes)
 	fmt.Fprintf(&b, "// signEnds holds where the skeleton of each of signs ends in\n// signASCII, which holds them one after the other.\n")
 	fmt.Fprintf(&b, "var signEnds = [...]uint16{")
 	end := 0
@@ -313,4 +303,18 @@ func render(entries []entry, scripts []string, signs []sign, version string, sum
 	}
 	b.WriteString("\n")
 	return format.Source(b.Bytes())
+}
+
+// writeRunes writes the array var name holding runes, eight a line.
+func writeRunes(b *bytes.Buffer, name string, runes []rune) {
+	fmt.Fprintf(b, "var %s = [...]rune{", name)
+	for i, r := range runes {
+		if i%8 == 0 {
+			b.WriteString("\n\t")
+		} else {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(b, "0x%04x,", r)
+	}
+	fmt.Fprintf(b, "\n}\n\n")
 }
