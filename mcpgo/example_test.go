@@ -18,13 +18,13 @@ import (
 // "lib".
 type library struct{}
 
-func (library) Search(_ context.Context, query string) (searchfetch.SearchResult, error) {
+func (library) Search(_ context.Context, q searchfetch.Query) (searchfetch.SearchResult, error) {
 	return searchfetch.SearchResult{Hits: []mcpid.Hit{
 		{ID: "books:b1", ConnectionID: "lib", Title: "The Go Programming Language"},
 	}}, nil
 }
 
-func (library) Fetch(_ context.Context, req mcpid.FetchRequest) (searchfetch.Document, error) {
+func (library) Fetch(_ context.Context, req searchfetch.FetchRequest) (searchfetch.Document, error) {
 	if req.Handle.BaseID() != "books:b1" {
 		return searchfetch.Document{}, mcpid.NewError(mcpid.CodeNotFound, "no such book", "search again")
 	}

@@ -2,6 +2,7 @@ package searchfetch
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/mcpid/mcpid"
 )
@@ -11,25 +12,70 @@ import (
 // check the caller ([CallerFrom]) themselves. An [*mcpid.Error] they return
 // reaches the model as it is, any other error generically.
 type Backend interface {
-	// Search returns the hits for query, with their base ids and connections.
-	Search(ctx context.Context, query string) (SearchResult, error)
+	// Search returns the hits for q, with their base ids and connections.
+	Search(ctx context.Context, q Query) (SearchResult, error)
 	// Fetch returns the record req names. Read the connection from
 	// req.ConnectionID ("" when the model named none), never req.Handle.
-	Fetch(ctx context.Context, req mcpid.FetchRequest) (Document, error)
+	Fetch(ctx context.Context, req FetchRequest) (Document, error)
+}
+
+// Query is one call of [Backend.Search]: a query and the page of its
+// results to return. A backend that does not page ignores Cursor.
+type Query struct {
+	// Text is the query as the model gave it.
+	Text string
+	// Cursor is "" for the first page, then a [SearchResult.NextCursor]
+	// this backend returned. It is caller input: validate it, and check
+	// the caller again.
+	Cursor string
+	// Limit is the most hits one page of the tools shows, the same for
+	// every page of a query: a backend over an API paged by number and
+	// size pages by it, and so skips and repeats nothing.
+	Limit int
+	// Args are the search's extra arguments.
+	Args Args
+}
+
+// FetchRequest is one call of [Backend.Fetch]: the resolved and
+// authorized request, and the fetch's extra arguments.
+type FetchRequest struct {
+	mcpid.FetchRequest
+	// Args are the fetch's extra arguments.
+	Args Args
+}
+
+// Args are the extra arguments of a tool call, those a server declares
+// beside the tool's own, as a canonical JSON object; the zero Args is
+// the empty object. Args is comparable.
+type Args struct{ raw string }
+
+// Decode unmarshals the arguments into v, as [json.Unmarshal] does.
+func (a Args) Decode(v any) error { return json.Unmarshal([]byte(a.String()), v) }
+
+// String returns the arguments' JSON object, "{}" when there are none.
+func (a Args) String() string {
+	if a.raw == "" {
+		return "{}"
+	}
+	return a.raw
 }
 
 // SearchResult is what [Backend.Search] returns. With an authorizer, its
-// counts and cursor are used only when CountsForCaller is set.
+// counts are used only when CountsForCaller is set.
 type SearchResult struct {
 	// Hits are the hits, in order, with their base ids and connections.
 	Hits []mcpid.Hit
-	// Total counts the hits of the whole result, when more than len(Hits).
+	// Total counts the hits of the whole result, all pages, when more
+	// than len(Hits).
 	Total int
 	// HasMore reports more hits than Total (or len(Hits)).
 	HasMore bool
 	// CountsForCaller reports that the counts cover only readable records.
 	CountsForCaller bool
-	// NextCursor is a [Pager]'s cursor of the next page; "" for the last.
+	// NextCursor is the backend's cursor of its next page, "" for the
+	// last. The model sees it inside the tools' cursor: put nothing in it
+	// the caller may not read (a page number or an offset, not the sort
+	// values of a record).
 	NextCursor string
 }
 

@@ -21,11 +21,11 @@ type failing struct {
 	do func(ctx context.Context) error
 }
 
-func (f failing) Search(ctx context.Context, _ string) (searchfetch.SearchResult, error) {
+func (f failing) Search(ctx context.Context, _ searchfetch.Query) (searchfetch.SearchResult, error) {
 	return searchfetch.SearchResult{}, f.do(ctx)
 }
 
-func (f failing) Fetch(ctx context.Context, _ mcpid.FetchRequest) (searchfetch.Document, error) {
+func (f failing) Fetch(ctx context.Context, _ searchfetch.FetchRequest) (searchfetch.Document, error) {
 	return searchfetch.Document{}, f.do(ctx)
 }
 
@@ -114,13 +114,13 @@ func newStuck() stuck {
 	return stuck{entered: make(chan context.Context, 1), release: make(chan struct{})}
 }
 
-func (s stuck) Search(ctx context.Context, _ string) (searchfetch.SearchResult, error) {
+func (s stuck) Search(ctx context.Context, _ searchfetch.Query) (searchfetch.SearchResult, error) {
 	s.entered <- ctx
 	<-s.release
 	return searchfetch.SearchResult{Hits: []mcpid.Hit{{ID: "orders:o1", ConnectionID: "c1", Title: "late"}}}, nil
 }
 
-func (s stuck) Fetch(ctx context.Context, _ mcpid.FetchRequest) (searchfetch.Document, error) {
+func (s stuck) Fetch(ctx context.Context, _ searchfetch.FetchRequest) (searchfetch.Document, error) {
 	s.entered <- ctx
 	<-s.release
 	return searchfetch.Document{Title: "late"}, nil

@@ -28,7 +28,7 @@ const cursorHint = `pass next_cursor exactly as {search} gave it, with the same 
 //
 //	passed [ "." backend ] "~" tag
 //
-// where passed is a decimal count, backend the cursor a [Pager] gave for
+// where passed is a decimal count, backend the cursor the backend gave for
 // the backend's page (none for a backend without one), and tag
 // [mcpid.SealTagLen] characters of a MAC over the payload (passed and
 // backend) and what it is bound to, which are not written: with a Sealer,

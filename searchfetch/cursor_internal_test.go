@@ -43,7 +43,7 @@ func TestCursorTokens(t *testing.T) {
 // nopBackend is a Backend that finds nothing.
 type nopBackend struct{}
 
-func (nopBackend) Search(context.Context, string) (SearchResult, error) { return SearchResult{}, nil }
-func (nopBackend) Fetch(context.Context, mcpid.FetchRequest) (Document, error) {
+func (nopBackend) Search(context.Context, Query) (SearchResult, error) { return SearchResult{}, nil }
+func (nopBackend) Fetch(context.Context, FetchRequest) (Document, error) {
 	return Document{}, nil
 }

@@ -90,7 +90,8 @@
 // structuredContent holds as next_cursor. Pages follow the hits the
 // backend returned, each readable hit shown once across them, for a
 // backend that answers a query alike each time; a backend that pages
-// itself implements [Pager]. A budget too small for a page's first hit
+// itself returns [SearchResult.NextCursor] and gets it back as
+// [Query.Cursor]. A budget too small for a page's first hit
 // and the cursor's line together (or a long backend cursor's) ends
 // paging there: the page shows what fits and, with room, says to narrow
 // the query; a hit is never passed over for want of room for the

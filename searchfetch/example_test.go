@@ -15,13 +15,13 @@ import (
 // library is a Backend over one book, held by the connection "lib".
 type library struct{}
 
-func (library) Search(_ context.Context, query string) (searchfetch.SearchResult, error) {
+func (library) Search(_ context.Context, q searchfetch.Query) (searchfetch.SearchResult, error) {
 	return searchfetch.SearchResult{Hits: []mcpid.Hit{
 		{ID: "books:b1", ConnectionID: "lib", Title: "The Go Programming Language"},
 	}}, nil
 }
 
-func (library) Fetch(_ context.Context, req mcpid.FetchRequest) (searchfetch.Document, error) {
+func (library) Fetch(_ context.Context, req searchfetch.FetchRequest) (searchfetch.Document, error) {
 	if req.Handle.BaseID() != "books:b1" || (req.ConnectionID != "" && req.ConnectionID != "lib") {
 		return searchfetch.Document{}, mcpid.NewError(mcpid.CodeNotFound, "no such book", "search again")
 	}
@@ -121,7 +121,7 @@ func ExampleOptions_authorize() {
 // manual is a Backend over one long manual.
 type manual struct{ library }
 
-func (manual) Fetch(context.Context, mcpid.FetchRequest) (searchfetch.Document, error) {
+func (manual) Fetch(context.Context, searchfetch.FetchRequest) (searchfetch.Document, error) {
 	return searchfetch.Document{Title: "Manual", Text: strings.Repeat("All work and no play. ", 100)}, nil
 }
 

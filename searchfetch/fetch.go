@@ -36,7 +36,7 @@ func (t *Tools) Fetch(ctx context.Context, args json.RawMessage) (r Result) {
 	if err := t.authorize(ctx, access); err != nil {
 		return t.relay(err, err, nil, false)
 	}
-	doc, err := callBackend(ctx, t, t.opts.FetchName, Backend.Fetch, req)
+	doc, err := callBackend(ctx, t, t.opts.FetchName, Backend.Fetch, FetchRequest{FetchRequest: req})
 	if err != nil {
 		return t.relayedError(ctx, err, access, &req, sealed)
 	}

@@ -54,11 +54,11 @@ func newByPair() *byPair {
 	return b
 }
 
-func (b *byPair) Search(context.Context, string) (searchfetch.SearchResult, error) {
+func (b *byPair) Search(context.Context, searchfetch.Query) (searchfetch.SearchResult, error) {
 	return searchfetch.SearchResult{Hits: b.hits}, nil
 }
 
-func (b *byPair) Fetch(_ context.Context, req mcpid.FetchRequest) (searchfetch.Document, error) {
+func (b *byPair) Fetch(_ context.Context, req searchfetch.FetchRequest) (searchfetch.Document, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.asked = append(b.asked, [2]string{req.ConnectionID, req.Handle.BaseID()})

@@ -25,7 +25,7 @@ type scripted struct {
 	do   func(ctx context.Context) error
 }
 
-func (s scripted) Search(ctx context.Context, _ string) (searchfetch.SearchResult, error) {
+func (s scripted) Search(ctx context.Context, _ searchfetch.Query) (searchfetch.SearchResult, error) {
 	if s.do != nil {
 		if err := s.do(ctx); err != nil {
 			return searchfetch.SearchResult{}, err
@@ -34,7 +34,7 @@ func (s scripted) Search(ctx context.Context, _ string) (searchfetch.SearchResul
 	return searchfetch.SearchResult{Hits: s.hits}, nil
 }
 
-func (s scripted) Fetch(ctx context.Context, _ mcpid.FetchRequest) (searchfetch.Document, error) {
+func (s scripted) Fetch(ctx context.Context, _ searchfetch.FetchRequest) (searchfetch.Document, error) {
 	if s.do != nil {
 		if err := s.do(ctx); err != nil {
 			return searchfetch.Document{}, err

@@ -12,7 +12,7 @@ import (
 // shelf is a Backend over three books of the connection "lib".
 type shelf struct{ library }
 
-func (shelf) Search(context.Context, string) (searchfetch.SearchResult, error) {
+func (shelf) Search(context.Context, searchfetch.Query) (searchfetch.SearchResult, error) {
 	return searchfetch.SearchResult{Hits: []mcpid.Hit{
 		{ID: "books:b1", ConnectionID: "lib", Title: "The Go Programming Language"},
 		{ID: "books:b2", ConnectionID: "lib", Title: "Concurrency in Go"},

@@ -379,7 +379,7 @@ func TestPagingReachesEveryReadableHit(t *testing.T) {
 	}
 }
 
-// pager is a Pager over hits, per pages of size, whose cursors are the
+// pager is a backend that pages hits, per pages of size, whose cursors are the
 // page numbers, or next when set.
 type pager struct {
 	recorder
@@ -390,7 +390,8 @@ type pager struct {
 	cursors []string
 }
 
-func (p *pager) SearchPage(_ context.Context, _, cursor string) (searchfetch.SearchResult, error) {
+func (p *pager) Search(_ context.Context, q searchfetch.Query) (searchfetch.SearchResult, error) {
+	cursor := q.Cursor
 	p.cursors = append(p.cursors, cursor)
 	n := 0
 	if cursor != "" {

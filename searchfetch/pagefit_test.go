@@ -10,7 +10,7 @@ import (
 	"github.com/mcpid/mcpid/searchfetch"
 )
 
-// paddedPager is a Pager over hits, per pages of size, whose cursors are
+// paddedPager is a backend that pages hits, per pages of size, whose cursors are
 // the page numbers padded on the left with 'x' to pad bytes: a backend
 // whose cursors are as long as the tools carry (256 bytes).
 type paddedPager struct {
@@ -20,7 +20,8 @@ type paddedPager struct {
 	pad  int
 }
 
-func (p *paddedPager) SearchPage(_ context.Context, _, cursor string) (searchfetch.SearchResult, error) {
+func (p *paddedPager) Search(_ context.Context, q searchfetch.Query) (searchfetch.SearchResult, error) {
+	cursor := q.Cursor
 	n := 0
 	if cursor != "" {
 		var err error

@@ -55,10 +55,7 @@ func (t *Tools) Search(ctx context.Context, args json.RawMessage) (r Result) {
 			return t.errorResult(err)
 		}
 	}
-	if _, pager := t.backend.(Pager); c.backend != "" && !pager {
-		return t.errorResult(t.badCursor()) // only a Pager's cursor is carried
-	}
-	res, err := t.searchBackend(ctx, query, c.backend)
+	res, err := callBackend(ctx, t, t.opts.SearchName, Backend.Search, Query{Text: query, Cursor: c.backend, Limit: t.window})
 	if err != nil {
 		return t.relayedError(ctx, err, Access{Tool: t.opts.SearchName}, nil, false)
 	}

@@ -20,11 +20,11 @@ type blocked struct {
 	release chan struct{}
 }
 
-func (b blocked) Search(context.Context, string) (SearchResult, error) {
+func (b blocked) Search(context.Context, Query) (SearchResult, error) {
 	return SearchResult{}, errors.New("not searched")
 }
 
-func (b blocked) Fetch(context.Context, mcpid.FetchRequest) (Document, error) {
+func (b blocked) Fetch(context.Context, FetchRequest) (Document, error) {
 	if b.entered != nil {
 		b.entered <- struct{}{}
 	}
@@ -106,7 +106,8 @@ func closed() chan struct{} {
 // hand would, and as Options.Isolate did before the pool). Each call gets
 // a context with the timeout's deadline, as callBackend gives it.
 func BenchmarkBound(b *testing.B) {
-	req, err := mcpid.ResolveFetch("c1/orders:o1", "")
+	resolved, err := mcpid.ResolveFetch("c1/orders:o1", "")
+	req := FetchRequest{FetchRequest: resolved}
 	require.NoError(b, err)
 	backend := blocked{release: closed()}
 	pooled := New(backend, nil)
@@ -149,6 +150,6 @@ func BenchmarkBound(b *testing.B) {
 }
 
 // inline1 is inline for a fetch.
-func inline1(ctx context.Context, b Backend, req mcpid.FetchRequest) outcome[Document] {
+func inline1(ctx context.Context, b Backend, req FetchRequest) outcome[Document] {
 	return inline(ctx, b, Backend.Fetch, req)
 }

@@ -19,8 +19,8 @@ var _ searchfetch.Backend = backend{}
 
 // Search returns the resource server's hits for query, each with its id
 // within its connection and the connection beside it.
-func (b backend) Search(ctx context.Context, query string) (searchfetch.SearchResult, error) {
-	res, err := b.rc.search(ctx, query)
+func (b backend) Search(ctx context.Context, q searchfetch.Query) (searchfetch.SearchResult, error) {
+	res, err := b.rc.search(ctx, q.Text)
 	if err != nil {
 		return searchfetch.SearchResult{}, err
 	}
@@ -35,8 +35,8 @@ func (b backend) Search(ctx context.Context, query string) (searchfetch.SearchRe
 // record's own, the connection the record came from (for an unscoped read,
 // the one the resource server chose), its stream, and where the scope of
 // the read came from.
-func (b backend) Fetch(ctx context.Context, req mcpid.FetchRequest) (searchfetch.Document, error) {
-	doc, err := b.rc.record(ctx, req)
+func (b backend) Fetch(ctx context.Context, req searchfetch.FetchRequest) (searchfetch.Document, error) {
+	doc, err := b.rc.record(ctx, req.FetchRequest)
 	if err != nil {
 		return searchfetch.Document{}, err
 	}

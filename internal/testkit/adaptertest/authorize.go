@@ -110,7 +110,7 @@ type manyHits struct {
 	total int
 }
 
-func (m *manyHits) Search(context.Context, string) (searchfetch.SearchResult, error) {
+func (m *manyHits) Search(context.Context, searchfetch.Query) (searchfetch.SearchResult, error) {
 	return searchfetch.SearchResult{Hits: m.hits, Total: m.total, HasMore: m.total > 0}, nil
 }
 

@@ -38,7 +38,7 @@ type Backend struct {
 }
 
 // Search returns every record as a hit, whatever the query.
-func (b *Backend) Search(_ context.Context, _ string) (searchfetch.SearchResult, error) {
+func (b *Backend) Search(_ context.Context, _ searchfetch.Query) (searchfetch.SearchResult, error) {
 	b.searches.Add(1)
 	hits := make([]mcpid.Hit, len(Records))
 	for i, r := range Records {
@@ -50,7 +50,7 @@ func (b *Backend) Search(_ context.Context, _ string) (searchfetch.SearchResult,
 // Fetch returns the record req names: in req.ConnectionID when it is set,
 // and otherwise the one record with that base id, not_found when there is
 // none and ambiguous_connection when several connections hold it.
-func (b *Backend) Fetch(_ context.Context, req mcpid.FetchRequest) (searchfetch.Document, error) {
+func (b *Backend) Fetch(_ context.Context, req searchfetch.FetchRequest) (searchfetch.Document, error) {
 	b.fetches.Add(1)
 	base := req.Handle.BaseID()
 	var found []Record

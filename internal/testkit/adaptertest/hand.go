@@ -30,7 +30,9 @@ type handResult struct {
 // searchfetch does by default (see [Bounded]). [HandTool.Call] decodes
 // its arguments, and HandFetch's.
 func HandSearch(ctx context.Context, b searchfetch.Backend, query string) (text string, structured json.RawMessage, err error) {
-	res, err := Bounded(ctx, func(ctx context.Context) (searchfetch.SearchResult, error) { return b.Search(ctx, query) })
+	res, err := Bounded(ctx, func(ctx context.Context) (searchfetch.SearchResult, error) {
+		return b.Search(ctx, searchfetch.Query{Text: query, Limit: mcpid.DefaultMaxHits})
+	})
 	if err != nil {
 		return "", nil, err
 	}
@@ -60,7 +62,9 @@ func HandFetch(ctx context.Context, b searchfetch.Backend, id, connectionID stri
 	if err != nil {
 		return nil, err
 	}
-	doc, err := Bounded(ctx, func(ctx context.Context) (searchfetch.Document, error) { return b.Fetch(ctx, req) })
+	doc, err := Bounded(ctx, func(ctx context.Context) (searchfetch.Document, error) {
+		return b.Fetch(ctx, searchfetch.FetchRequest{FetchRequest: req})
+	})
 	if err != nil {
 		return nil, err
 	}

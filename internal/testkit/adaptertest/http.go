@@ -327,7 +327,7 @@ type CallerBackend struct {
 }
 
 // Search records the caller in ctx and searches as Backend does.
-func (b *CallerBackend) Search(ctx context.Context, q string) (searchfetch.SearchResult, error) {
+func (b *CallerBackend) Search(ctx context.Context, q searchfetch.Query) (searchfetch.SearchResult, error) {
 	c, _ := searchfetch.CallerFrom(ctx)
 	b.mu.Lock()
 	b.callers = append(b.callers, c)

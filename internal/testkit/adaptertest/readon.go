@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcpid/mcpid"
 	"github.com/mcpid/mcpid/searchfetch"
 )
 
@@ -22,7 +21,7 @@ type long struct {
 }
 
 // Fetch fetches as Backend does, with text as the document's text.
-func (l *long) Fetch(ctx context.Context, req mcpid.FetchRequest) (searchfetch.Document, error) {
+func (l *long) Fetch(ctx context.Context, req searchfetch.FetchRequest) (searchfetch.Document, error) {
 	doc, err := l.Backend.Fetch(ctx, req)
 	doc.Text = l.text
 	return doc, err

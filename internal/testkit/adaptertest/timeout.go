@@ -29,15 +29,15 @@ func NewStuck(n int) *Stuck {
 }
 
 // Search waits for Release, ignoring ctx, then searches.
-func (s *Stuck) Search(ctx context.Context, query string) (searchfetch.SearchResult, error) {
+func (s *Stuck) Search(ctx context.Context, q searchfetch.Query) (searchfetch.SearchResult, error) {
 	s.Entered <- struct{}{}
 	<-s.Release
 	defer s.Returned.Add(1)
-	return s.Backend.Search(ctx, query)
+	return s.Backend.Search(ctx, q)
 }
 
 // Fetch waits for Release, ignoring ctx, then fetches.
-func (s *Stuck) Fetch(ctx context.Context, req mcpid.FetchRequest) (searchfetch.Document, error) {
+func (s *Stuck) Fetch(ctx context.Context, req searchfetch.FetchRequest) (searchfetch.Document, error) {
 	s.Entered <- struct{}{}
 	<-s.Release
 	defer s.Returned.Add(1)
@@ -64,11 +64,11 @@ func ignoredContext(t *testing.T, connect Connect) {
 // panicking is a searchfetch.Backend whose every call panics.
 type panicking struct{}
 
-func (panicking) Search(context.Context, string) (searchfetch.SearchResult, error) {
+func (panicking) Search(context.Context, searchfetch.Query) (searchfetch.SearchResult, error) {
 	panic("search: index out of range")
 }
 
-func (panicking) Fetch(context.Context, mcpid.FetchRequest) (searchfetch.Document, error) {
+func (panicking) Fetch(context.Context, searchfetch.FetchRequest) (searchfetch.Document, error) {
 	panic("fetch: nil map")
 }
 

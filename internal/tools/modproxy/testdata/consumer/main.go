@@ -36,7 +36,7 @@ type backend struct {
 // Search returns hits with their own ids and connections; the tool makes
 // the ids self-contained, renders the preview, and puts the same hits in
 // structuredContent.
-func (b *backend) Search(ctx context.Context, query string) (searchfetch.SearchResult, error) {
+func (b *backend) Search(ctx context.Context, q searchfetch.Query) (searchfetch.SearchResult, error) {
 	return searchfetch.SearchResult{Hits: []mcpid.Hit{
 		{ID: "orders:o1", ConnectionID: "cin_4f2a", Title: "Order o1", Snippet: "3 items"},
 	}}, nil
@@ -48,7 +48,7 @@ func (b *backend) Search(ctx context.Context, query string) (searchfetch.SearchR
 // as a path. Return mcpid.AmbiguousConnection(available) for a 409, an
 // mcpid.NewError(mcpid.CodeNotFound, …) for a 404; any other error reaches
 // the model as a generic resource_unavailable, never with its own message.
-func (b *backend) Fetch(ctx context.Context, req mcpid.FetchRequest) (searchfetch.Document, error) {
+func (b *backend) Fetch(ctx context.Context, req searchfetch.FetchRequest) (searchfetch.Document, error) {
 	return searchfetch.Document{Title: "Order o1", Text: "3 items, shipped to Berlin."}, nil
 }
 
