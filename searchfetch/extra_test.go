@@ -106,7 +106,7 @@ func grafanaOptions() *searchfetch.Options {
 func TestArgsSchema(t *testing.T) {
 	tools := searchfetch.New(&recorder{}, grafanaOptions())
 	want := `{"type":"object","properties":{"query":{"type":"string","description":"The query to search for"},` +
-		`"cursor":{"type":"string","description":"Only to see more hits: the next_cursor a search result gave, with the same query."},` +
+		`"cursor":{"type":"string","description":"Only for more hits: a next_cursor search gave."},` +
 		`"limit":{"type":"integer","description":"Maximum number of results","minimum":1},"page":{"type":"integer"}},` +
 		`"required":["query"],"additionalProperties":false}`
 	if diff := gocmp.Diff(want, string(tools.SearchTool().InputSchema)); diff != "" {

@@ -28,12 +28,16 @@ type ownProp struct {
 var (
 	searchProps = []ownProp{
 		{"query", `"type":"string"`, "What to look for across every connected source."},
-		{FieldCursor, `"type":"string"`, "Only to see more hits: the next_cursor a {search} result gave, with the same query."},
+		{FieldCursor, `"type":"string"`, "Only for more hits: a next_cursor {search} gave."},
 	}
 	fetchProps = []ownProp{
 		{"id", `"type":"string"`, "An id exactly as {search} showed it."},
-		{"connection_id", `"type":"string"`, "Only where {search} showed a connection_id next to the id, or an ambiguous_connection error asks for one."},
-		{FieldOffset, `"type":"integer","minimum":0`, "Only to read on in a text that came back cut (truncated): the next_offset that result gave."},
+		// connection_id and offset go without a description: the fetch
+		// tool's own describes them, and the results that ask for them
+		// (a search line, an ambiguous_connection error, a cut text) say
+		// what to pass, so a server's own description costs no more.
+		{"connection_id", `"type":"string"`, ""},
+		{FieldOffset, `"type":"integer","minimum":0`, ""},
 	}
 )
 
