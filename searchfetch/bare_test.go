@@ -129,3 +129,50 @@ func TestBareIDsChatGPT(t *testing.T) {
 	require.Len(t, b.requests, 1)
 	assert.Equal(t, "prod", b.requests[0].ConnectionID)
 }
+
+// FuzzBareIDs: for any id, with BareIDs and a default connection, Resolve
+// reads it by the grammar exactly when mcpid.Parse accepts it (as
+// mcpid.ResolveFetch does), and otherwise as a key looked up whole in the
+// default connection, or refuses it as invalid_id: never another record.
+// With a Sealer, every id that does not open is such a key.
+func FuzzBareIDs(f *testing.F) {
+	for _, id := range []string{"rYdddlPWk", "a:b", "a/b:c", "a:b/c", "a/:b", "", "a\x00b", "a\xffb", "https://x.example/y", "prod/:x~abcdefg"} {
+		f.Add(id)
+	}
+	ctx := context.Background()
+	s, err := mcpid.NewSealer([]byte("0123456789abcdef0123456789abcdef"))
+	require.NoError(f, err)
+	plain := searchfetch.New(&recorder{}, &searchfetch.Options{BareIDs: true, DefaultConnection: "prod"})
+	sealed := searchfetch.New(&recorder{}, &searchfetch.Options{BareIDs: true, DefaultConnection: "prod", Sealer: s})
+	f.Fuzz(func(t *testing.T, id string) {
+		checkBare := func(req mcpid.FetchRequest, err error) {
+			if err != nil {
+				require.ErrorIs(t, err, mcpid.ErrInvalidID)
+				_, encErr := mcpid.Encode("prod", "", id)
+				require.True(t, encErr != nil || len(id) > searchfetch.MaxArgumentsSize, "a key the opaque handle holds is read")
+				return
+			}
+			assert.Equal(t, mcpid.FetchRequest{Handle: mcpid.MustParse(mustEncode(t, id)), ConnectionID: "prod", Scope: mcpid.ScopeDefault, EchoID: id}, req)
+		}
+		req, err := plain.Resolve(ctx, "fetch", id, "")
+		if _, perr := mcpid.Parse(id); perr == nil {
+			want, werr := mcpid.ResolveFetch(id, "")
+			require.NoError(t, werr)
+			require.NoError(t, err)
+			assert.Equal(t, want, req)
+		} else {
+			checkBare(req, err)
+		}
+		if _, oerr := s.Open(id); oerr != nil {
+			checkBare(sealed.Resolve(ctx, "fetch", id, ""))
+		}
+	})
+}
+
+// mustEncode returns the opaque id of key in the connection prod.
+func mustEncode(t *testing.T, key string) string {
+	t.Helper()
+	id, err := mcpid.Encode("prod", "", key)
+	require.NoError(t, err)
+	return id
+}
