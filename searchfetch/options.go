@@ -122,8 +122,9 @@ type Options struct {
 	SearchArgs json.RawMessage
 	FetchArgs  json.RawMessage
 	// BareIDs lets fetch take the ids a server issued before it adopted
-	// mcpid's: with a Sealer, every id that does not open; without one,
-	// every id that mcpid.Parse rejects. A bare id is a record's key in
+	// mcpid's: with a Sealer, every id that does not open (but one that
+	// parses, with AcceptUnsealed); without one, every id that
+	// mcpid.Parse rejects. A bare id is a record's key in
 	// the connection connection_id names, else in DefaultConnection.
 	BareIDs bool
 	// DefaultConnection is the connection of a bare id given without
