@@ -176,3 +176,17 @@ func mustEncode(t *testing.T, key string) string {
 	require.NoError(t, err)
 	return id
 }
+
+// TestBareIDsAcceptUnsealed: with AcceptUnsealed too, an unsealed id that
+// parses is read by the grammar, and one that does not is bare.
+func TestBareIDsAcceptUnsealed(t *testing.T) {
+	b := &recorder{doc: searchfetch.Document{Title: "d", Text: "t"}}
+	tools := searchfetch.New(b, &searchfetch.Options{Sealer: sealer(t), AcceptUnsealed: true, BareIDs: true, DefaultConnection: "prod"})
+	for _, id := range []string{"staging/:rYdddlPWk", "rYdddlPWk"} {
+		res := tools.Fetch(context.Background(), mustJSON(t, map[string]string{"id": id}))
+		require.False(t, res.IsError, res.Text)
+	}
+	require.Len(t, b.requests, 2)
+	assert.Equal(t, mcpid.FetchRequest{Handle: mcpid.MustParse("staging/:rYdddlPWk"), ConnectionID: "staging", Scope: mcpid.ScopeEmbedded, EchoID: "staging/:rYdddlPWk"}, b.requests[0])
+	assert.Equal(t, mcpid.FetchRequest{Handle: mcpid.MustParse("prod/:rYdddlPWk"), ConnectionID: "prod", Scope: mcpid.ScopeDefault, EchoID: "rYdddlPWk"}, b.requests[1])
+}
