@@ -101,6 +101,17 @@
 // another's or an edited one is refused; without one it is bound to its
 // query only.
 //
+// # A server's own shape
+//
+// A server that already has search and read tools keeps every call that
+// worked: [Options.QueryArg] and [Options.IDArg] name the query and the
+// id as its tools did, [Options.SearchArgs] and [Options.FetchArgs]
+// declare its other arguments (checked, and handed to the backend as
+// [Query.Args] and [FetchRequest.Args]), and [Options.BareIDs] with
+// [Options.DefaultConnection] keeps the ids it issued before fetching
+// what they fetched. Its own tools that take an id read the record fetch
+// would through [Tools.Resolve].
+//
 // # Aliases
 //
 // Connection ids such as GCP resource names and ARNs are long, and an id
@@ -136,8 +147,9 @@
 // fields see the same thing:
 //
 //   - arguments that are not a JSON object, that lack a required argument,
-//     hold an argument that is not a string, name an argument the tool does
-//     not take (in both modes: a misspelled connection_id must not be dropped
+//     hold an argument that is not a string (or, for one the server
+//     declared, not of its type and enum, with its name as Field), name an
+//     argument the tool does not take (in both modes: a misspelled connection_id must not be dropped
 //     silently), name one twice, or exceed [MaxArgumentsSize] bytes:
 //     [CodeInvalidArguments];
 //   - an offset argument that is not a JSON integer (a number whose exact
@@ -145,7 +157,9 @@
 //     is negative, lies past the end of the text or inside a character:
 //     [CodeInvalidArguments] with Field [FieldOffset];
 //   - the errors of [mcpid.ResolveFetch]: invalid_id, invalid_connection_id,
-//     conflicting_connection_id;
+//     conflicting_connection_id (with [Options.IDArg] as the Field of an
+//     error about the id), and invalid_id for a bare id with no connection
+//     to read it in;
 //   - an [*mcpid.Error] the backend returns, such as
 //     [mcpid.AmbiguousConnection] for a resource server's 409 or a not_found,
 //     relayed as it is (but for ambiguous_connection in ModeChatGPT, above);

@@ -44,18 +44,18 @@ func (t *Tools) Search(ctx context.Context, args json.RawMessage) (r Result) {
 		start = time.Now()
 	}
 	var vals [2]string // query, cursor
-	if err := readArgs(args, t.hints.searchArgs, vals[:len(t.hints.searchArgs.names)]); err != nil {
+	extra, err := readArgs(args, t.hints.searchArgs, vals[:len(t.hints.searchArgs.names)])
+	if err != nil {
 		return t.errorResult(err)
 	}
-	query := vals[0]
+	query, bound := vals[0], t.cursorBinding(vals[0], extra)
 	var c cursor
 	if vals[1] != "" {
-		var err error
-		if c, err = t.openCursor(ctx, query, vals[1]); err != nil {
+		if c, err = t.openCursor(ctx, bound, vals[1]); err != nil {
 			return t.errorResult(err)
 		}
 	}
-	res, err := callBackend(ctx, t, t.opts.SearchName, Backend.Search, Query{Text: query, Cursor: c.backend, Limit: t.window})
+	res, err := callBackend(ctx, t, t.opts.SearchName, Backend.Search, Query{Text: query, Cursor: c.backend, Limit: t.window, Args: extra})
 	if err != nil {
 		return t.relayedError(ctx, err, Access{Tool: t.opts.SearchName}, nil, false)
 	}
@@ -82,7 +82,7 @@ func (t *Tools) Search(ctx context.Context, args json.RawMessage) (r Result) {
 		}
 		return okResult(text, json.RawMessage(text))
 	}
-	return t.pageResult(hits, opts, t.newPaging(ctx, query, res, &sel, c, opts))
+	return t.pageResult(hits, opts, t.newPaging(ctx, bound, res, &sel, c, opts))
 }
 
 // pagesOn reports whether a model can page on past res to a further

@@ -145,13 +145,14 @@ func (t *Tools) selectHits(ctx context.Context, in []mcpid.Hit, g *grants, from,
 
 // tooLong reports whether the fetch arguments of id, sealed when the
 // tools seal, would exceed MaxArgumentsSize. A seal adds "~" and
-// mcpid.SealTagLen characters that need no escape.
+// mcpid.SealTagLen characters that need no escape, and an IDArg longer
+// than "id" its extra bytes.
 func (t *Tools) tooLong(id string) bool {
-	seal := 0
+	more := len(t.opts.IDArg) - len(mcpid.FieldID)
 	if t.opts.Sealer != nil {
-		seal = 1 + mcpid.SealTagLen
+		more += 1 + mcpid.SealTagLen
 	}
-	return len(id)+seal > safeIDLen && fetchArgsSize(id, "")+seal > MaxArgumentsSize
+	return len(id)+more > safeIDLen && fetchArgsSize(id, "")+more > MaxArgumentsSize
 }
 
 // showable returns the id that fetches h, unsealed, or why no id the
