@@ -10,7 +10,9 @@ import (
 // Backend is what a server implements. Its methods may be called
 // concurrently, within [Options.Timeout]; without [Options.Authorize] they
 // check the caller ([CallerFrom]) themselves. An [*mcpid.Error] they return
-// reaches the model as it is, any other error generically.
+// reaches the model as it is; any other error generically, as
+// resource_unavailable (retryable) when it is a timeout, a cancellation or
+// reports Timeout or Temporary true, and otherwise as resource_error.
 type Backend interface {
 	// Search returns the hits for q, with their base ids and connections.
 	Search(ctx context.Context, q Query) (SearchResult, error)

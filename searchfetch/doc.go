@@ -149,10 +149,13 @@
 //   - an [*mcpid.Error] the backend returns, such as
 //     [mcpid.AmbiguousConnection] for a resource server's 409 or a not_found,
 //     relayed as it is (but for ambiguous_connection in ModeChatGPT, above);
-//   - any other backend error, a backend panic, and a backend that does not
-//     answer within [Options.Timeout]: a generic resource_unavailable envelope
-//     that never holds the backend's own message (log it with
-//     [Options.Logger]);
+//   - a backend that does not answer within [Options.Timeout], and any other
+//     backend error that says the same call may succeed later (a deadline, a
+//     cancellation, Timeout or Temporary reporting true): a generic
+//     resource_unavailable envelope, retryable; any other backend error and a
+//     backend panic: a generic resource_error, not retryable. Neither holds
+//     the backend's own message, which [Options.Logger] (else slog.Default)
+//     records at level Error with the tool and the connection;
 //   - a search whose hits no id can fetch, not one of them (above), or a
 //     document whose fields besides its text leave no room for text within
 //     the fetch budget: invalid_resource_response;

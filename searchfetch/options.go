@@ -105,7 +105,8 @@ type Options struct {
 	// SearchDescription and FetchDescription, if set, replace the defaults.
 	SearchDescription string
 	FetchDescription  string
-	// Logger records the failures the model sees only generically.
+	// Logger records the failures the model sees only generically, with
+	// their own words; nil means slog.Default(), as it is at each call.
 	Logger *slog.Logger
 	// OnDropped, else Logger, hears of each hit left out as unfetchable.
 	OnDropped func(index int, hit mcpid.Hit, err error)

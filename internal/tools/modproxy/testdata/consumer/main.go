@@ -47,7 +47,8 @@ func (b *backend) Search(ctx context.Context, q searchfetch.Query) (searchfetch.
 // key with '/'), look req.Handle.BaseID() up within req.ConnectionID, never
 // as a path. Return mcpid.AmbiguousConnection(available) for a 409, an
 // mcpid.NewError(mcpid.CodeNotFound, …) for a 404; any other error reaches
-// the model as a generic resource_unavailable, never with its own message.
+// the model as a generic resource_error (resource_unavailable for a
+// timeout), never with its own message.
 func (b *backend) Fetch(ctx context.Context, req searchfetch.FetchRequest) (searchfetch.Document, error) {
 	return searchfetch.Document{Title: "Order o1", Text: "3 items, shipped to Berlin."}, nil
 }
