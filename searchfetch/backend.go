@@ -85,9 +85,14 @@ type SearchResult struct {
 // of OpenAI's fetch contract. The tool sets ID to the id the model passed
 // and cuts a Text that does not fit [Options.FetchBudget].
 type Document struct {
-	ID       string            `json:"id"`
-	Title    string            `json:"title"`
-	Text     string            `json:"text"` // the whole content
-	URL      string            `json:"url"`  // where a person opens it, or ""
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	Text  string `json:"text"` // the whole content
+	// Data is the content of a record that is JSON (a JSON object or
+	// array), set instead of Text: the model reads it as the result's
+	// data member rather than as an escaped string. One that does not fit
+	// the fetch budget is given as Text, its compact JSON.
+	Data     json.RawMessage   `json:"data,omitempty"`
+	URL      string            `json:"url"` // where a person opens it, or ""
 	Metadata map[string]string `json:"metadata,omitempty"`
 }
