@@ -17,14 +17,31 @@ import (
 // default, each '<', '>' and '&' \u003c…), which costs a model a sixth
 // more tokens than the same record as the result's data member.
 
-// dataDocument is the JSON of a document given as data: a Document's
-// members, with data where the text would be.
-type dataDocument struct {
-	ID       string            `json:"id"`
-	Title    string            `json:"title"`
-	Data     json.RawMessage   `json:"data"`
-	URL      string            `json:"url"`
-	Metadata map[string]string `json:"metadata,omitempty"`
+// dataHead and dataTail are the members of a document given as data
+// before and after its data, whose JSON [dataJSON] joins around the data.
+type (
+	dataHead struct {
+		ID    string `json:"id"`
+		Title string `json:"title"`
+	}
+	dataTail struct {
+		URL      string            `json:"url"`
+		Metadata map[string]string `json:"metadata,omitempty"`
+	}
+)
+
+// dataJSON returns the JSON of doc given as data: a Document's members,
+// with data, written as compactData writes it, where the text would be.
+// The data is joined in as it is rather than marshalled as a
+// json.RawMessage, which encoding/json would check and compact again.
+func dataJSON(doc Document, data []byte) []byte {
+	head := marshal(dataHead{ID: doc.ID, Title: doc.Title})
+	tail := marshal(dataTail{URL: doc.URL, Metadata: doc.Metadata})
+	b := make([]byte, 0, len(head)+len(`,"data":`)+len(data)+len(tail))
+	b = append(b, head[:len(head)-1]...) // without its '}'
+	b = append(append(b, `,"data":`...), data...)
+	b = append(append(b, ','), tail[1:]...) // without its '{'
+	return b
 }
 
 // The errors of a document whose Data no model can use. The error the
@@ -58,8 +75,7 @@ func (t *Tools) encodeData(doc Document, offset string) ([]byte, error) {
 	}
 	budget := t.opts.FetchBudget
 	if n, err := strconv.Atoi(offset); offset == "" || err == nil && n == 0 {
-		b := marshal(dataDocument{ID: doc.ID, Title: doc.Title, Data: data, URL: doc.URL, Metadata: doc.Metadata})
-		if len(b) <= budget {
+		if b := dataJSON(doc, data); len(b) <= budget {
 			return b, nil
 		}
 	}
@@ -80,8 +96,8 @@ func (t *Tools) encodeData(doc Document, offset string) ([]byte, error) {
 // an error saying why.
 func compactData(data json.RawMessage) ([]byte, error) {
 	raw := []byte(data)
-	if err := json.Unmarshal(raw, new(json.RawMessage)); err != nil {
-		return nil, err
+	if !json.Valid(raw) {
+		return nil, json.Unmarshal(raw, new(any)) // says why
 	}
 	if i := jsonlit.SkipSpace(raw, 0); raw[i] != '{' && raw[i] != '[' {
 		return nil, fmt.Errorf("the JSON value starts with %s, not { or [", strconv.QuoteRune(rune(raw[i])))
@@ -94,7 +110,7 @@ func compactData(data json.RawMessage) ([]byte, error) {
 		case c == '"':
 			end, escaped, _ := jsonlit.End(raw, i) // raw is valid: ok
 			lit := raw[i:end]
-			if escaped || !utf8.Valid(lit) {
+			if escaped && !asMarshalled(lit) || !escaped && !utf8.Valid(lit) {
 				s, _ := jsonlit.Unquote(lit)
 				lit = marshal(s)
 			}
@@ -119,4 +135,25 @@ func (t *Tools) documentError(ctx context.Context, a Access, err error) Result {
 			"tool", a.Tool, "connection_id", a.ConnectionID, "error", err)
 	}
 	return t.errorResult(err)
+}
+
+// asMarshalled reports whether the string literal lit, which holds an
+// escape, is written as marshal would write its value: valid UTF-8 whose
+// every escape is one marshal writes for the character (\" \\ \n \r \t),
+// none that marshal writes as the character itself (\u003c, \u00e9,
+// \/...). Most literals of a record hold only those escapes, and keep
+// their bytes.
+func asMarshalled(lit []byte) bool {
+	for i := 0; i < len(lit); i++ {
+		if lit[i] != '\\' {
+			continue
+		}
+		i++
+		switch lit[i] {
+		case '"', '\\', 'n', 'r', 't':
+		default:
+			return false
+		}
+	}
+	return utf8.Valid(lit)
 }

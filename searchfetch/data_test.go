@@ -28,7 +28,7 @@ var dashboard []byte
 
 // marshalled returns the dashboard as a Go backend writes it with
 // json.Marshal: compact, its keys sorted, and '<', '>', '&' escaped.
-func marshalled(t *testing.T) []byte {
+func marshalled(t testing.TB) []byte {
 	t.Helper()
 	var v any
 	require.NoError(t, json.Unmarshal(dashboard, &v))
