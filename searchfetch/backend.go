@@ -89,9 +89,9 @@ type Document struct {
 	Title string `json:"title"`
 	Text  string `json:"text"` // the whole content
 	// Data is the content of a record that is JSON (a JSON object or
-	// array), set instead of Text: the model reads it as the result's
-	// data member rather than as an escaped string. One that does not fit
-	// the fetch budget is given as Text, its compact JSON.
+	// array), set instead of Text, never with it: the model reads it as
+	// the result's data member rather than as an escaped string. One that
+	// does not fit the fetch budget is given as text, its compact JSON.
 	Data     json.RawMessage   `json:"data,omitempty"`
 	URL      string            `json:"url"` // where a person opens it, or ""
 	Metadata map[string]string `json:"metadata,omitempty"`
