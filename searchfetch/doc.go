@@ -66,7 +66,9 @@
 // and as structuredContent. That JSON fits [Options.FetchBudget] (64 KiB by
 // default), escapes included: a longer text is cut at a UTF-8 boundary, and
 // the result says so; in ModeDefault it gives next_offset, which the model
-// passes back as fetch's offset argument to read on.
+// passes back as fetch's offset argument to read on. A record that is JSON
+// goes as [Document.Data], the result's data member, rather than as an
+// escaped string; data that does not fit is given as text, read on alike.
 //
 // # Authorization
 //
@@ -163,13 +165,18 @@
 //   - an [*mcpid.Error] the backend returns, such as
 //     [mcpid.AmbiguousConnection] for a resource server's 409 or a not_found,
 //     relayed as it is (but for ambiguous_connection in ModeChatGPT, above);
-//   - any other backend error, a backend panic, and a backend that does not
-//     answer within [Options.Timeout]: a generic resource_unavailable envelope
-//     that never holds the backend's own message (log it with
-//     [Options.Logger]);
-//   - a search whose hits no id can fetch, not one of them (above), or a
+//   - a backend that does not answer within [Options.Timeout], and any other
+//     backend error that says the same call may succeed later (a deadline, a
+//     cancellation, Timeout or Temporary reporting true): a generic
+//     resource_unavailable envelope, retryable; any other backend error and a
+//     backend panic: a generic resource_error, not retryable. Neither holds
+//     the backend's own message, which [Options.Logger] (else slog.Default)
+//     records at level Error with the tool and the connection;
+//   - a search whose hits no id can fetch, not one of them (above), a
 //     document whose fields besides its text leave no room for text within
-//     the fetch budget: invalid_resource_response;
+//     the fetch budget, or one with both Text and Data or with Data that is
+//     not a JSON object or array: invalid_resource_response, logged as a
+//     backend failure is;
 //   - a fetch the authorizer denies: forbidden; an authorizer that does not
 //     answer within [Options.Timeout]: resource_unavailable; its own
 //     *mcpid.Error, as it is.

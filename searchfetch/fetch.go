@@ -38,7 +38,7 @@ func (t *Tools) Fetch(ctx context.Context, args json.RawMessage) (r Result) {
 	}
 	b, err := t.encodeDocument(doc, vals[2])
 	if err != nil {
-		return t.errorResult(err)
+		return t.documentError(ctx, access, err)
 	}
 	if t.opts.Structured == StructuredNone {
 		return okResult(string(b), nil)

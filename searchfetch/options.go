@@ -130,7 +130,8 @@ type Options struct {
 	// DefaultConnection is the connection of a bare id given without
 	// connection_id; "" means none, and such an id is invalid_id.
 	DefaultConnection string
-	// Logger records the failures the model sees only generically.
+	// Logger records the failures the model sees only generically, with
+	// their own words; nil means slog.Default(), as it is at each call.
 	Logger *slog.Logger
 	// OnDropped, else Logger, hears of each hit left out as unfetchable.
 	OnDropped func(index int, hit mcpid.Hit, err error)

@@ -105,12 +105,12 @@ const (
 	searchOutputSchemaChatGPT = `{"type":"object","properties":{"results":{"type":"array","items":{"type":"object","properties":{` +
 		`"id":{"type":"string"},"title":{"type":"string"},"url":{"type":"string"},"text":{"type":"string"}},` +
 		`"required":["id","title","url"],"additionalProperties":false}}},"required":["results"],"additionalProperties":false}`
-	// documentSchema is that of a Document in ModeDefault, with the
-	// members of a cut text.
-	documentSchema = `{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"},"text":{"type":"string"},"url":{"type":"string"},` +
-		`"metadata":{"type":"object","additionalProperties":{"type":"string"}},` +
+	// documentSchema is that of a Document in ModeDefault: its text or its
+	// data, the mark of data given as text, and the members of a cut text.
+	documentSchema = `{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"},"text":{"type":"string"},"data":{"type":["object","array"]},"url":{"type":"string"},` +
+		`"metadata":{"type":"object","additionalProperties":{"type":"string"}},"data_as_text":{"type":"boolean"},` +
 		`"truncated":{"type":"boolean"},"total_length":{"type":"integer","minimum":0},"next_offset":{"type":"integer","minimum":0}},` +
-		`"required":["id","title","text","url"],"additionalProperties":false}`
+		`"required":["id","title","url"],"anyOf":[{"required":["text"]},{"required":["data"]}],"additionalProperties":false}`
 	// documentSchemaChatGPT is that of a Document, OpenAI's shape.
 	documentSchemaChatGPT = `{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"},"text":{"type":"string"},"url":{"type":"string"},` +
 		`"metadata":{"type":"object","additionalProperties":{"type":"string"}}},"required":["id","title","text","url"],"additionalProperties":false}`

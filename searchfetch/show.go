@@ -193,7 +193,7 @@ func (t *Tools) reportDropped(ctx context.Context, i int, h mcpid.Hit, why strin
 		t.opts.OnDropped(i, h, err)
 		return
 	}
-	t.opts.Logger.WarnContext(ctx, "searchfetch: search hit dropped", "tool", t.opts.SearchName, "index", i, "error", err)
+	t.logger().WarnContext(ctx, "searchfetch: search hit dropped", "tool", t.opts.SearchName, "index", i, "error", err)
 }
 
 // tooLong is why a hit whose fetch arguments are too long is dropped.

@@ -148,9 +148,6 @@ func New(b Backend, opts *Options) *Tools {
 	if o.Timeout == 0 {
 		o.Timeout = DefaultTimeout
 	}
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
-	}
 	o.SearchName, o.FetchName = cmp.Or(o.SearchName, SearchName), cmp.Or(o.FetchName, FetchName)
 	searchExtra, fetchExtra, _ := o.extraArgs() // valid: Validate passed
 	o.QueryArg, o.IDArg = cmp.Or(o.QueryArg, "query"), cmp.Or(o.IDArg, mcpid.FieldID)
@@ -183,6 +180,16 @@ func New(b Backend, opts *Options) *Tools {
 		t.fetch.Description = o.FetchDescription
 	}
 	return t
+}
+
+// logger returns Options.Logger, or, when it is nil, slog.Default() as it
+// is at the time of the call, so that a program that sets its default
+// logger after New is heard.
+func (t *Tools) logger() *slog.Logger {
+	if t.opts.Logger != nil {
+		return t.opts.Logger
+	}
+	return slog.Default()
 }
 
 // minHitBytes is the fewest bytes a shown hit takes in either format, so
