@@ -6,12 +6,12 @@
 // internal/testkit/previewcheck, so that both judge by one table.
 //
 // The table is generated from Unicode's confusables data (UTS #39) by the
-// program in gen, which documents what it keeps; the data file itself is
-// not kept in the tree. Scripts come from the standard library's unicode
-// tables.
+// program in gen, which documents what it keeps, from the pinned copy of
+// confusables.txt gzipped in testdata. Scripts come from the standard
+// library's unicode tables.
 package lookalike
 
-//go:generate go run ./gen -o table.go $CONFUSABLES
+//go:generate go run ./gen -o table.go testdata/confusables.txt.gz
 
 import (
 	"slices"

@@ -4,8 +4,8 @@
 // version 17.0.0 (dated 2025-07-22, 05:49:37 GMT), sha256:
 // 091c7f82fc39ef208faf8f94d29c244de99254675e09de163160c810d13ef22a,
 // with the scripts and letters of Go's unicode package, Unicode 15.0.0.
-// Regenerate with go generate and CONFUSABLES set to the path of
-// confusables.txt; the data file is not kept in the tree.
+// Regenerate with go generate, which reads the copy gzipped in
+// testdata/confusables.txt.gz.
 
 package lookalike
 

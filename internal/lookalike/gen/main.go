@@ -1,10 +1,11 @@
 // Command gen writes the table of package lookalike: the letters of other
 // scripts that look like an ASCII letter, by the data of Unicode's
 // security mechanisms (UTS #39). It reads confusables.txt, whose path is
-// its argument, and the scripts of the standard library's unicode
+// its argument (gzipped when the name ends in .gz, as the pinned copy in
+// ../testdata is), and the scripts of the standard library's unicode
 // package:
 //
-//	go run ./gen -o table.go /path/to/confusables.txt
+//	go run ./gen -o table.go testdata/confusables.txt.gz
 //
 // A letter r looks like the ASCII letter c when the skeleton of r's base
 // (the first rune of its canonical decomposition) is the skeleton of c,
@@ -29,6 +30,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"errors"
 	"flag"
@@ -47,7 +49,7 @@ import (
 func main() {
 	out := flag.String("o", "table.go", "the file to write")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: gen [-o table.go] path/to/confusables.txt")
+		fmt.Fprintln(os.Stderr, "usage: gen [-o table.go] path/to/confusables.txt[.gz]")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -65,6 +67,15 @@ func run(in, out string) error {
 	data, err := os.ReadFile(in)
 	if err != nil {
 		return err
+	}
+	if strings.HasSuffix(in, ".gz") {
+		zr, err := gzip.NewReader(bytes.NewReader(data))
+		if err != nil {
+			return fmt.Errorf("%s: %w", in, err)
+		}
+		if data, err = io.ReadAll(zr); err != nil {
+			return fmt.Errorf("%s: %w", in, err)
+		}
 	}
 	protos, version, err := parse(bytes.NewReader(data))
 	if err != nil {
@@ -238,8 +249,8 @@ func render(entries []entry, scripts []string, signs []sign, version string, sum
 	fmt.Fprintf(&b, "// Made from Unicode Security Mechanisms for UTS #39, confusables.txt\n")
 	fmt.Fprintf(&b, "// version %s, sha256:\n// %x,\n", version, sum)
 	fmt.Fprintf(&b, "// with the scripts and letters of Go's unicode package, Unicode %s.\n", unicode.Version)
-	fmt.Fprintf(&b, "// Regenerate with go generate and CONFUSABLES set to the path of\n")
-	fmt.Fprintf(&b, "// confusables.txt; the data file is not kept in the tree.\n\n")
+	fmt.Fprintf(&b, "// Regenerate with go generate, which reads the copy gzipped in\n")
+	fmt.Fprintf(&b, "// testdata/confusables.txt.gz.\n\n")
 	fmt.Fprintf(&b, "package lookalike\n\nimport \"unicode\"\n\n")
 	fmt.Fprintf(&b, "// ConfusablesVersion is the version of confusables.txt the table was\n// made from.\n")
 	short, _, _ := strings.Cut(version, " ")
