@@ -94,7 +94,7 @@ func hiddenRunes(id string) []bool {
 // hideWord marks the letters of word that the preview escapes: in a word
 // that mixes scripts with Latin look-alikes, the letters of those scripts
 // but Latin; in a word of one such script other than Latin whose letters
-// of it all look like Latin ones, those letters.
+// of it all look like ASCII text, those letters.
 func hideWord(word []rune, hidden []bool) {
 	scripts := map[string]bool{}
 	lookalikes, others := false, false
@@ -175,15 +175,15 @@ func escapeU(r rune) string {
 // the rule covers: the equivalents of NFKC (decomposed accents, the Kelvin
 // and Ångström signs, fullwidth forms, ligatures, mathematical letters,
 // Roman numerals) made one, invisible runes dropped, each letter of
-// another script that looks like an ASCII letter read as that letter, and
-// each sign that looks like ASCII text (a division slash, a hyphen, the
-// dental click ǀ) read as that text. Two shown ids with the same Look look
-// the same.
+// another script that looks like ASCII text (Cyrillic а like a, З like 3)
+// and each sign that does (a division slash, a hyphen, the dental click
+// ǀ, a Devanagari visarga) read as that text. Two shown ids with the same
+// Look look the same.
 func Look(shown string) string {
 	var b strings.Builder
 	for _, r := range norm.NFKD.String(shown) {
 		if c, ok := lookalike.Latin(r); ok {
-			b.WriteByte(c)
+			b.WriteString(c)
 		} else if s, ok := lookalike.ASCII(r); ok {
 			b.WriteString(s)
 		} else if !invisible(r) {
