@@ -263,6 +263,11 @@ var lookalikeIDs = []struct {
 	{"lone Cyrillic capital ze, like 3", "ru:\u0417", `"ru:\u0417"`},
 	{"Cyrillic word of look-alikes with be, like 6", "ru:\u0431\u043e\u0440", `"ru:\u0431\u043e\u0440"`},
 	{"Cyrillic word with ze and letters without look-alike", "ru:\u0417\u0438\u043c\u0430", "ru:\u0417\u0438\u043c\u0430"},
+	{"i with a dot above", "d:i\u0307d", `"d:i\u0307d"`},
+	{"j with a dot above", "d:j\u0307", `"d:j\u0307"`},
+	{"i with a dot below and a dot above", "d:\u1ecb\u0307", "\"d:\u1ecb\\u0307\""},
+	{"Cyrillic i with a dot above", "ru:\u0436\u0456\u0307", "\"ru:\u0436\u0456\\u0307\""},
+	{"dot above on q stays bare", "d:q\u0307", "d:q\u0307"},
 }
 
 // TestLookalikeIDs: each id is shown, in both formats, as the row says,
@@ -328,6 +333,7 @@ func TestLookalikePairs(t *testing.T) {
 		{"ideographic number zero", "n:O", "n:\u3007"},
 		{"Katakana no", "jp:a/b", "jp:a\u30ceb"},
 		{"Cyrillic capital ze", "ru:3", "ru:\u0417"},
+		{"i and i with a dot above", "d:id", "d:i\u0307d"},
 	}
 	for _, p := range pairs {
 		t.Run(p.name, func(t *testing.T) {
@@ -395,16 +401,23 @@ func scriptAlphabet(tables []*unicode.RangeTable, extra *unicode.RangeTable, dig
 // quotedByRule reports whether the rule of RenderPreview quotes id, an
 // id of one script's letters, marks and digits after an ASCII prefix,
 // written from the rule's words: not in NFC, a rune that is not its own
-// NFKC form, a sign that looks like ASCII, or a word whose letters of a
-// script with Latin look-alikes all look like ASCII text.
+// NFKC form, a sign that looks like ASCII, a mark above on a soft-dotted
+// letter with no rune of class 0 or 230 between, or a word whose letters
+// of a script with Latin look-alikes all look like ASCII text.
 func quotedByRule(id string) bool {
 	if !norm.NFC.IsNormalString(id) {
 		return true
 	}
+	ccc := func(r rune) uint8 { return norm.NFD.PropertiesString(string(r)).CCC() }
+	var base rune // the last rune of class 0 or 230
 	for _, r := range id {
 		_, sign := lookalike.ASCII(r)
-		if norm.NFKC.String(string(r)) != string(r) || sign {
+		if norm.NFKC.String(string(r)) != string(r) || sign ||
+			ccc(r) == 230 && ccc(base) == 0 && unicode.Is(unicode.Soft_Dotted, base) {
 			return true
+		}
+		if c := ccc(r); c == 0 || c == 230 {
+			base = r
 		}
 	}
 	words := strings.FieldsFunc(id, func(r rune) bool { return !unicode.In(r, unicode.L, unicode.M) })
