@@ -17,9 +17,9 @@
 // а, Greek ο and Armenian օ, and the precomposed letters built on them,
 // such as Cyrillic ё. Every letter of those scripts whose base, or which
 // itself, looks like other ASCII text is kept too, with that text:
-// Cyrillic З (3) and Ы (bl). The word rules of the preview judge them. Look-alikes within Latin (l and I)
-// and styled letters (mathematical alphanumerics) are not the table's
-// concern.
+// Cyrillic З (3) and Ы (bl). The word rules of the preview judge them.
+// Look-alikes within Latin (l and I) and styled letters (mathematical
+// alphanumerics) are not the table's concern.
 //
 // The signs are every other rune above ASCII that the unicode tables
 // assign, that is not a decimal digit (category Nd), and that looks like
@@ -179,8 +179,8 @@ type entry struct {
 // one of them whose base has another ASCII skeleton, such as Cyrillic З
 // (3) or Ы (bl), or that itself looks like ASCII text (see asciiText), is
 // kept too, with that text, so that the word rules judge every look-alike
-// letter of such a script. A letter of any other script that looks like ASCII text, such
-// as Katakana ノ (/), is a sign.
+// letter of such a script. A letter of any other script that looks like
+// ASCII text, such as Katakana ノ (/), is a sign.
 func lookalikes(protos map[rune][]rune) ([]entry, []string) {
 	ascii := make(map[string]byte)
 	for _, c := range "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" {
