@@ -59,10 +59,11 @@ type stdioConfig struct {
 
 // WithDrainLimit bounds how long, once its input has ended, ServeStdio
 // waits for the server to answer the requests it read, before it
-// returns. Past it, ServeStdio returns, mcp-go cancels the calls still
-// running, and the ids of the requests left unanswered are logged at
-// Error with slog's default logger. d <= 0 waits not at all, as mcp-go
-// alone does.
+// returns. Past it, the calls still running are cancelled, as their
+// client would cancel them (notifications/cancelled), ServeStdio returns
+// once they are answered (within a second), and the ids of the requests
+// left unanswered are logged at Error with slog's default logger. d <= 0
+// waits not at all, as mcp-go alone does.
 func WithDrainLimit(d time.Duration) StdioOption {
 	return func(c *stdioConfig) { c.drainLimit = d }
 }
