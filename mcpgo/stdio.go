@@ -36,7 +36,8 @@ import (
 // returns, within a drain limit ([WithDrainLimit]; 30 seconds by
 // default), so that `printf '…initialize…\n…tools/call…\n' | server`
 // gets every answer: mcp-go alone cancels the calls still running when
-// its input ends, and may drop those still queued.
+// its input ends (before v1.1.1 it waits for them however long they run),
+// and may drop those still queued.
 func ServeStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.Writer, opts ...StdioOption) error {
 	cfg := stdioConfig{drainLimit: stdioguard.DefaultDrainLimit}
 	for _, o := range opts {
