@@ -5,7 +5,7 @@ go 1.24.0
 replace github.com/mcpid/mcpid => ../
 
 require (
-	github.com/mark3labs/mcp-go v0.47.1
+	github.com/mark3labs/mcp-go v0.46.0
 	github.com/mcpid/mcpid v0.1.0
 	github.com/stretchr/testify v1.11.1
 )

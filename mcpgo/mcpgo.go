@@ -16,7 +16,7 @@
 // bounds sessions and bodies, can keep no session (for replicas), and
 // verifies the caller that the tools' authorization sees.
 //
-// The package builds on every mcp-go from v0.47.1, the version its go.mod
+// The package builds on every mcp-go from v0.46.0, the version its go.mod
 // requires, to the newest, so that adopting it moves no server's mcp-go
 // up. Every security rule holds on each: the caller's session binding,
 // Verify, the bounds on sessions and bodies, the stdio guard. Before
