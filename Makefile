@@ -24,7 +24,13 @@ MODULES     := $(shell awk 'NF && substr($$1, 1, 1) != "\043" { print $$1 }' mod
 # STORES are the modules of the stores on a database server.
 STORES      := $(filter toolname/%store,$(MODULES))
 
-.PHONY: check checks fmt vet staticcheck tidy docdensity test test-modules test-stores ts-journeys conformance installable apicheck fuzz fuzz-smoke bench bench-smoke release
+# ADAPTERS are the modules on an MCP SDK. Each one's go.mod requires the
+# oldest SDK it supports, its floor, so that adopting it moves no server's
+# SDK up, and every other target builds and tests it there; newest.mod and
+# newest.sum beside it require the newest SDK, for sdk-floors.
+ADAPTERS    := gosdk mcpgo
+
+.PHONY: check checks fmt vet staticcheck tidy docdensity test test-modules test-stores sdk-floors ts-journeys conformance installable apicheck fuzz fuzz-smoke bench bench-smoke release
 
 check:
 	@./.ci/services $(MAKE) --no-print-directory checks
@@ -32,7 +38,7 @@ check:
 # checks is check with the servers the environment names (MCPID_*; see
 # .ci/services): without them, the store tests skip, saying so, unless
 # CI=true, where they fail.
-checks: fmt vet staticcheck tidy docdensity test ts-journeys conformance installable apicheck fuzz-smoke bench-smoke
+checks: fmt vet staticcheck tidy docdensity test sdk-floors ts-journeys conformance installable apicheck fuzz-smoke bench-smoke
 
 # test-stores runs the tests of the stores' modules alone, with the
 # servers up; `./.ci/services COMMAND` runs any command so.
@@ -41,6 +47,23 @@ test-stores:
 
 test-modules:
 	@for m in $(MODULES); do (cd $$m && $(GO) test -race -count=1 ./...) || exit 1; done
+
+# sdk-floors builds each adapter at the newest SDK as the other targets
+# build it at its floor: a copy of the module, with newest.mod and
+# newest.sum as its go.mod and go.sum, must be tidy, vet and staticcheck
+# clean, and pass its tests, the stdio differential included. (The copy
+# names the root by its absolute path, since go vet and staticcheck take
+# no -modfile.) To move newest.mod on: go get -modfile=newest.mod
+# <sdk>@latest, then go mod tidy -modfile=newest.mod, in the adapter.
+sdk-floors:
+	@root=$$(pwd) && dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && \
+	for m in $(ADAPTERS); do \
+		echo "$$m at $$(awk '$$1 ~ /^github.com\/(modelcontextprotocol\/go-sdk|mark3labs\/mcp-go)$$/ { print $$1 "@" $$2 }' $$m/newest.mod)"; \
+		(cd $$m && $(GO) mod tidy -modfile=newest.mod -diff) || { echo "go mod tidy -modfile=newest.mod needed in $$m"; exit 1; }; \
+		mkdir -p "$$dir/$$m" && cp -R $$m/. "$$dir/$$m" && cp $$m/newest.mod "$$dir/$$m/go.mod" && cp $$m/newest.sum "$$dir/$$m/go.sum" && \
+		(cd "$$dir/$$m" && $(GO) mod edit -replace github.com/mcpid/mcpid="$$root" && \
+			$(GO) vet ./... && $(GO) run $(STATICCHECK) ./... && $(GO) test -race -count=1 ./...) || exit 1; \
+	done
 
 fmt:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -71,6 +71,8 @@ for dir in $(modules); do
 		done
 	done
 	[ ${#edits[@]} -eq 0 ] || step go -C "$dir" mod edit "${edits[@]}"
+	# An adapter's newest.mod (make sdk-floors) requires the same.
+	[ ${#edits[@]} -eq 0 ] || [ ! -f "$dir/newest.mod" ] || step go -C "$dir" mod edit "${edits[@]}" newest.mod
 done
 if $dry || [ -n "$(git status --porcelain)" ]; then
 	step git commit -q -am "Release $version: the nested modules require $version"

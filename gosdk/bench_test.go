@@ -26,9 +26,7 @@ func handTools(s *mcp.Server, b searchfetch.Backend) {
 			text, structured, err := tool.Call(ctx, func(v any) error { return json.Unmarshal(req.Params.Arguments, v) })
 			if err != nil {
 				env, _ := json.Marshal(err)
-				res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(env)}}, StructuredContent: json.RawMessage(env)}
-				res.SetError(err)
-				return res, nil
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(env)}}, StructuredContent: json.RawMessage(env), IsError: true}, nil
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: structured}, nil
 		})

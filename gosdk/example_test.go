@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"strings"
 
 	"github.com/mcpid/mcpid"
 	"github.com/mcpid/mcpid/gosdk"
@@ -70,13 +71,14 @@ func ExampleRegister() {
 }
 
 // A server's own tool fails the way search and fetch do: the envelope as
-// text and structuredContent, and the internal error kept for middleware.
+// text and structuredContent, never the internal error's message.
 func ExampleToolError() {
 	internal := errors.New("dial tcp 10.0.0.7:5432: connection refused")
 	res := gosdk.ToolError(internal)
-	fmt.Println(res.IsError, res.GetError() == internal)
+	text := res.Content[0].(*mcp.TextContent).Text
+	fmt.Println(res.IsError, strings.HasPrefix(text, `{"type":"adapter_error"`), strings.Contains(text, "10.0.0.7"))
 	// Output:
-	// true true
+	// true true false
 }
 
 // A server holds the Tools it added, so that a tool of its own that takes

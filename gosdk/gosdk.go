@@ -10,13 +10,26 @@
 // an error, which would lose the error envelope. Here every failure is a
 // result with IsError set, one text item and structuredContent, both the
 // envelope; the error behind it is recorded with
-// [mcp.CallToolResult.SetError] for the server's middleware.
+// [mcp.CallToolResult.SetError] for the server's middleware, where the SDK
+// has it.
 //
 // Serve on stdio with [NewStdioTransport] rather than the SDK's own
 // transports, which end the session on the first line they cannot decode,
 // and on streamable HTTP with [NewHTTPHandler], which bounds sessions and
 // bodies, can keep no session (for replicas), and verifies the caller
 // that the tools' authorization sees.
+//
+// The package builds on every go-sdk from v1.2.0, the version its go.mod
+// requires, to the newest, so that adopting it moves no server's SDK up.
+// Every security rule holds on each: sessions bound to the caller's
+// UserID, Verify, the bounds on sessions and bodies, the stdio guard. Two
+// conveniences of later SDKs do not:
+//   - before v1.3.0 the error behind a tool error is not recorded for
+//     middleware (CallToolResult has no SetError), only IsError is set;
+//   - before v1.7.0 a caller that Verify returns without an Expiration
+//     reaches a server's own handlers with the TokenInfo Expiration
+//     9999-12-31T23:59:59Z, since the SDK's bearer-token middleware
+//     refuses a TokenInfo without one; the tools' caller has none.
 package gosdk
 
 import (
@@ -111,12 +124,13 @@ func handler(call func(context.Context, json.RawMessage) searchfetch.Result) mcp
 
 // result returns the go-sdk form of r.
 func result(r searchfetch.Result) *mcp.CallToolResult {
-	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: r.Text}}}
+	res := &mcp.CallToolResult{}
+	if r.IsError {
+		setError(res, r.Err)
+	}
+	res.Content = []mcp.Content{&mcp.TextContent{Text: r.Text}}
 	if r.StructuredContent != nil {
 		res.StructuredContent = r.StructuredContent
-	}
-	if r.IsError {
-		res.SetError(r.Err) // keeps Content; sets IsError
 	}
 	return res
 }

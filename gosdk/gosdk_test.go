@@ -3,6 +3,7 @@ package gosdk_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"testing"
 	"time"
@@ -170,4 +171,19 @@ func TestAddToolsNil(t *testing.T) {
 	res, err := connectTo(t, server).ListTools(context.Background(), nil)
 	require.NoError(t, err)
 	assert.Empty(t, res.Tools)
+}
+
+// TestToolErrorRecordsTheError: the error behind a tool error reaches the
+// server's middleware through CallToolResult.GetError, where the SDK has
+// it, and the text is the envelope all the same.
+func TestToolErrorRecordsTheError(t *testing.T) {
+	internal := errors.New("dial tcp 10.0.0.7:5432: connection refused")
+	res := gosdk.ToolError(internal)
+	require.True(t, res.IsError)
+	assert.NotContains(t, res.Content[0].(*mcp.TextContent).Text, "10.0.0.7", "the envelope, not the error's text")
+	recorded, ok := any(res).(interface{ GetError() error })
+	if !ok {
+		t.Skip("the error behind a tool error for the server's middleware: this go-sdk's CallToolResult has no GetError (before v1.3.0)")
+	}
+	assert.Equal(t, internal, recorded.GetError())
 }

@@ -111,11 +111,10 @@ func NewHTTPHandler(server *mcp.Server, opts *HTTPOptions) http.Handler {
 	if maxBody == 0 {
 		maxBody = -1 // no bound: the SDK's own default would set one
 	}
-	var sdk http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{
-		Stateless:           cfg.Stateless,
-		SessionTimeout:      cfg.SessionIdle,
-		MaxRequestBodyBytes: maxBody,
-	})
+	sdkOpts := &mcp.StreamableHTTPOptions{Stateless: cfg.Stateless, SessionTimeout: cfg.SessionIdle}
+	// MaxRequestBodyBytes came in v1.7.0; before it the SDK set no bound.
+	setField(sdkOpts, "MaxRequestBodyBytes", maxBody)
+	var sdk http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, sdkOpts)
 	if cfg.Verify != nil {
 		sdk = withTokenInfo(sdk)
 	}
@@ -402,13 +401,19 @@ func sessions(server *mcp.Server) int {
 // Verify accepted without a bearer token (a scheme of the server's own)
 // is shown to the middleware with a placeholder one.
 func withTokenInfo(sdk http.Handler) http.Handler {
+	bearerOpts := &auth.RequireBearerTokenOptions{}
+	allowNoExpiration := setField(bearerOpts, "AllowMissingExpiration", true)
 	bearer := auth.RequireBearerToken(func(ctx context.Context, _ string, _ *http.Request) (*auth.TokenInfo, error) {
 		c, ok := searchfetch.CallerFrom(ctx)
 		if !ok {
 			return nil, auth.ErrInvalidToken
 		}
-		return &auth.TokenInfo{UserID: c.UserID, Scopes: c.Scopes, Expiration: c.Expiration, Extra: c.Extra}, nil
-	}, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(sdk)
+		ti := &auth.TokenInfo{UserID: c.UserID, Scopes: c.Scopes, Expiration: c.Expiration, Extra: c.Extra}
+		if ti.Expiration.IsZero() && !allowNoExpiration {
+			ti.Expiration = noExpiration
+		}
+		return ti, nil
+	}, bearerOpts)(sdk)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !hasBearer(r.Header) {
 			r = r.Clone(r.Context())
@@ -427,5 +432,9 @@ func hasBearer(h http.Header) bool {
 
 // callerOf returns the caller that ti describes.
 func callerOf(ti *auth.TokenInfo) searchfetch.Caller {
-	return searchfetch.Caller{UserID: ti.UserID, Scopes: ti.Scopes, Expiration: ti.Expiration, Extra: ti.Extra}
+	c := searchfetch.Caller{UserID: ti.UserID, Scopes: ti.Scopes, Expiration: ti.Expiration, Extra: ti.Extra}
+	if c.Expiration.Equal(noExpiration) {
+		c.Expiration = time.Time{}
+	}
+	return c
 }

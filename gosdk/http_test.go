@@ -3,13 +3,16 @@ package gosdk_test
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpid/mcpid/gosdk"
@@ -106,5 +109,35 @@ func TestHTTPAuthorizationBehindBearerMiddleware(t *testing.T) {
 		hs := httptest.NewServer(auth.RequireBearerToken(verify, nil)(gosdk.NewHTTPHandler(server, nil)))
 		t.Cleanup(hs.Close)
 		return httpHarness.Connect(t, hs.URL, &http.Client{Transport: withToken{"token-" + caller.UserID}})
+	})
+}
+
+// TestHTTPVerifyWithoutExpiration: a caller that Verify returns without an
+// Expiration is served, and is the tools' caller as it was returned, on
+// every go-sdk; a server's own handler sees a TokenInfo without an
+// Expiration too where the SDK's bearer-token middleware can accept one.
+func TestHTTPVerifyWithoutExpiration(t *testing.T) {
+	b := &adaptertest.CallerBackend{}
+	server := mcp.NewServer(&mcp.Implementation{Name: "test-server", Version: "v0.0.1"}, nil)
+	require.NoError(t, gosdk.Register(server, b, nil))
+	server.AddTool(&mcp.Tool{Name: "expiration", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: req.Extra.TokenInfo.Expiration.Format(time.RFC3339)}}}, nil
+	})
+	verify := func(*http.Request) (searchfetch.Caller, error) { return searchfetch.Caller{UserID: "eve"}, nil }
+	hs := httptest.NewServer(gosdk.NewHTTPHandler(server, &gosdk.HTTPOptions{Verify: verify}))
+	t.Cleanup(hs.Close)
+	c := httpHarness.Connect(t, hs.URL, http.DefaultClient)
+	a := c.Call(t, "search", map[string]any{"query": "go"})
+	require.False(t, a.IsError, "%v", a.Texts)
+	if diff := cmp.Diff([]searchfetch.Caller{{UserID: "eve"}}, b.Callers()); diff != "" {
+		t.Errorf("callers (-want +got):\n%s", diff)
+	}
+	t.Run("the server's own handler", func(t *testing.T) {
+		if _, ok := reflect.TypeOf(auth.RequireBearerTokenOptions{}).FieldByName("AllowMissingExpiration"); !ok {
+			t.Skip("a TokenInfo without an Expiration: this go-sdk's bearer-token middleware refuses one (no AllowMissingExpiration), so it carries 9999-12-31T23:59:59Z")
+		}
+		a := c.Call(t, "expiration", map[string]any{})
+		require.False(t, a.IsError, "%v", a.Texts)
+		assert.Equal(t, []string{time.Time{}.Format(time.RFC3339)}, a.Texts)
 	})
 }

@@ -48,11 +48,12 @@ type StdioTransport struct {
 	// DrainLimit bounds how long, once its input has ended, the transport
 	// waits for the server to answer the requests it read, before it
 	// closes: a tool call still running then is answered, as a script
-	// that pipes its requests in expects. Past it, the transport closes
-	// and logs the ids of the requests left unanswered at Error with
-	// slog's default logger. 0 means 30 seconds; a negative value, no
-	// wait (the go-sdk's own transports close at once and drop those
-	// answers).
+	// that pipes its requests in expects. Past it, the transport cancels
+	// the requests left unanswered, as their client would
+	// (notifications/cancelled), waits for their answers for at most a
+	// second, closes, and logs their ids at Error with slog's default
+	// logger. 0 means 30 seconds; a negative value, no wait (the go-sdk's
+	// own transports close at once and drop those answers).
 	DrainLimit time.Duration
 
 	in  io.ReadCloser
@@ -68,7 +69,10 @@ func (t *StdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	case t.DrainLimit > 0:
 		g.SetDrainLimit(t.DrainLimit)
 	}
-	tr := &mcp.IOTransport{Reader: g, Writer: guardWriter{g, t.out}, MaxLineLength: -1}
+	tr := &mcp.IOTransport{Reader: g, Writer: guardWriter{g, t.out}}
+	// The guard bounds every line; the SDK's own bound (MaxLineLength,
+	// v1.8.0 on) stays off. Before it the SDK had none.
+	setField(tr, "MaxLineLength", -1)
 	return tr.Connect(ctx)
 }
 

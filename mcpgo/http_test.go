@@ -47,7 +47,7 @@ var httpHarness = adaptertest.HTTPHarness{
 		require.NoError(t, err)
 		// 2025-06-18, the last version with sessions, so that a stateful
 		// handler serves the client in one.
-		start(t, c, mcp.ProtocolVersion20250618)
+		start(t, c, "2025-06-18")
 		return mcpClient{c: c}
 	},
 }

@@ -15,6 +15,16 @@
 // every malformed one, and on streamable HTTP with [NewHTTPHandler], which
 // bounds sessions and bodies, can keep no session (for replicas), and
 // verifies the caller that the tools' authorization sees.
+//
+// The package builds on every mcp-go from v0.46.0, the version its go.mod
+// requires, to the newest, so that adopting it moves no server's mcp-go
+// up. Every security rule holds on each: the caller's session binding,
+// Verify, the bounds on sessions and bodies, the stdio guard. Before
+// v1.0.0 mcp-go keeps no raw arguments, only the map it decoded them
+// into, and the tools check that map encoded again, so two checks that
+// need the bytes as sent do not hold there: an argument given twice is
+// read as the last one, not refused, and an offset that only float64
+// rounding makes whole (1.0000000000000001) is read as that whole number.
 package mcpgo
 
 import (
@@ -98,7 +108,7 @@ func tool(t searchfetch.Tool) mcp.Tool {
 // handler returns the mcp-go handler of a searchfetch tool.
 func handler(call func(context.Context, json.RawMessage) searchfetch.Result) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return result(call(ctx, arguments(req.Params))), nil
+		return result(call(ctx, arguments(req))), nil
 	}
 }
 
@@ -107,18 +117,18 @@ func handler(call func(context.Context, json.RawMessage) searchfetch.Result) ser
 var unencodable = json.RawMessage(`"unencodable arguments"`)
 
 // arguments returns the call's arguments as JSON: the bytes the client sent
-// when mcp-go kept them, and otherwise the encoding of Arguments.
-func arguments(p mcp.CallToolParams) json.RawMessage {
-	switch {
-	case len(p.RawArguments) > 0:
-		return p.RawArguments
-	case p.Arguments == nil:
+// when mcp-go kept them (CallToolParams.RawArguments, v1.0.0 on, which
+// GetRawArguments returns), and otherwise the encoding of Arguments, the
+// value mcp-go decoded (before v1.0.0, where a duplicate member is lost).
+func arguments(req mcp.CallToolRequest) json.RawMessage {
+	args := req.GetRawArguments()
+	switch a := args.(type) {
+	case nil:
 		return nil
+	case json.RawMessage:
+		return a
 	}
-	if raw, ok := p.Arguments.(json.RawMessage); ok {
-		return raw
-	}
-	raw, err := json.Marshal(p.Arguments)
+	raw, err := json.Marshal(args)
 	if err != nil {
 		return unencodable
 	}

@@ -2,6 +2,7 @@ package mcpgo_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"testing"
 	"time"
@@ -82,6 +83,36 @@ func (m mcpClient) Call(t testing.TB, name string, args any) adaptertest.Answer 
 	res, err := m.c.CallTool(context.Background(), req)
 	require.NoError(t, err)
 	return answer(t, res)
+}
+
+// ArgumentsDecoded implements adaptertest.ArgumentsDecoder.
+func (mcpClient) ArgumentsDecoded() string { return argumentsDecoded() }
+
+// argumentsDecoded returns why the tools on this mcp-go cannot read a
+// call's arguments as the client sent them, or "" when they can: told by
+// decoding a call as mcp-go's server does and asking it for the raw
+// arguments (CallToolParams.RawArguments, from v1.0.0).
+func argumentsDecoded() string {
+	var req mcp.CallToolRequest
+	if err := json.Unmarshal([]byte(`{"method":"tools/call","params":{"name":"fetch","arguments":{"id":"a"}}}`), &req); err != nil {
+		return "mcp-go decodes no call: " + err.Error()
+	}
+	if _, raw := req.GetRawArguments().(json.RawMessage); !raw {
+		return "this mcp-go keeps no raw arguments, only the map it decoded them into"
+	}
+	return ""
+}
+
+// TestArgumentGivenTwice: an argument given twice is refused, not read as
+// whichever one a decoder keeps, where mcp-go hands the tools the raw
+// arguments.
+func TestArgumentGivenTwice(t *testing.T) {
+	if why := argumentsDecoded(); why != "" {
+		t.Skip("an argument given twice is refused: " + why)
+	}
+	c := connect(t, &adaptertest.Backend{}, nil)
+	a := c.Call(t, searchfetch.FetchName, json.RawMessage(`{"id":"c1/orders:o1","id":"c2/orders:o1"}`))
+	adaptertest.RequireToolError(t, a, searchfetch.CodeInvalidArguments)
 }
 
 // answer returns the SDK-independent form of res.

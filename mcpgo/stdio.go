@@ -36,7 +36,8 @@ import (
 // returns, within a drain limit ([WithDrainLimit]; 30 seconds by
 // default), so that `printf '…initialize…\n…tools/call…\n' | server`
 // gets every answer: mcp-go alone cancels the calls still running when
-// its input ends, and may drop those still queued.
+// its input ends (before v1.1.1 it waits for them however long they run),
+// and may drop those still queued.
 func ServeStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.Writer, opts ...StdioOption) error {
 	cfg := stdioConfig{drainLimit: stdioguard.DefaultDrainLimit}
 	for _, o := range opts {
@@ -59,10 +60,11 @@ type stdioConfig struct {
 
 // WithDrainLimit bounds how long, once its input has ended, ServeStdio
 // waits for the server to answer the requests it read, before it
-// returns. Past it, ServeStdio returns, mcp-go cancels the calls still
-// running, and the ids of the requests left unanswered are logged at
-// Error with slog's default logger. d <= 0 waits not at all, as mcp-go
-// alone does.
+// returns. Past it, the calls still running are cancelled, as their
+// client would cancel them (notifications/cancelled), ServeStdio returns
+// once they are answered (within a second), and the ids of the requests
+// left unanswered are logged at Error with slog's default logger. d <= 0
+// waits not at all, as mcp-go alone does.
 func WithDrainLimit(d time.Duration) StdioOption {
 	return func(c *stdioConfig) { c.drainLimit = d }
 }

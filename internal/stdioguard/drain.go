@@ -18,8 +18,9 @@ const DefaultDrainLimit = 30 * time.Second
 // SetDrainLimit makes the Guard, at the end of its input, hold back the
 // end (io.EOF, or the read error) until the SDK has answered every
 // request the Guard passed it, for at most d; past it, the end is
-// returned and the requests left unanswered are logged at Error with
-// slog's default logger. Without it, or with d <= 0, the end is returned
+// returned, after a notifications/cancelled for each request left
+// unanswered, and those requests are logged at Error with slog's default
+// logger. Without it, or with d <= 0, the end is returned
 // at once: an SDK that closes its session at the end of its input then
 // drops the answers still being made, and `printf '…' | server` loses the
 // last. A request is answered when the SDK writes, through [Guard.Write],
@@ -171,29 +172,77 @@ func idKey(id []byte) (string, bool) {
 	return "n" + strconv.FormatFloat(f, 'g', -1, 64), true
 }
 
+// CancelGrace is how long, past the drain limit, the Guard waits for the
+// answers of the requests it cancelled before it returns the end: an SDK
+// answers a cancelled call as soon as its handler returns, which one that
+// honours its context (the search and fetch tools do) does at once. An
+// answer written after the end would fail the go-sdk's session with
+// "server is closing: EOF" before v1.7.0.
+const CancelGrace = time.Second
+
 // drain waits, at the end of the input, until no request is in flight,
-// the drain limit passes, or the Guard is closed.
-func (g *Guard) drain() {
-	if g.drainLimit <= 0 {
-		return
+// the drain limit passes, or the Guard is closed. Past the limit it
+// returns the cancellations of the requests still unanswered, which Read
+// passes before the end (and settle waits for their answers).
+func (g *Guard) drain() []byte {
+	if g.drainLimit <= 0 || g.awaitAnswers(g.drainLimit) {
+		return nil
 	}
-	timer := time.NewTimer(g.drainLimit)
+	select {
+	case <-g.closed:
+		return nil // the SDK closed the session: no one to cancel for
+	default:
+	}
+	ids := g.unanswered()
+	if len(ids) == 0 {
+		return nil // answered as the limit passed
+	}
+	slog.Default().Error("mcpid: stdio input ended, and requests were still unanswered at the drain limit; cancelling them and closing without their answers",
+		"drain_limit", g.drainLimit, "unanswered_ids", strings.Join(ids, ", "))
+	return cancellations(ids)
+}
+
+// settle waits, once the SDK has read the cancellations of drain, for
+// their answers, within CancelGrace.
+func (g *Guard) settle() {
+	if !g.settled {
+		g.settled = true
+		g.awaitAnswers(CancelGrace)
+	}
+}
+
+// awaitAnswers waits until no request is in flight, for at most d, and
+// reports whether none is; a closed Guard waits no longer.
+func (g *Guard) awaitAnswers(d time.Duration) bool {
+	timer := time.NewTimer(d)
 	defer timer.Stop()
 	for g.inFlight() > 0 {
 		select {
 		case <-g.answered:
 		case <-g.closed:
-			return
+			return false
 		case <-timer.C:
-			ids := g.unanswered()
-			if len(ids) == 0 {
-				return // answered as the limit passed
-			}
-			slog.Default().Error("mcpid: stdio input ended, and requests were still unanswered at the drain limit; closing without their answers",
-				"drain_limit", g.drainLimit, "unanswered_ids", strings.Join(ids, ", "))
-			return
+			return g.inFlight() == 0
 		}
 	}
+	return true
+}
+
+// cancellations returns a notifications/cancelled line for each of ids,
+// the raw JSON ids of requests the SDK never answered. No one reads their
+// answers once the input has ended, so the Guard cancels them as the
+// client would: an SDK that keeps a session open while a handler runs (the
+// go-sdk before v1.7.0 and mcp-go before v1.1.1 keep it open until every
+// handler returns) then closes within the drain limit, and a backend that
+// honours its context stops working for nobody.
+func cancellations(ids []string) []byte {
+	var b []byte
+	for _, id := range ids {
+		b = append(b, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`...)
+		b = append(b, id...)
+		b = append(b, `,"reason":"the input ended and the drain limit passed"}}`+"\n"...)
+	}
+	return b
 }
 
 // inFlight returns the count of requests in flight.

@@ -1,6 +1,7 @@
 package stdioguard
 
 import (
+	"bufio"
 	"io"
 	"strings"
 	"testing"
@@ -70,15 +71,52 @@ func TestDrainWaitsForAnswers(t *testing.T) {
 }
 
 // TestDrainLimit: past the drain limit the end is returned with requests
-// unanswered; Close ends a drain at once; without a limit there is no
-// wait.
+// unanswered, after a cancellation of each, under its id as the client
+// wrote it; Close ends a drain at once; without a limit there is no wait.
 func TestDrainLimit(t *testing.T) {
 	const call = `{"jsonrpc":"2.0","id":1,"method":"tools/call"}` + "\n"
 	t.Run("limit", func(t *testing.T) {
-		g := New(strings.NewReader(call), io.Discard, nil)
+		const slow = `{"jsonrpc":"2.0","id":"a\u0062","method":"tools/call"}` + "\n"
+		g := New(strings.NewReader(call+slow), io.Discard, nil)
 		g.SetDrainLimit(10 * time.Millisecond)
-		assert.True(t, ended(readAll(g), 10*time.Second))
-		assert.Equal(t, []string{"1"}, g.unanswered())
+		lines := make(chan string, 4)
+		done := make(chan struct{})
+		var end error
+		go func() {
+			defer close(done)
+			r := bufio.NewReader(g)
+			for {
+				l, err := r.ReadString('\n')
+				if err != nil {
+					end = err
+					return
+				}
+				lines <- strings.TrimSuffix(l, "\n")
+			}
+		}()
+		got := make([]string, 4)
+		for i := range got {
+			select {
+			case got[i] = <-lines:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("line %d not read; got %q", i, got)
+			}
+		}
+		assert.Equal(t, []string{strings.TrimSuffix(call, "\n"), strings.TrimSuffix(slow, "\n")}, got[:2])
+		reason := `,"reason":"the input ended and the drain limit passed"}}`
+		assert.ElementsMatch(t, []string{
+			`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1` + reason,
+			`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a\u0062"` + reason,
+		}, got[2:])
+		for _, l := range got[2:] {
+			assert.NoError(t, CheckMessage([]byte(l)))
+		}
+		require.False(t, ended(done, 20*time.Millisecond), "the end waits for the cancelled calls' answers")
+		_, _ = g.Write([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32800,"message":"cancelled"}}` + "\n"))
+		_, _ = g.Write([]byte(`{"jsonrpc":"2.0","id":"ab","result":{}}` + "\n"))
+		require.True(t, ended(done, 10*time.Second), "the end, once they are answered")
+		assert.ErrorIs(t, end, io.EOF)
+		assert.Empty(t, g.unanswered())
 	})
 	t.Run("close", func(t *testing.T) {
 		g := New(strings.NewReader(call), io.Discard, nil)

@@ -68,6 +68,8 @@ type Guard struct {
 
 	line    []byte // the line being read
 	pending []byte // what Read still owes of the last acceptable line
+	end     error  // the end of the input, once drained, when Read owed lines before it
+	settled bool   // whether Read has awaited the answers of the cancellations
 
 	mu  sync.Mutex
 	out io.Writer // nil: refused lines are dropped, not answered
@@ -136,13 +138,20 @@ func (g *Guard) FoldKeys() { g.foldKeys = true }
 // and answers the others on the writer as it meets them.
 func (g *Guard) Read(p []byte) (int, error) {
 	for len(g.pending) == 0 {
+		if g.end != nil {
+			g.settle()
+			return 0, g.end
+		}
 		line, err := g.readLine()
 		switch {
 		case errors.Is(err, errTooLong):
 			g.refuse(nil, CodeInvalidRequest, "the message exceeds "+strconv.Itoa(MaxLineBytes)+" bytes")
 			continue
 		case err != nil && len(line) == 0:
-			g.drain()
+			if g.pending = g.drain(); len(g.pending) > 0 {
+				g.end = err // after the cancellations
+				continue
+			}
 			return 0, err
 		}
 		line = trimSpace(line)

@@ -92,9 +92,36 @@ func wholeOffsets(t *testing.T, c Client, text string) {
 		doc := requireDocument(t, a)
 		assert.True(t, strings.HasPrefix(text[tt.want:], doc["text"].(string)), "offset %s reads from %d", tt.offset, tt.want)
 	}
-	for _, offset := range []string{`1.0000000000000001`, `1e31`, `1e-31`, `1e300`, `-1.0`} {
+	for _, offset := range []string{`1e31`, `1e-31`, `1e300`, `-1.0`} {
 		a := c.Call(t, searchfetch.FetchName, args(offset))
 		e := RequireToolError(t, a, searchfetch.CodeInvalidArguments)
 		assert.Equal(t, searchfetch.FieldOffset, e.Field, "offset %s", offset)
 	}
+	t.Run("an offset only float64 rounding makes whole", func(t *testing.T) {
+		if why := argumentsDecoded(c); why != "" {
+			t.Skip("an offset read as written: " + why)
+		}
+		a := c.Call(t, searchfetch.FetchName, args(`1.0000000000000001`))
+		e := RequireToolError(t, a, searchfetch.CodeInvalidArguments)
+		assert.Equal(t, searchfetch.FieldOffset, e.Field)
+	})
+}
+
+// ArgumentsDecoder is a Client whose SDK may hand the tools a call's
+// arguments decoded and re-encoded, rather than as the client sent them.
+// ArgumentsDecoded returns why, or "" when the SDK hands them as sent; it
+// must tell by the SDK's behaviour, not its version. What only the bytes
+// as sent can show (a member given twice, a number only float64 rounding
+// makes whole) is then skipped, by a test that names it.
+type ArgumentsDecoder interface {
+	ArgumentsDecoded() string
+}
+
+// argumentsDecoded returns c's ArgumentsDecoded, or "" for a Client that
+// is no ArgumentsDecoder.
+func argumentsDecoded(c Client) string {
+	if d, ok := c.(ArgumentsDecoder); ok {
+		return d.ArgumentsDecoded()
+	}
+	return ""
 }

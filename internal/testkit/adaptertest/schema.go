@@ -34,6 +34,9 @@ type checked struct {
 	schemas map[string]*jsonschema.Resolved
 }
 
+// ArgumentsDecoded implements [ArgumentsDecoder] for the Client it checks.
+func (c checked) ArgumentsDecoded() string { return argumentsDecoded(c.Client) }
+
 func (c checked) Call(t testing.TB, name string, args any) Answer {
 	t.Helper()
 	a := c.Client.Call(t, name, args)

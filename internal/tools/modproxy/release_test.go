@@ -110,6 +110,10 @@ func TestReleaseScript(t *testing.T) {
 	if !strings.Contains(string(gomod), "github.com/mcpid/mcpid/mcpgo v9.8.7") {
 		t.Errorf("examples/go.mod does not require v9.8.7:\n%s", gomod)
 	}
+	newest, _ := os.ReadFile(filepath.Join(dir, "gosdk/newest.mod"))
+	if !strings.Contains(string(newest), "github.com/mcpid/mcpid v9.8.7") {
+		t.Errorf("gosdk/newest.mod does not require v9.8.7:\n%s", newest)
+	}
 	if out, ok := release(t, dir, "v9.8.7"); ok || !strings.Contains(out, "exists already") {
 		t.Errorf("a second release of one version: %v\n%s", ok, out)
 	}
