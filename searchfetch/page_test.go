@@ -455,19 +455,14 @@ func TestPager(t *testing.T) {
 }
 
 // TestPageNarrow: a result with more readable hits than a cursor reaches
-// says to narrow the query: hits of more connections than a search asks
-// about, or a count of the backend's for the caller beyond its hits.
+// says to narrow the query: a count of the backend's for the caller
+// beyond its hits.
 func TestPageNarrow(t *testing.T) {
-	var many []mcpid.Hit
-	for i := range 70 {
-		many = append(many, mcpid.Hit{ID: "s:1", ConnectionID: "c" + strconv.Itoa(i)})
-	}
 	allow := func(context.Context, searchfetch.Access) error { return nil }
 	tests := []struct {
 		name   string
 		result searchfetch.SearchResult
 	}{
-		{"more connections than asked about", searchfetch.SearchResult{Hits: many}},
 		{"counted for the caller", searchfetch.SearchResult{Hits: numbered(3, "c1"), Total: 50, CountsForCaller: true}},
 	}
 	for _, tt := range tests {
