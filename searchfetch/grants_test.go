@@ -210,9 +210,13 @@ func TestSearchAuthorizationDeadline(t *testing.T) {
 		opts := &searchfetch.Options{Authorize: slow, Inline: inline, Timeout: 250 * time.Millisecond, Preview: mcpid.PreviewOptions{MaxHits: 1}}
 		t.Run(fmt.Sprintf("past the window/inline=%v", inline), func(t *testing.T) {
 			b := &recorder{result: searchfetch.SearchResult{Hits: []mcpid.Hit{mine, late, late}}}
-			c := searchCounts(t, searchfetch.New(b, opts).Search(as("ana"), raw(`{"query":"q"}`)))
+			res := searchfetch.New(b, opts).Search(as("ana"), raw(`{"query":"q"}`))
+			c := searchCounts(t, res)
 			assert.Equal(t, 1, c.Total)
 			assert.True(t, c.HasMore, "more may exist")
+			// It cannot rule more out: a way on, without a count.
+			assert.True(t, strings.HasPrefix(res.Text, "Showing 1 of 1 or more hits.\n"), res.Text)
+			assert.Contains(t, res.Text, "\nFor more hits, call search with the same query and cursor=", res.Text)
 		})
 		t.Run(fmt.Sprintf("inside the window/inline=%v", inline), func(t *testing.T) {
 			b := &recorder{result: searchfetch.SearchResult{Hits: []mcpid.Hit{late, mine}}}

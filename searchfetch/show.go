@@ -31,6 +31,9 @@ type selection struct {
 	// shown nor counted: their connection's verdict did not arrive in
 	// time. More hits may exist.
 	unsure bool
+	// readable counts the readable hits of the whole backend page as a
+	// cursor counts them (duplicates and those it passed included).
+	readable int
 	// none, when set, is why the page has readable hits and no id can
 	// fetch any of them: the search's answer, unless a further backend
 	// page may hold some.
@@ -136,6 +139,7 @@ func (t *Tools) selectHits(ctx context.Context, in []mcpid.Hit, g *grants, from,
 			sel.beyond++
 		}
 	}
+	sel.readable = readable
 	if len(sel.hits) == 0 && sel.beyond == 0 && sel.dropped > 0 {
 		sel.none = badHit("no hit can be fetched by an id: hit "+strconv.Itoa(firstAt+1)+" "+first, t.hints.badHit)
 	}
