@@ -103,7 +103,8 @@ conformance:
 # installable proves that every module installs with go get once tagged:
 # the modules at HEAD, packed into a file-system module proxy at the
 # version the nested modules require, build a consumer outside the
-# repository made of the README's snippets (internal/tools/modproxy).
+# repository made of the snippets of the README and docs/tools.md
+# (internal/tools/modproxy).
 installable:
 	@$(GO) run -C internal/tools ./modproxy -repo ../..
 

@@ -220,8 +220,8 @@
 // the agent what to do instead. Match codes with [errors.Is] and the
 // sentinels ([ErrInvalidID], [ErrInvalidConnectionID],
 // [ErrConflictingConnectionID], [ErrAmbiguousConnection], [ErrUnknownID], and
-// [ErrNotFound], [ErrResourceUnavailable], [ErrInvalidResourceResponse] for
-// a resource server's answers) or with [errors.As]; never with the
+// [ErrNotFound], [ErrResourceUnavailable], [ErrResourceError],
+// [ErrInvalidResourceResponse] for a resource server's answers) or with [errors.As]; never with the
 // message.
 //
 // [Error.MarshalJSON] gives the JSON envelope for an MCP tool error, which

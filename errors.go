@@ -27,8 +27,12 @@ const (
 	// CodeNotFound: the resource server has no such record.
 	CodeNotFound Code = "not_found"
 	// CodeResourceUnavailable: the resource server failed (5xx), timed
-	// out or could not be reached.
+	// out or could not be reached. It is the one retryable code: the same
+	// call may succeed later.
 	CodeResourceUnavailable Code = "resource_unavailable"
+	// CodeResourceError: the resource server failed in a way that
+	// retrying will not fix (a refused credential, a bug). Not retryable.
+	CodeResourceError Code = "resource_error"
 	// CodeInvalidResourceResponse: the resource server answered with a
 	// body the server cannot use.
 	CodeInvalidResourceResponse Code = "invalid_resource_response"
@@ -51,6 +55,7 @@ var (
 	ErrAmbiguousConnection     = errors.New("mcpid: " + string(CodeAmbiguousConnection))
 	ErrNotFound                = errors.New("mcpid: " + string(CodeNotFound))
 	ErrResourceUnavailable     = errors.New("mcpid: " + string(CodeResourceUnavailable))
+	ErrResourceError           = errors.New("mcpid: " + string(CodeResourceError))
 	ErrInvalidResourceResponse = errors.New("mcpid: " + string(CodeInvalidResourceResponse))
 	ErrUnknownID               = errors.New("mcpid: " + string(CodeUnknownID))
 	ErrForbidden               = errors.New("mcpid: " + string(CodeForbidden))
@@ -75,6 +80,9 @@ var codes = errcode.Table[Code, *Error]{
 	CodeResourceUnavailable: {Sentinel: ErrResourceUnavailable,
 		Message: "the resource server is unavailable",
 		Hint:    "retry later"},
+	CodeResourceError: {Sentinel: ErrResourceError,
+		Message: "the resource server failed the request",
+		Hint:    "the same call fails again: try another request, or report the failure"},
 	CodeInvalidResourceResponse: {Sentinel: ErrInvalidResourceResponse,
 		Message: "the resource server's answer cannot be used",
 		Hint:    "retry later, or fetch another result"},

@@ -83,6 +83,8 @@ func errorCorpus() []struct {
 			`{"type":"adapter_error","code":"not_found","message":"the resource server has no such record","hint":"search again and fetch an id from the new results"}`},
 		{"resource_unavailable", &Error{Code: CodeResourceUnavailable, Offset: -1},
 			`{"type":"adapter_error","code":"resource_unavailable","message":"the resource server is unavailable","hint":"retry later","retryable":true}`},
+		{"resource_error", &Error{Code: CodeResourceError, Offset: -1},
+			`{"type":"adapter_error","code":"resource_error","message":"the resource server failed the request","hint":"the same call fails again: try another request, or report the failure"}`},
 		{"invalid_resource_response", &Error{Code: CodeInvalidResourceResponse, Offset: -1},
 			`{"type":"adapter_error","code":"invalid_resource_response","message":"the resource server's answer cannot be used","hint":"retry later, or fetch another result"}`},
 		{"unknown_id", func() *Error {
@@ -329,7 +331,7 @@ func TestErrorWrapped(t *testing.T) {
 
 func TestSentinelPerCode(t *testing.T) {
 	codes := []Code{CodeInvalidID, CodeInvalidConnectionID, CodeConflictingConnectionID, CodeAmbiguousConnection,
-		CodeNotFound, CodeResourceUnavailable, CodeInvalidResourceResponse, CodeUnknownID, CodeForbidden}
+		CodeNotFound, CodeResourceUnavailable, CodeResourceError, CodeInvalidResourceResponse, CodeUnknownID, CodeForbidden}
 	seen := map[error]bool{}
 	for _, c := range codes {
 		e := &Error{Code: c, Offset: -1}

@@ -29,12 +29,20 @@ func invisible(r rune) bool {
 //   - Invisible runes (see [invisible]).
 //   - Compatibility characters, which are not their own NFKC form (see
 //     [ownNFKC]): "\uff0fs" beside "/s", "\ufb01le" beside file.
-//   - Signs that look like ASCII text (see lookalike.ASCII): runes that
-//     are not decimal digits and are punctuation or symbols or of the
-//     Latin, Common or Inherited script, whose UTS #39 skeleton is ASCII.
-//     So "c\u2215s:r" (a division slash) beside c/s:r, "\u01c0og" beside
-//     log, "a\u2010b" (a hyphen) beside a-b. Digits of other scripts
-//     (Arabic ١٠) are shown: they are read as numbers.
+//   - Signs that look like ASCII text (see lookalike.ASCII): runes of any
+//     category but decimal digits (punctuation, symbols, marks, numbers,
+//     and letters of scripts without Latin look-alikes) whose UTS #39
+//     skeleton or prototype is ASCII. So "c\u2215s:r" (a division slash)
+//     beside c/s:r, "\u01c0og" beside log, "a\u2010b" (a hyphen) beside
+//     a-b, "c/:orders\u0903o1" (a Devanagari visarga) beside
+//     c/:orders:o1, "\U00010320og" (an Old Italic numeral) beside log.
+//     Digits of other scripts (Arabic ١٠) are shown: they are read as
+//     numbers.
+//   - A combining mark above (class 230) that follows a soft-dotted
+//     letter (i, j and the like) with no rune of class 0 or 230 between,
+//     as Unicode's casing defines it (After_Soft_Dotted): the mark takes
+//     the place of the letter's dot, so "i\u0307" shows as i. See
+//     [dotAbove].
 //   - In an id that is not in NFC, every combining mark and every rune
 //     that NFC changes or composes with what precedes it: so "e\u0301"
 //     (NFD, as macOS writes file names) shows its U+0301 escaped beside the
@@ -47,10 +55,10 @@ func invisible(r rune) bool {
 //     Other mixes, such as Latin with Han, kana or Hangul, are shown;
 //     combining marks have no script.
 //   - In a word whose letters of such a script other than Latin all look
-//     like Latin ones (a whole-script confusable in the sense of UTS #39),
-//     those letters: a lone Cyrillic "\u0430", or "\u0430" beside Han. A
-//     word with a letter of that script that has no Latin look-alike, such
-//     as Cyrillic "жара", is shown.
+//     like ASCII text (a whole-script confusable in the sense of UTS #39),
+//     those letters: a lone Cyrillic "\u0430" or "\u0417" (like 3), or
+//     "\u0430" beside Han. A word with a letter of that script that has no
+//     such look-alike, such as Cyrillic "жара", is shown.
 //
 // Which letters and signs look like Latin ones comes from package
 // lookalike, a table generated from Unicode's confusables data.
@@ -81,7 +89,7 @@ func (v *idView) shows(i int, r rune, size int) bool {
 	if !ownNFKC(v.s[i : i+size]) {
 		return false
 	}
-	if _, ok := lookalike.ASCII(r); ok {
+	if _, ok := lookalike.ASCII(r); ok || dotAbove(v.s, i) {
 		return false
 	}
 	if !v.checked {
@@ -105,6 +113,28 @@ func (v *idView) shows(i int, r rune, size int) bool {
 		return !ok
 	}
 	return true
+}
+
+// dotAbove reports whether the rune at s[i:] is a combining mark above
+// (canonical combining class 230) after a soft-dotted letter, such as i
+// or j, with no rune of class 0 or 230 between: Unicode's After_Soft_Dotted
+// condition, under which the mark replaces the letter's dot, so that
+// "i\u0307" shows as i. It reads back only over the marks between.
+func dotAbove(s string, i int) bool {
+	if norm.NFD.PropertiesString(s[i:]).CCC() != 230 {
+		return false
+	}
+	for j := i; j > 0; {
+		r, size := utf8.DecodeLastRuneInString(s[:j])
+		j -= size
+		switch norm.NFD.PropertiesString(s[j:]).CCC() {
+		case 0:
+			return unicode.Is(unicode.Soft_Dotted, r)
+		case 230:
+			return false
+		}
+	}
+	return false
 }
 
 // ownNFKC reports whether the rune s is its own NFKC form: not a

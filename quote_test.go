@@ -1,13 +1,18 @@
 package mcpid
 
 import (
+	"bufio"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
@@ -249,6 +254,20 @@ var lookalikeIDs = []struct {
 	{"Cherokee in a Latin word", "\u13aabc", `"\u13aabc"`},
 	{"Armenian and Greek in one word", "x:\u0585\u03bb", `"x:\u0585\u03bb"`},
 	{"Arabic and Cyrillic in one word", "x:\u0643\u0436", `"x:\u0643\u0436"`},
+	{"Devanagari sign visarga, a spacing mark like a colon", "c/:orders\u0903o1", `"c/:orders\u0903o1"`},
+	{"Telugu sign anusvara, a mark like o", "d:b\u0c02b", `"d:b\u0c02b"`},
+	{"Old Italic numeral one, a number like l", "\U00010320og", `"\ud800\udf20og"`},
+	{"ideographic number zero", "n:\u3007", `"n:\u3007"`},
+	{"Katakana no, a letter like a slash", "jp:\u30ce\u30fc\u30c8", "\"jp:\\u30ce\u30fc\u30c8\""},
+	{"o with horn, by its prototype", "vi:c\u01a1m", `"vi:c\u01a1m"`},
+	{"lone Cyrillic capital ze, like 3", "ru:\u0417", `"ru:\u0417"`},
+	{"Cyrillic word of look-alikes with be, like 6", "ru:\u0431\u043e\u0440", `"ru:\u0431\u043e\u0440"`},
+	{"Cyrillic word with ze and letters without look-alike", "ru:\u0417\u0438\u043c\u0430", "ru:\u0417\u0438\u043c\u0430"},
+	{"i with a dot above", "d:i\u0307d", `"d:i\u0307d"`},
+	{"j with a dot above", "d:j\u0307", `"d:j\u0307"`},
+	{"i with a dot below and a dot above", "d:\u1ecb\u0307", "\"d:\u1ecb\\u0307\""},
+	{"Cyrillic i with a dot above", "ru:\u0436\u0456\u0307", "\"ru:\u0436\u0456\\u0307\""},
+	{"dot above on q stays bare", "d:q\u0307", "d:q\u0307"},
 }
 
 // TestLookalikeIDs: each id is shown, in both formats, as the row says,
@@ -309,6 +328,12 @@ func TestLookalikePairs(t *testing.T) {
 		{"hyphen and minus sign", "a\u2010b", "a\u2212b"},
 		{"ratio", "a:b", "a\u2236b"},
 		{"dotless i", "id", "\u0131d"},
+		{"Devanagari sign visarga", "c/:orders:o1", "c/:orders\u0903o1"},
+		{"Old Italic numeral one", "log", "\U00010320og"},
+		{"ideographic number zero", "n:O", "n:\u3007"},
+		{"Katakana no", "jp:a/b", "jp:a\u30ceb"},
+		{"Cyrillic capital ze", "ru:3", "ru:\u0417"},
+		{"i and i with a dot above", "d:id", "d:i\u0307d"},
 	}
 	for _, p := range pairs {
 		t.Run(p.name, func(t *testing.T) {
@@ -376,16 +401,23 @@ func scriptAlphabet(tables []*unicode.RangeTable, extra *unicode.RangeTable, dig
 // quotedByRule reports whether the rule of RenderPreview quotes id, an
 // id of one script's letters, marks and digits after an ASCII prefix,
 // written from the rule's words: not in NFC, a rune that is not its own
-// NFKC form, a sign that looks like ASCII, or a word whose letters of a
-// script with Latin look-alikes all look like Latin ones.
+// NFKC form, a sign that looks like ASCII, a mark above on a soft-dotted
+// letter with no rune of class 0 or 230 between, or a word whose letters
+// of a script with Latin look-alikes all look like ASCII text.
 func quotedByRule(id string) bool {
 	if !norm.NFC.IsNormalString(id) {
 		return true
 	}
+	ccc := func(r rune) uint8 { return norm.NFD.PropertiesString(string(r)).CCC() }
+	var base rune // the last rune of class 0 or 230
 	for _, r := range id {
 		_, sign := lookalike.ASCII(r)
-		if norm.NFKC.String(string(r)) != string(r) || sign {
+		if norm.NFKC.String(string(r)) != string(r) || sign ||
+			ccc(r) == 230 && ccc(base) == 0 && unicode.Is(unicode.Soft_Dotted, base) {
 			return true
+		}
+		if c := ccc(r); c == 0 || c == 230 {
+			base = r
 		}
 	}
 	words := strings.FieldsFunc(id, func(r rune) bool { return !unicode.In(r, unicode.L, unicode.M) })
@@ -484,4 +516,81 @@ func TestOwnNFKC(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 0.0, testing.AllocsPerRun(100, func() { _ = ownNFKC("\ufb01") || ownNFKC("\u0301") }))
+}
+
+// confusablesFile is the pinned confusables.txt (UTS #39) that package
+// lookalike's table is generated from, gzipped.
+const confusablesFile = "internal/lookalike/testdata/confusables.txt.gz"
+
+// asciiConfusables returns, read from confusablesFile itself rather than
+// from the table made of it, each source of confusables.txt that is one
+// rune above ASCII and not a decimal digit (category Nd) and whose
+// prototype is ASCII, with that prototype.
+func asciiConfusables(t *testing.T) map[rune]string {
+	t.Helper()
+	f, err := os.Open(confusablesFile)
+	require.NoError(t, err)
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	require.NoError(t, err)
+	srcs := make(map[rune]string)
+	sc := bufio.NewScanner(zr)
+	for sc.Scan() {
+		line, _, _ := strings.Cut(sc.Text(), "#")
+		fields := strings.Split(line, ";")
+		if len(fields) < 3 {
+			continue
+		}
+		src, err := strconv.ParseUint(strings.TrimSpace(fields[0]), 16, 32)
+		require.NoError(t, err, "source of %q", line)
+		var proto []byte
+		for _, cp := range strings.Fields(fields[1]) {
+			c, err := strconv.ParseUint(cp, 16, 32)
+			require.NoError(t, err, "prototype of %q", line)
+			if c >= utf8.RuneSelf {
+				proto = nil
+				break
+			}
+			proto = append(proto, byte(c))
+		}
+		if r := rune(src); r >= utf8.RuneSelf && !unicode.Is(unicode.Nd, r) && proto != nil {
+			srcs[r] = string(proto)
+		}
+	}
+	require.NoError(t, sc.Err())
+	return srcs
+}
+
+// TestConfusablesEscaped is the measure of the look-alike rule: every
+// rune above ASCII that confusables.txt maps to ASCII, digits aside, is
+// shown escaped, in both formats, inside a Latin word, alone, and between
+// separators, and the id reads back whole.
+func TestConfusablesEscaped(t *testing.T) {
+	srcs := asciiConfusables(t)
+	require.Greater(t, len(srcs), 1000, "sources read")
+	var missed []string
+	for r, proto := range srcs {
+		s := string(r)
+		lit := strconv.QuoteToASCII(s)
+		esc := strings.ToLower(lit[1 : len(lit)-1])
+		if r > 0xffff {
+			r1, r2 := utf16.EncodeRune(r)
+			esc = fmt.Sprintf(`\u%04x\u%04x`, r1, r2)
+		}
+		for _, place := range []struct{ name, id string }{
+			{"in a Latin word", "d:ab" + s + "cd"},
+			{"alone", s},
+			{"between separators", "c/:" + s + ":o1"},
+		} {
+			for _, format := range []Format{FormatText, FormatJSON} {
+				hits := []Hit{{ID: place.id}}
+				out := RenderPreview(hits, PreviewOptions{Format: format})
+				if !strings.Contains(out, esc) || strings.Contains(out, s) || !slices.Equal([]string{place.id}, ExtractIDs(out)) {
+					missed = append(missed, fmt.Sprintf("%U (%q) %s, format %d", r, proto, place.name, format))
+				}
+			}
+		}
+	}
+	slices.Sort(missed)
+	assert.Empty(t, missed, "shown as they are")
 }

@@ -18,9 +18,12 @@ const (
 	ScopeEmbedded
 	// ScopeExplicit: a legacy id, scoped by the connection_id argument.
 	ScopeExplicit
+	// ScopeDefault: an id issued before the grammar, scoped by the
+	// server's default connection because the call named none.
+	ScopeDefault
 )
 
-// String returns "unscoped", "embedded" or "explicit".
+// String returns "unscoped", "embedded", "explicit" or "default".
 func (s Scope) String() string {
 	switch s {
 	case ScopeUnscoped:
@@ -29,6 +32,8 @@ func (s Scope) String() string {
 		return "embedded"
 	case ScopeExplicit:
 		return "explicit"
+	case ScopeDefault:
+		return "default"
 	}
 	return "Scope(" + strconv.Itoa(int(s)) + ")"
 }

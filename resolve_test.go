@@ -179,6 +179,7 @@ func TestScopeString(t *testing.T) {
 	assert.Equal(t, "unscoped", ScopeUnscoped.String())
 	assert.Equal(t, "embedded", ScopeEmbedded.String())
 	assert.Equal(t, "explicit", ScopeExplicit.String())
+	assert.Equal(t, "default", ScopeDefault.String())
 	assert.Equal(t, "Scope(9)", Scope(9).String())
 }
 

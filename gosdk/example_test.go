@@ -2,6 +2,7 @@ package gosdk_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log"
@@ -76,4 +77,55 @@ func ExampleToolError() {
 	fmt.Println(res.IsError, res.GetError() == internal)
 	// Output:
 	// true true
+}
+
+// A server holds the Tools it added, so that a tool of its own that takes
+// an id reads the record the fetch tool would, for the same caller.
+func ExampleAddTools() {
+	ctx := context.Background()
+	server := mcp.NewServer(&mcp.Implementation{Name: "library", Version: "v1.0.0"}, nil)
+	tools := searchfetch.New(library{}, &searchfetch.Options{BareIDs: true, DefaultConnection: "lib"})
+	if err := gosdk.AddTools(server, tools); err != nil {
+		log.Fatal(err)
+	}
+	server.AddTool(&mcp.Tool{
+		Name:        "get_summary",
+		Description: "Summarize one book.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"},"connection_id":{"type":"string"}},"required":["id"]}`),
+	}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var args struct {
+			ID           string `json:"id"`
+			ConnectionID string `json:"connection_id"`
+		}
+		if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
+			return gosdk.ToolError(mcpid.NewError("invalid_arguments", "the arguments are not an object", "pass an id")), nil
+		}
+		r, err := tools.Resolve(gosdk.CallerContext(ctx, req), "get_summary", args.ID, args.ConnectionID)
+		if err != nil {
+			return gosdk.ToolError(err), nil
+		}
+		text := fmt.Sprintf("summary of %s in %s (%s)", r.Handle.BaseID(), r.ConnectionID, r.Scope)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
+	})
+
+	st, ct := mcp.NewInMemoryTransports()
+	if _, err := server.Connect(ctx, st, nil); err != nil {
+		log.Fatal(err)
+	}
+	session, err := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "v1.0.0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer session.Close()
+	for _, args := range []map[string]any{{"id": "lib/books:b1"}, {"id": "b1"}, {"id": "b1", "connection_id": "archive"}} {
+		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "get_summary", Arguments: args})
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(res.Content[0].(*mcp.TextContent).Text)
+	}
+	// Output:
+	// summary of books:b1 in lib (embedded)
+	// summary of b1 in lib (default)
+	// summary of b1 in archive (explicit)
 }

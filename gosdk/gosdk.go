@@ -22,25 +22,49 @@ package gosdk
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/mcpid/mcpid/searchfetch"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Register adds the search and fetch tools over b to s, configured by opts
-// (nil means the defaults; see [searchfetch.Options]). It returns the error
-// of [searchfetch.Options.Validate], and registers nothing, when the
-// options are not valid. The go-sdk gives no way to see a server's tools,
-// so Register cannot tell whether s already has a tool of either name: it
-// replaces it, as [mcp.Server.AddTool] does. It panics if b is nil.
+// (nil means the defaults; see [searchfetch.Options]): it is
+// AddTools(s, searchfetch.New(b, opts)), after checking opts. It returns
+// the error of [searchfetch.Options.Validate], and registers nothing,
+// when the options are not valid. It panics if b is nil.
 func Register(s *mcp.Server, b searchfetch.Backend, opts *searchfetch.Options) error {
 	if err := opts.Validate(); err != nil {
 		return err
 	}
-	tools := searchfetch.New(b, opts)
-	s.AddTool(tool(tools.SearchTool()), handler(tools.Search))
-	s.AddTool(tool(tools.FetchTool()), handler(tools.Fetch))
+	return AddTools(s, searchfetch.New(b, opts))
+}
+
+// AddTools adds the search and fetch tools of t to s, so that the server
+// holds t for its own tools ([searchfetch.Tools.Resolve]). The go-sdk
+// gives no way to see a server's tools, so AddTools cannot tell whether s
+// already has a tool of either name: it replaces it, as
+// [mcp.Server.AddTool] does. It returns an error for a nil t.
+func AddTools(s *mcp.Server, t *searchfetch.Tools) error {
+	if t == nil {
+		return errors.New("gosdk: AddTools with nil Tools")
+	}
+	s.AddTool(tool(t.SearchTool()), handler(t.Search))
+	s.AddTool(tool(t.FetchTool()), handler(t.Fetch))
 	return nil
+}
+
+// CallerContext returns ctx with the verified caller of req, as the
+// search and fetch tools see it ([searchfetch.CallerFrom]): the go-sdk's
+// auth.TokenInfo of the call (from its bearer-token middleware, or
+// [HTTPOptions.Verify]). A server's own handler passes it to
+// [searchfetch.Tools.Resolve], so that the authorizer sees the same
+// caller. Without one (stdio), it returns ctx.
+func CallerContext(ctx context.Context, req *mcp.CallToolRequest) context.Context {
+	if req != nil && req.Extra != nil && req.Extra.TokenInfo != nil {
+		return searchfetch.WithCaller(ctx, callerOf(req.Extra.TokenInfo))
+	}
+	return ctx
 }
 
 // ToolError returns the tool error for err: IsError set, and the JSON
@@ -81,10 +105,7 @@ func handler(call func(context.Context, json.RawMessage) searchfetch.Result) mcp
 		if req != nil && req.Params != nil {
 			args = req.Params.Arguments
 		}
-		if req != nil && req.Extra != nil && req.Extra.TokenInfo != nil {
-			ctx = searchfetch.WithCaller(ctx, callerOf(req.Extra.TokenInfo))
-		}
-		return result(call(ctx, args)), nil
+		return result(call(CallerContext(ctx, req), args)), nil
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -12,6 +13,7 @@ import (
 	"github.com/mcpid/mcpid/gosdk"
 	"github.com/mcpid/mcpid/internal/testkit/adaptertest"
 	"github.com/mcpid/mcpid/searchfetch"
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -144,4 +146,28 @@ func TestFetchOffsetBeyondFloat64(t *testing.T) {
 		e := adaptertest.RequireToolError(t, a, searchfetch.CodeInvalidArguments)
 		assert.Equal(t, searchfetch.FieldOffset, e.Field, "offset %s", offset)
 	}
+}
+
+// TestCallerContext: a server's own handler gets the caller the tools
+// see: the call's TokenInfo as a searchfetch.Caller, and none without.
+func TestCallerContext(t *testing.T) {
+	expires := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	req := &mcp.CallToolRequest{Extra: &mcp.RequestExtra{TokenInfo: &auth.TokenInfo{
+		UserID: "ana", Scopes: []string{"read"}, Expiration: expires, Extra: map[string]any{"org": "acme"}}}}
+	got, ok := searchfetch.CallerFrom(gosdk.CallerContext(context.Background(), req))
+	require.True(t, ok)
+	assert.Equal(t, searchfetch.Caller{UserID: "ana", Scopes: []string{"read"}, Expiration: expires, Extra: map[string]any{"org": "acme"}}, got)
+	for _, req := range []*mcp.CallToolRequest{nil, {}, {Extra: &mcp.RequestExtra{}}} {
+		_, ok := searchfetch.CallerFrom(gosdk.CallerContext(context.Background(), req))
+		assert.False(t, ok)
+	}
+}
+
+// TestAddToolsNil: AddTools without Tools is an error, and adds nothing.
+func TestAddToolsNil(t *testing.T) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "test-server", Version: "v0.0.1"}, nil)
+	require.Error(t, gosdk.AddTools(server, nil))
+	res, err := connectTo(t, server).ListTools(context.Background(), nil)
+	require.NoError(t, err)
+	assert.Empty(t, res.Tools)
 }

@@ -1,13 +1,16 @@
 package gosdk
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpid/mcpid/internal/httpserve"
@@ -19,15 +22,24 @@ import (
 // default; nil options are all the defaults. mcpgo.HTTPOptions has the
 // same fields with the same meaning.
 type HTTPOptions struct {
-	// MaxSessions bounds the MCP sessions open at once: a request that
-	// would open another while this many are open is answered 503 with a
-	// JSON-RPC error and a Retry-After header, and the SDK never sees it.
-	// The bound counts the sessions the SDK opened, whatever headers the
-	// requests carried, and holds under concurrent requests: one that may
-	// open a session holds a place until it ends. Requests within an open
-	// session always pass. With Stateless, where a session lives only as
-	// long as its request, it bounds the requests served at once. 0 means
-	// 1,000; a negative value, no bound.
+	// MaxSessions bounds the MCP sessions open at once. A request that
+	// would open another while this many are open closes one to make
+	// room: the session idle longest (whose last request ended first) of
+	// those without a request (a POST) in flight, so that a flood of
+	// initialize requests costs the sessions it displaces a new
+	// initialize, not the service. An open event stream (a GET) does not
+	// protect a session, and ends with it. With Verify (or behind the
+	// go-sdk's bearer-token middleware), the session closed is the one
+	// idle longest of the UserID holding the most sessions, so that one
+	// user's flood closes that user's own. Only while every session has a
+	// request in flight is a request that would open one answered 503,
+	// with a JSON-RPC error and a Retry-After header, and the SDK never
+	// sees it. The bound counts the sessions the SDK opened, whatever
+	// headers the requests carried, and holds under concurrent requests:
+	// one that may open a session holds a place until it ends. With
+	// Stateless, where a session lives only as long as its request, it
+	// bounds the requests served at once, and closes none. 0 means 1,000;
+	// a negative value, no bound.
 	MaxSessions int
 	// SessionIdle ends a session that has had no request for this long,
 	// with everything it holds: a client that opens sessions and walks
@@ -108,8 +120,11 @@ func NewHTTPHandler(server *mcp.Server, opts *HTTPOptions) http.Handler {
 		sdk = withTokenInfo(sdk)
 	}
 	h := &httpHandler{cfg: cfg, server: server, sdk: sdk}
-	if cfg.Stateless {
+	switch {
+	case cfg.Stateless:
 		h.slots = httpserve.NewSlots(cfg.MaxSessions)
+	case cfg.MaxSessions > 0:
+		h.sessions = new(httpserve.Sessions)
 	}
 	return h
 }
@@ -120,11 +135,15 @@ type httpHandler struct {
 	server *mcp.Server
 	sdk    http.Handler
 	slots  *httpserve.Slots // with Stateless: the requests in flight
+	// sessions, with a bound and without Stateless, holds the sessions
+	// the handler opened, of which it closes one at the bound.
+	sessions *httpserve.Sessions
 
 	mu sync.Mutex
-	// opening counts the requests in flight that may open a session: the
-	// session they open is initialized, and so counted by sessions, before
-	// they end, so the two together never miss one.
+	// opening counts the requests in flight that may open a session and
+	// have not yet answered with one: the session they open is
+	// initialized, and so counted by sessions, before they answer, so the
+	// two together never miss one.
 	opening int
 }
 
@@ -139,15 +158,127 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if h.mayOpen(r) {
-		if !h.reserve() {
-			httpserve.TooManySessions(w)
+	if id := r.Header.Get("Mcp-Session-Id"); id != "" && h.sessions != nil {
+		h.serveSession(w, r, id)
+		return
+	}
+	if !h.mayOpen(r) || (h.sessions != nil && !initializes(r)) {
+		h.sdk.ServeHTTP(w, r)
+		return
+	}
+	if !h.reserve() {
+		httpserve.TooManySessions(w)
+		return
+	}
+	if h.sessions == nil {
+		defer h.release()
+		h.sdk.ServeHTTP(w, r)
+		return
+	}
+	ow := &openingWriter{ResponseWriter: w, sessions: h.sessions, user: userOf(r), opened: h.release}
+	defer func() {
+		if ow.id == "" {
+			h.release()
 			return
 		}
-		defer h.release()
+		h.sessions.End(ow.id)
+	}()
+	h.sdk.ServeHTTP(ow, r)
+}
+
+// serveSession serves r, a request on the session id, for the table of
+// sessions: a POST protects the session while it is served, and a GET's
+// event stream ends when the table closes the session. A session the
+// table does not hold (never opened here, or closed to make room) is
+// answered 404, and one of another user 403, as the SDK answers them.
+func (h *httpHandler) serveSession(w http.ResponseWriter, r *http.Request, id string) {
+	owner, ok := h.sessions.Owner(id)
+	switch {
+	case !ok:
+		http.Error(w, "session not found", http.StatusNotFound)
+		return
+	case owner != "" && owner != userOf(r):
+		http.Error(w, "session user mismatch", http.StatusForbidden)
+		return
+	}
+	switch r.Method {
+	case http.MethodPost:
+		if !h.sessions.Begin(id) {
+			http.Error(w, "session not found", http.StatusNotFound)
+			return
+		}
+		defer h.sessions.End(id)
+	case http.MethodGet:
+		ctx, stop, ok := h.sessions.Stream(r.Context(), id)
+		if !ok {
+			http.Error(w, "session not found", http.StatusNotFound)
+			return
+		}
+		defer stop()
+		r = r.WithContext(ctx)
 	}
 	h.sdk.ServeHTTP(w, r)
 }
+
+// userOf returns the UserID that the SDK binds a session of r to: its
+// TokenInfo's, which Verify's caller becomes; "" without one.
+func userOf(r *http.Request) string {
+	if c, ok := searchfetch.CallerFrom(r.Context()); ok {
+		return c.UserID
+	}
+	if ti := auth.TokenInfoFromContext(r.Context()); ti != nil {
+		return ti.UserID
+	}
+	return ""
+}
+
+// openingWriter is the response writer of a request that may open a
+// session: the SDK names the session it opened, initialized, in the
+// response's headers, and the writer records it in the table before they
+// reach the client, so that no request can name a session the table
+// misses. From then on the server counts the session, and the request
+// gives back its place (opened).
+type openingWriter struct {
+	http.ResponseWriter
+	sessions *httpserve.Sessions
+	user     string
+	opened   func()
+	id       string // the session recorded; "" for none
+	written  bool
+}
+
+// record records the session the response names, once.
+func (w *openingWriter) record() {
+	if w.written {
+		return
+	}
+	w.written = true
+	if id := w.Header().Get("Mcp-Session-Id"); id != "" {
+		w.id = id
+		w.sessions.Open(id, w.user)
+		w.opened()
+	}
+}
+
+func (w *openingWriter) WriteHeader(code int) {
+	w.record()
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *openingWriter) Write(p []byte) (int, error) {
+	w.record()
+	return w.ResponseWriter.Write(p)
+}
+
+// Flush records the session before the headers go out, as the first
+// write does, and flushes: the SDK flushes an event stream as it goes.
+func (w *openingWriter) Flush() {
+	w.record()
+	_ = http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+// Unwrap gives http.ResponseController the writer underneath.
+func (w *openingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // mayOpen reports whether the SDK may open a session for r: with
 // Stateless, every POST is served by a session of its own; otherwise a
@@ -158,6 +289,26 @@ func (h *httpHandler) mayOpen(r *http.Request) bool {
 		return false
 	}
 	return h.cfg.Stateless || r.Header.Get("Mcp-Session-Id") == ""
+}
+
+// initializes reports whether r, a POST whose body is read whole, may
+// initialize a session: an initialize request as the SDK decodes it, or
+// a batch, which may hold one. Any other request without a session (a
+// 2026-07-28 client's server/discover, say) is served by a session that
+// the SDK closes when the request ends, uninitialized: it neither counts
+// towards the bound nor closes a session to make room.
+func initializes(r *http.Request) bool {
+	body, err := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if err != nil {
+		return true
+	}
+	if trimmed := bytes.TrimLeft(body, " \t\r\n"); len(trimmed) > 0 && trimmed[0] == '[' {
+		return true
+	}
+	msg, err := jsonrpc.DecodeMessage(body)
+	req, ok := msg.(*jsonrpc.Request)
+	return err == nil && ok && req.Method == "initialize"
 }
 
 // reserve takes a place for a request that may open a session, and
@@ -171,10 +322,33 @@ func (h *httpHandler) reserve() bool {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.opening+sessions(h.server) >= h.cfg.MaxSessions {
-		return false
+	if h.sessions.Len() >= h.cfg.MaxSessions {
+		h.keepLive() // only sessions the SDK ended make the table this long
+	}
+	for h.opening+sessions(h.server) >= h.cfg.MaxSessions {
+		if !h.evict() {
+			return false
+		}
 	}
 	h.opening++
+	return true
+}
+
+// evict closes the session that the table picks to make room, and
+// reports whether there was one: every session of the table may have a
+// request in flight. A closed session is gone from the server when Close
+// returns.
+func (h *httpHandler) evict() bool {
+	h.keepLive()
+	id, ok := h.sessions.Evict()
+	if !ok {
+		return false
+	}
+	for ss := range h.server.Sessions() {
+		if ss.ID() == id {
+			_ = ss.Close()
+		}
+	}
 	return true
 }
 
@@ -190,6 +364,18 @@ func (h *httpHandler) release() {
 	h.mu.Lock()
 	h.opening--
 	h.mu.Unlock()
+}
+
+// keepLive makes the table forget the sessions the SDK ended itself
+// (idle, deleted, or never initialized), which the go-sdk tells no one.
+func (h *httpHandler) keepLive() {
+	h.sessions.Keep(func(yield func(string) bool) {
+		for ss := range h.server.Sessions() {
+			if !yield(ss.ID()) {
+				return
+			}
+		}
+	})
 }
 
 // sessions returns the number of initialized sessions server holds now.

@@ -21,9 +21,12 @@ import (
 // prompt-injected model can write, would kill the server and every
 // session behind it. This transport reads each line itself first: a line
 // over 4 MiB, nested deeper than 128 levels, not JSON (-32700), a batch,
-// or a message the SDK's own decoder ([jsonrpc.DecodeMessage]) refuses
-// (-32600) is answered with a JSON-RPC error, under the id the line
-// carries when it has one, and the session goes on. Every other line
+// a message whose envelope repeats a key, or a message the SDK's own
+// decoder ([jsonrpc.DecodeMessage]) refuses (-32600) is answered with a
+// JSON-RPC error, under the id the line carries when it has one, and the
+// session goes on. The SDK would run the last "method" of
+// {"method":"tools/call","method":"tools/list"}, while a logger or a
+// proxy that reads the first sees a tools/call. Every other line
 // reaches the SDK as the JSON value the guard checked, without the white
 // space around it, so that the SDK's framing and the guard's cannot
 // disagree. Batches, which MCP dropped in 2025-06-18, are refused whole.

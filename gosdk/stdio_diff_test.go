@@ -59,14 +59,19 @@ func readOne(t *testing.T, tr mcp.Transport) (jsonrpc.Message, bool) {
 // line the SDK reads as one message passes the guard and decodes to the
 // same message, and every line the guard passes the SDK reads, as it is or
 // as the value alone (a valid message with white space after it ended
-// the session). The guard's own rules (batches, depth, size) are not in
-// the mutations.
+// the session). The one exception is a line whose envelope repeats a key,
+// which the SDK reads (keeping the last value) and the guard refuses. The
+// guard's own other rules (batches, depth, size) are not in the
+// mutations.
 func TestStdioGuardAgreesWithSDK(t *testing.T) {
 	counts := map[string]int{}
 	for _, line := range adaptertest.MutatedLines(4000) {
 		want, sdkOK := sdkVerdict(t, line)
 		got, guardOK := guardVerdict(t, line)
 		switch {
+		case adaptertest.RepeatsKey(line, false):
+			require.False(t, guardOK, "%q: the envelope repeats a key, the guard passes it", line)
+			counts["the envelope repeats a key: the guard refuses it"]++
 		case sdkOK && !guardOK:
 			t.Fatalf("%q: the SDK reads it, the guard refuses it", line)
 		case sdkOK:
@@ -90,6 +95,7 @@ func TestStdioGuardAgreesWithSDK(t *testing.T) {
 	assert.Positive(t, counts["both pass"])
 	assert.Positive(t, counts["both refuse"])
 	assert.Positive(t, counts["the guard's framing saves the session"])
+	assert.Positive(t, counts["the envelope repeats a key: the guard refuses it"])
 }
 
 // TestStdioTrailingSpace is the line that ended every session: a valid

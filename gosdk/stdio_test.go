@@ -19,7 +19,8 @@ import (
 // go-sdk's own transport: every line the guard passes the SDK decodes, so
 // no line it lets through can end the session, and every line the SDK
 // reads as one message passes the guard as that message, unless the
-// guard's own rules (batches, depth) refuse it.
+// guard's own rules (batches, depth, an envelope that repeats a key)
+// refuse it.
 func FuzzStdioTransport(f *testing.F) {
 	adaptertest.SeedHostileLines(f)
 	f.Add(`{"jsonrpc":"2.0","id":1,"error":"x"}`)
@@ -38,7 +39,8 @@ func FuzzStdioTransport(f *testing.F) {
 			}
 		}
 		byRule := strings.HasPrefix(strings.TrimLeft(line, " \t\r"), "[") ||
-			strings.Count(line, "[")+strings.Count(line, "{") > 128
+			strings.Count(line, "[")+strings.Count(line, "{") > 128 ||
+			adaptertest.RepeatsKey(line, false)
 		if _, sdkOK := sdkVerdict(t, line); sdkOK && !guardOK && !byRule {
 			t.Fatalf("%q: the SDK reads it, the guard refuses it", line)
 		}

@@ -81,3 +81,51 @@ func ExampleToolError() {
 	// Output:
 	// true 1
 }
+
+// A server holds the Tools it added, so that a tool of its own that takes
+// an id reads the record the fetch tool would, for the same caller.
+func ExampleAddTools() {
+	ctx := context.Background()
+	s := server.NewMCPServer("library", "v1.0.0")
+	tools := searchfetch.New(library{}, &searchfetch.Options{BareIDs: true, DefaultConnection: "lib"})
+	if err := mcpgo.AddTools(s, tools); err != nil {
+		log.Fatal(err)
+	}
+	s.AddTool(mcp.NewTool("get_summary", mcp.WithDescription("Summarize one book."),
+		mcp.WithString("id", mcp.Required()), mcp.WithString("connection_id")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			r, err := tools.Resolve(mcpgo.CallerContext(ctx), "get_summary", req.GetString("id", ""), req.GetString("connection_id", ""))
+			if err != nil {
+				return mcpgo.ToolError(err), nil
+			}
+			return mcp.NewToolResultText(fmt.Sprintf("summary of %s in %s (%s)", r.Handle.BaseID(), r.ConnectionID, r.Scope)), nil
+		})
+
+	c, err := client.NewInProcessClient(s)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Start(ctx); err != nil {
+		log.Fatal(err)
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "client", Version: "v1.0.0"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		log.Fatal(err)
+	}
+	for _, args := range []map[string]any{{"id": "lib/books:b1"}, {"id": "b1"}, {"id": "b1", "connection_id": "archive"}} {
+		req := mcp.CallToolRequest{}
+		req.Params.Name, req.Params.Arguments = "get_summary", args
+		res, err := c.CallTool(ctx, req)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(res.Content[0].(mcp.TextContent).Text)
+	}
+	// Output:
+	// summary of books:b1 in lib (embedded)
+	// summary of b1 in lib (default)
+	// summary of b1 in archive (explicit)
+}

@@ -19,14 +19,23 @@ import (
 // default; nil options are all the defaults. gosdk.HTTPOptions has the
 // same fields with the same meaning.
 type HTTPOptions struct {
-	// MaxSessions bounds the MCP sessions open at once: a request that
-	// would open another while this many are open is answered 503 with a
-	// JSON-RPC error and a Retry-After header. The bound counts the
-	// sessions mcp-go opened (registered with the server), whatever
-	// headers the requests carried: an initialize opens a session even
-	// when it carries an Mcp-Session-Id, and is counted. It holds under
-	// concurrent requests. With Stateless, where a session lives only as
-	// long as its request, it bounds the requests served at once. 0 means
+	// MaxSessions bounds the MCP sessions open at once. A request that
+	// would open another while this many are open closes one of this
+	// handler's to make room: the session idle longest (whose last
+	// request ended first) of those without a request (a POST) in
+	// flight, so that a flood of initialize requests costs the sessions
+	// it displaces a new initialize, not the service. An open event
+	// stream (a GET) does not protect a session, and ends with it. With
+	// Verify, the session closed is the one idle longest of the UserID
+	// holding the most sessions, so that one user's flood closes that
+	// user's own. Only while every session has a request in flight is a
+	// request that would open one answered 503, with a JSON-RPC error and
+	// a Retry-After header. The bound counts the sessions mcp-go opened
+	// (registered with the server), whatever headers the requests
+	// carried: an initialize opens a session even when it carries an
+	// Mcp-Session-Id, and is counted. It holds under concurrent requests.
+	// With Stateless, where a session lives only as long as its request,
+	// it bounds the requests served at once, and closes none. 0 means
 	// 1,000; a negative value, no bound.
 	MaxSessions int
 	// SessionIdle ends a session that has had no request for this long,
@@ -108,7 +117,7 @@ func NewHTTPHandler(s *server.MCPServer, opts *HTTPOptions) http.Handler {
 		h.sdk = server.NewStreamableHTTPServer(s, server.WithStateLess(true), server.WithDisableStreaming(true))
 		return h
 	}
-	h.ids = &sessionIDs{max: cfg.MaxSessions, ours: map[string]ourSession{}, others: map[string]bool{}}
+	h.ids = &sessionIDs{max: cfg.MaxSessions, pending: map[string]string{}, others: map[string]bool{}, terminate: h.terminate}
 	hooks := s.GetHooks()
 	if hooks == nil {
 		hooks = &server.Hooks{}
@@ -146,17 +155,30 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "session user mismatch", http.StatusForbidden)
 		return
 	}
+	id := r.Header.Get(server.HeaderKeySessionID)
 	switch r.Method {
 	case http.MethodGet, http.MethodDelete:
 		// mcp-go opens a session for a GET that names none, or names one
 		// it does not know, and a DELETE ends whatever session it names:
 		// both must name a session of this handler.
-		if !h.ids.live(r.Header.Get(server.HeaderKeySessionID)) {
+		if !h.ids.live(id) {
 			http.Error(w, "session not found", http.StatusNotFound)
 			return
 		}
+		if r.Method == http.MethodGet {
+			// The stream ends when its session is closed to make room.
+			ctx, stop, _ := h.ids.sessions.Stream(r.Context(), id)
+			defer stop()
+			r = r.WithContext(ctx)
+		}
 		h.sdk.ServeHTTP(w, r)
 		return
+	}
+	if id != "" && h.ids.sessions.Begin(id) {
+		// A request in flight protects its session from being closed to
+		// make room. A session the table does not hold is mcp-go's to
+		// answer: 404, or a new session for an initialize.
+		defer h.ids.sessions.End(id)
 	}
 	t := &ticket{user: user(r)}
 	r = r.WithContext(context.WithValue(r.Context(), ticketKey{}, t))
@@ -210,27 +232,31 @@ type ticketKey struct{}
 // sessionIDs generates, validates and counts the session ids of one
 // handler. mcp-go asks it for an id exactly when it opens a session for a
 // POST (an initialize, whatever headers it carries), so the bound is
-// checked there, against the sessions registered and the ids generated
-// for requests still running; the session hooks tell it when a session is
+// checked there, against the sessions registered, the ids generated for
+// requests still running and the sessions being closed, and a session is
+// closed there to make room; the session hooks tell it when a session is
 // registered and when it ends.
 type sessionIDs struct {
-	max int
+	max       int
+	terminate func(id string) // ends the session id in mcp-go, hooks and all
+
+	// sessions holds the registered sessions of the ids this handler
+	// generated, with who opened each and its use, from which one is
+	// picked to close. Its lock is taken after mu, never before.
+	sessions httpserve.Sessions
 
 	mu sync.Mutex
-	// ours holds the ids this handler generated that are live: their
-	// session is not registered while the request that generated the id
-	// runs, and is once it has.
-	ours map[string]ourSession
+	// pending holds the ids this handler generated whose session is not
+	// yet registered, while the request that generated the id runs, with
+	// the UserID of the caller that opened it.
+	pending map[string]string
 	// others holds the sessions registered with the server that this
 	// handler did not generate, such as a stdio session: they count
 	// towards the bound, but requests cannot name them.
 	others map[string]bool
-}
-
-// ourSession is a session id of the handler.
-type ourSession struct {
-	registered bool
-	user       string // the UserID of the caller that opened it
+	// closing counts the sessions being closed to make room: still
+	// registered with mcp-go, and no longer in sessions.
+	closing int
 }
 
 // ResolveSessionIdManager returns the id manager of r: one that takes its
@@ -244,36 +270,58 @@ func (s *sessionIDs) ResolveSessionIdManager(r *http.Request) server.SessionIdMa
 	return idManager{s: s, t: t}
 }
 
-// live reports whether id names a session of this handler.
-func (s *sessionIDs) live(id string) bool {
+// owner returns the UserID of the caller that opened the session id, and
+// reports whether id names a live session of this handler.
+func (s *sessionIDs) owner(id string) (string, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_, ok := s.ours[id]
+	if user, ok := s.pending[id]; ok {
+		return user, true
+	}
+	return s.sessions.Owner(id)
+}
+
+// live reports whether id names a live session of this handler.
+func (s *sessionIDs) live(id string) bool {
+	_, ok := s.owner(id)
 	return ok
 }
 
 // owns reports whether the session id, if it is one of this handler's,
 // was opened by the caller user.
 func (s *sessionIDs) owns(id, user string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	o, ok := s.ours[id]
-	return !ok || o.user == user
+	o, ok := s.owner(id)
+	return !ok || o == user
 }
 
-// generate returns a new id for t's request, or "" and marks t refused
-// when the bound is reached.
+// generate returns a new id for t's request, closing a session to make
+// room when the bound is reached, or "" and marks t refused when every
+// session has a request in flight.
 func (s *sessionIDs) generate(t *ticket) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if t == nil || t.id != "" || (s.max > 0 && len(s.ours)+len(s.others) >= s.max) {
+	if t == nil || t.id != "" {
 		if t != nil {
 			t.refused.Store(true)
 		}
 		return ""
 	}
+	for s.max > 0 && len(s.pending)+s.sessions.Len()+len(s.others)+s.closing >= s.max {
+		id, ok := s.sessions.Evict()
+		if !ok {
+			t.refused.Store(true)
+			return ""
+		}
+		// The session counts as closing until mcp-go has unregistered
+		// it, which its hook tells under mu.
+		s.closing++
+		s.mu.Unlock()
+		s.terminate(id)
+		s.mu.Lock()
+		s.closing--
+	}
 	t.id = idPrefix + rand.Text()
-	s.ours[t.id] = ourSession{user: t.user}
+	s.pending[t.id] = t.user
 	return t.id
 }
 
@@ -281,22 +329,29 @@ func (s *sessionIDs) generate(t *ticket) string {
 const idPrefix = "mcp-session-"
 
 // done ends t's request: an id generated for it whose session was never
-// registered is forgotten.
+// registered is forgotten, and a session it opened is no longer in use.
 func (s *sessionIDs) done(t *ticket) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if t.id != "" && !s.ours[t.id].registered {
-		delete(s.ours, t.id)
+	if t.id == "" {
+		return
 	}
+	if _, ok := s.pending[t.id]; ok {
+		delete(s.pending, t.id)
+		return
+	}
+	s.sessions.End(t.id)
 }
 
-// registered counts the session id that mcp-go registered.
+// registered counts the session id that mcp-go registered: one of this
+// handler's enters the table of sessions, in use by the request that
+// opened it until that request is done.
 func (s *sessionIDs) registered(id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if o, ok := s.ours[id]; ok {
-		o.registered = true
-		s.ours[id] = o
+	if user, ok := s.pending[id]; ok {
+		delete(s.pending, id)
+		s.sessions.Open(id, user)
 		return
 	}
 	s.others[id] = true
@@ -306,9 +361,26 @@ func (s *sessionIDs) registered(id string) {
 func (s *sessionIDs) unregistered(id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.ours, id)
+	delete(s.pending, id)
 	delete(s.others, id)
+	s.sessions.Forget(id)
 }
+
+// terminate ends the session id as a client's DELETE does, through
+// mcp-go's own handler, so that it unregisters the session and drops
+// everything it holds for it.
+func (h *httpHandler) terminate(id string) {
+	r, _ := http.NewRequestWithContext(context.Background(), http.MethodDelete, "/", nil) // a fixed URL: no error
+	r.Header.Set(server.HeaderKeySessionID, id)
+	h.sdk.ServeHTTP(discard{}, r)
+}
+
+// discard is a response writer that keeps nothing.
+type discard struct{}
+
+func (discard) Header() http.Header         { return http.Header{} }
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+func (discard) WriteHeader(int)             {}
 
 // idManager is the server.SessionIdManager of one request.
 type idManager struct {

@@ -20,6 +20,7 @@ package mcpgo
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -29,27 +30,45 @@ import (
 )
 
 // Register adds the search and fetch tools over b to s, configured by opts
-// (nil means the defaults; see [searchfetch.Options]). It returns an
-// error, and registers nothing, when the options are not valid
+// (nil means the defaults; see [searchfetch.Options]): it is
+// AddTools(s, searchfetch.New(b, opts)), after checking opts. It returns
+// an error, and registers nothing, when the options are not valid
 // ([searchfetch.Options.Validate]) or s already has a tool of either name.
 // It panics if b is nil.
 func Register(s *server.MCPServer, b searchfetch.Backend, opts *searchfetch.Options) error {
 	if err := opts.Validate(); err != nil {
 		return err
 	}
-	tools := searchfetch.New(b, opts)
-	search, fetch := tools.SearchTool(), tools.FetchTool()
+	return AddTools(s, searchfetch.New(b, opts))
+}
+
+// AddTools adds the search and fetch tools of t to s, so that the server
+// holds t for its own tools ([searchfetch.Tools.Resolve]). It returns an
+// error, and registers nothing, when t is nil or s already has a tool of
+// either name.
+func AddTools(s *server.MCPServer, t *searchfetch.Tools) error {
+	if t == nil {
+		return errors.New("mcpgo: AddTools with nil Tools")
+	}
+	search, fetch := t.SearchTool(), t.FetchTool()
 	for _, name := range []string{search.Name, fetch.Name} {
 		if s.GetTool(name) != nil {
 			return fmt.Errorf("mcpgo: the server already has a tool named %q", name)
 		}
 	}
 	s.AddTools(
-		server.ServerTool{Tool: tool(search), Handler: handler(tools.Search)},
-		server.ServerTool{Tool: tool(fetch), Handler: handler(tools.Fetch)},
+		server.ServerTool{Tool: tool(search), Handler: handler(t.Search)},
+		server.ServerTool{Tool: tool(fetch), Handler: handler(t.Fetch)},
 	)
 	return nil
 }
+
+// CallerContext returns the context in which a server's own tool handler
+// asks [searchfetch.Tools.Resolve], with the verified caller the search
+// and fetch tools see. On mcp-go a tool call's context inherits that of
+// its HTTP request, where [NewHTTPHandler]'s Verify put the caller, so it
+// is ctx itself; calling it keeps a handler the same on both adapters.
+func CallerContext(ctx context.Context) context.Context { return ctx }
 
 // ToolError returns the tool error for err: IsError set, and the JSON
 // envelope as the one text item and as structuredContent, as

@@ -172,3 +172,25 @@ func TestStdioDrain(t *testing.T) {
 		return mcpgo.ServeStdio(ctx, s, in, out, mcpgo.WithDrainLimit(drain))
 	})
 }
+
+// TestAddTools: AddTools adds the tools of the Tools a server holds, and
+// refuses, adding nothing, nil Tools or a name the server has taken.
+func TestAddTools(t *testing.T) {
+	s := server.NewMCPServer("test-server", "v0.0.1")
+	require.Error(t, mcpgo.AddTools(s, nil))
+	assert.Empty(t, s.ListTools())
+	tools := searchfetch.New(&adaptertest.Backend{}, &searchfetch.Options{SearchName: "search_dashboards", FetchName: "get_dashboard_by_uid"})
+	require.NoError(t, mcpgo.AddTools(s, tools))
+	assert.NotNil(t, s.GetTool("search_dashboards"))
+	assert.NotNil(t, s.GetTool("get_dashboard_by_uid"))
+	require.ErrorContains(t, mcpgo.AddTools(s, tools), `already has a tool named "search_dashboards"`)
+}
+
+// TestCallerContext: the caller a tool call's context carries is the one
+// CallerContext gives a server's own handler.
+func TestCallerContext(t *testing.T) {
+	ctx := searchfetch.WithCaller(context.Background(), searchfetch.Caller{UserID: "ana"})
+	got, ok := searchfetch.CallerFrom(mcpgo.CallerContext(ctx))
+	require.True(t, ok)
+	assert.Equal(t, "ana", got.UserID)
+}

@@ -25,7 +25,10 @@ import (
 // encoding/json matches them; an id that is not a string, a number or
 // null, which mcp-go would echo in an answer no client can match) is
 // answered with a JSON-RPC error, under the id the line carries
-// when it has one, and serving goes on; every other line reaches mcp-go as
+// when it has one, and serving goes on. So is a message whose envelope
+// repeats a key, keys matched as encoding/json matches them ("Method"
+// repeats "method"): mcp-go would run the last method, while a logger or a
+// proxy that reads the first sees another. Every other line reaches mcp-go as
 // the JSON value checked, without the white space around it. Batches,
 // which MCP dropped in 2025-06-18, are refused whole.
 //
@@ -40,6 +43,7 @@ func ServeStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.W
 		o(&cfg)
 	}
 	g := stdioguard.New(in, out, decodeMessage)
+	g.FoldKeys() // mcp-go decodes the envelope with encoding/json
 	g.SetDrainLimit(cfg.drainLimit)
 	return server.NewStdioServer(s).Listen(ctx, g, g)
 }

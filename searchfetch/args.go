@@ -26,15 +26,19 @@ type argSpec struct {
 	hint string
 	// intHint is the hint of an error about an integer argument.
 	intHint string
+	// extra are the arguments the server declared beside these, or nil.
+	extra *extraArgs
 }
 
-// The arguments of each tool in each mode. Their hints are templates, in
-// which {search} stands for the search tool's name ([newHints]).
+// The arguments of each tool in each mode, the first named by
+// [Options.QueryArg] or [Options.IDArg]. Their hints are templates, in
+// which {search} stands for the search tool's name, {query} and {id} for
+// those arguments' names ([newHints]).
 var (
-	searchArgs        = argSpec{names: []string{"query", FieldCursor}, required: 1, hint: `pass {"query": "…"} with what to look for as a string, and a string cursor only as a {search} result's next_cursor gave it`}
-	searchArgsChatGPT = argSpec{names: []string{"query"}, required: 1, hint: `pass {"query": "…"} with what to look for as a string`}
-	fetchArgs         = argSpec{names: []string{"id", "connection_id", FieldOffset}, required: 1, ints: 1 << 2, hint: `pass {"id": "…"} with an id exactly as {search} showed it, and a string connection_id only where {search} showed one`}
-	fetchArgsChatGPT  = argSpec{names: []string{"id"}, required: 1, hint: `pass {"id": "…"} with an id exactly as {search} showed it`}
+	searchArgs        = argSpec{names: []string{"query", FieldCursor}, required: 1, hint: `pass {"{query}": "…"} with what to look for as a string, and a string cursor only as a {search} result's next_cursor gave it`}
+	searchArgsChatGPT = argSpec{names: []string{"query"}, required: 1, hint: `pass {"{query}": "…"} with what to look for as a string`}
+	fetchArgs         = argSpec{names: []string{"id", "connection_id", FieldOffset}, required: 1, ints: 1 << 2, hint: `pass {"{id}": "…"} with an id exactly as {search} showed it, and a string connection_id only where {search} showed one`}
+	fetchArgsChatGPT  = argSpec{names: []string{"id"}, required: 1, hint: `pass {"{id}": "…"} with an id exactly as {search} showed it`}
 )
 
 // FieldOffset is the [mcpid.Error.Field] of an invalid_arguments error
@@ -57,6 +61,10 @@ const (
 // unescaping; a key the tool does not take, a key given twice, a value that
 // is not a string (null included) and a missing required argument are each
 // an invalid_arguments error. Strings decode as encoding/json decodes them.
+// The arguments the server declared (spec.extra) are checked by their
+// type and enum ([argScanner.readExtra]) and returned as the canonical
+// object a backend receives, members in the order of the server's schema;
+// without any, the Args are zero.
 //
 // It scans the object itself rather than through encoding/json, for a rule
 // encoding/json cannot give: a key given twice, or in another case
@@ -64,9 +72,9 @@ const (
 // matches keys without regard to case, so that a call means one thing to
 // every reader of it. The scan also costs one allocation a value, for its
 // string, where encoding/json's Decoder costs a dozen a call.
-func readArgs(raw []byte, spec argSpec, vals []string) error {
+func readArgs(raw []byte, spec argSpec, vals []string) (Args, error) {
 	if len(raw) > MaxArgumentsSize {
-		return argError(errArgumentsLarge, spec.hint)
+		return Args{}, argError(errArgumentsLarge, spec.hint)
 	}
 	p := argScanner{s: raw}
 	p.space()
@@ -74,40 +82,35 @@ func readArgs(raw []byte, spec argSpec, vals []string) error {
 		p.s, p.i = []byte("{}"), 0
 	}
 	if !p.consume('{') {
-		return argError(errNotObject, spec.hint)
+		return Args{}, argError(errNotObject, spec.hint)
 	}
-	var seen uint64 // bit i: names[i] was given; a tool takes few arguments
+	var seen uint64    // bit i: names[i] was given; a tool takes few arguments
+	var extra []string // the declared arguments' canonical values
+	if spec.extra != nil {
+		extra = make([]string, len(spec.extra.args))
+	}
 	if p.space(); !p.consume('}') {
 		for {
 			p.space()
 			key, ok := p.str()
 			p.space()
 			if !ok || !p.consume(':') {
-				return argError(errNotObject, spec.hint)
+				return Args{}, argError(errNotObject, spec.hint)
 			}
 			i, ok := keyIndex(spec.names, key)
 			switch {
 			case !ok:
-				return argError(errNotObject, spec.hint)
+				return Args{}, argError(errNotObject, spec.hint)
 			case i < 0:
-				k, _ := jsonlit.Unquote(key)
-				return argError("unknown argument "+quote(k), spec.hint)
+				if err := p.extraArg(spec, key, extra); err != nil {
+					return Args{}, err
+				}
 			case seen&(1<<i) != 0:
-				return argError("argument "+quote(spec.names[i])+" is given twice", spec.hint)
-			}
-			seen |= 1 << i
-			p.space()
-			if spec.ints&(1<<i) != 0 {
-				if err := p.integer(spec.names[i], spec.intHint, &vals[i]); err != nil {
-					return err
-				}
-			} else {
-				val, ok := p.str()
-				if !ok {
-					return argError("argument "+quote(spec.names[i])+" is not a string", spec.hint)
-				}
-				if vals[i], ok = jsonlit.Unquote(val); !ok {
-					return argError(errNotObject, spec.hint)
+				return Args{}, argError("argument "+quote(spec.names[i])+" is given twice", spec.hint)
+			default:
+				seen |= 1 << i
+				if err := p.ownArg(spec, i, vals); err != nil {
+					return Args{}, err
 				}
 			}
 			p.space()
@@ -117,18 +120,64 @@ func readArgs(raw []byte, spec argSpec, vals []string) error {
 			if p.consume('}') {
 				break
 			}
-			return argError(errNotObject, spec.hint)
+			return Args{}, argError(errNotObject, spec.hint)
 		}
 	}
 	if p.space(); p.i != len(p.s) {
-		return argError(errNotObject, spec.hint)
+		return Args{}, argError(errNotObject, spec.hint)
 	}
 	for i := range spec.required {
 		if seen&(1<<i) == 0 {
-			return argError("missing argument "+quote(spec.names[i]), spec.hint)
+			return Args{}, argError("missing argument "+quote(spec.names[i]), spec.hint)
 		}
 	}
+	if spec.extra == nil {
+		return Args{}, nil
+	}
+	for i, a := range spec.extra.args {
+		if a.required && extra[i] == "" {
+			return Args{}, fieldError(a.name, "missing argument "+quote(a.name), a.hint)
+		}
+	}
+	return spec.extra.canonical(extra), nil
+}
+
+// ownArg reads the value of the tool's own argument spec.names[i] into
+// vals[i].
+func (p *argScanner) ownArg(spec argSpec, i int, vals []string) error {
+	p.space()
+	if spec.ints&(1<<i) != 0 {
+		return p.integer(spec.names[i], spec.intHint, false, &vals[i])
+	}
+	val, ok := p.str()
+	if !ok {
+		return argError("argument "+quote(spec.names[i])+" is not a string", spec.hint)
+	}
+	if vals[i], ok = jsonlit.Unquote(val); !ok {
+		return argError(errNotObject, spec.hint)
+	}
 	return nil
+}
+
+// extraArg reads the value of the argument whose key literal is key,
+// which is none of the tool's own: one the server declared, whose
+// canonical value goes into extra, or else an unknown argument.
+func (p *argScanner) extraArg(spec argSpec, key []byte, extra []string) error {
+	k, _ := jsonlit.Unquote(key)
+	j := -1
+	if spec.extra != nil {
+		j = spec.extra.index(k)
+	}
+	switch {
+	case j < 0:
+		return argError("unknown argument "+quote(k), spec.hint)
+	case extra[j] != "":
+		return argError("argument "+quote(k)+" is given twice", spec.hint)
+	}
+	p.space()
+	v, err := p.readExtra(&spec.extra.args[j])
+	extra[j] = v
+	return err
 }
 
 // argScanner reads the JSON of a tool call's arguments.
@@ -178,11 +227,12 @@ func (p *argScanner) str() (lit []byte, ok bool) {
 // so that 1e999999999 costs no more than 1e3. Any other value (a
 // fraction, a negative number, a string, null) is an invalid_arguments
 // error whose Field is name.
-func (p *argScanner) integer(name, hint string, val *string) error {
+//
+// With signed, a negative value is an integer too, its digits after a
+// '-' (-0 is 0): the rule of the integer arguments a server declares.
+func (p *argScanner) integer(name, hint string, signed bool, val *string) error {
 	start := p.i
-	for p.i < len(p.s) && strings.IndexByte("0123456789+-.eE", p.s[p.i]) >= 0 {
-		p.i++
-	}
+	p.numberEnd()
 	n, ok := parseNumber(p.s[start:p.i])
 	switch {
 	case !ok:
@@ -194,11 +244,21 @@ func (p *argScanner) integer(name, hint string, val *string) error {
 	switch {
 	case !whole:
 		return fieldError(name, "argument "+quote(name)+" is not an integer", hint)
-	case n.neg && digits != "0":
+	case n.neg && digits != "0" && !signed:
 		return fieldError(name, "argument "+quote(name)+" is negative", hint)
+	case n.neg && digits != "0":
+		digits = "-" + digits
 	}
 	*val = digits
 	return nil
+}
+
+// numberEnd skips the bytes a JSON number may hold, which parseNumber
+// then checks.
+func (p *argScanner) numberEnd() {
+	for p.i < len(p.s) && strings.IndexByte("0123456789+-.eE", p.s[p.i]) >= 0 {
+		p.i++
+	}
 }
 
 // maxExponent bounds the exponent of an integer argument: an offset is a

@@ -15,13 +15,13 @@ func TestReadArgsAllocs(t *testing.T) {
 		{"id and connection_id", ` { "id" : "orders:o1" , "connection_id" : "c1" } `, 2},
 		{"non-ASCII", `{"id":"docs:Q3 résumé"}`, 1},
 	}
-	spec := newHints(ModeDefault, SearchName, FetchName).fetchArgs
+	spec := newHints(ModeDefault, SearchName, FetchName, "query", "id").fetchArgs
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			raw := []byte(tt.args)
 			var vals [2]string
 			got := testing.AllocsPerRun(100, func() {
-				if err := readArgs(raw, spec, vals[:]); err != nil {
+				if _, err := readArgs(raw, spec, vals[:]); err != nil {
 					t.Fatal(err)
 				}
 			})
@@ -35,7 +35,7 @@ func TestReadArgsAllocs(t *testing.T) {
 // BenchmarkArgs measures readArgs on the arguments of typical calls: plain
 // ASCII, non-ASCII, with escapes, and with an integer offset.
 func BenchmarkArgs(b *testing.B) {
-	spec := newHints(ModeDefault, SearchName, FetchName).fetchArgs
+	spec := newHints(ModeDefault, SearchName, FetchName, "query", "id").fetchArgs
 	for _, bm := range []struct{ name, args string }{
 		{"plain", `{"id":"c1/orders:o1","connection_id":"c1"}`},
 		{"non-ASCII", `{"id":"docs:Q3 résumé des ventes 2025"}`},
@@ -48,7 +48,7 @@ func BenchmarkArgs(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(raw)))
 			for b.Loop() {
-				if err := readArgs(raw, spec, vals[:]); err != nil {
+				if _, err := readArgs(raw, spec, vals[:]); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -53,7 +53,7 @@ func TestIntegerAgainstBig(t *testing.T) {
 		}
 		p := argScanner{s: []byte(num)}
 		var got string
-		err := p.integer("offset", "", &got)
+		err := p.integer("offset", "", false, &got)
 		ok := err == nil && p.i == len(p.s)
 		want, wantOK := integerSlow(num)
 		if ok != wantOK || got != want && ok {

@@ -36,7 +36,7 @@ func (t *Tools) authorize(ctx context.Context, a Access) error {
 	if t.opts.Authorize == nil {
 		return nil
 	}
-	_, err := callBackend(ctx, t, a.Tool, authorizeCall, authorization{t.opts.Authorize, a, t.opts.Logger})
+	_, err := callBackend(ctx, t, a.Tool, authorizeCall, authorization{t.opts.Authorize, a, t.logger()})
 	return err
 }
 

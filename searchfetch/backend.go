@@ -10,7 +10,9 @@ import (
 // Backend is what a server implements. Its methods may be called
 // concurrently, within [Options.Timeout]; without [Options.Authorize] they
 // check the caller ([CallerFrom]) themselves. An [*mcpid.Error] they return
-// reaches the model as it is, any other error generically.
+// reaches the model as it is; any other error generically, as
+// resource_unavailable (retryable) when it is a timeout, a cancellation or
+// reports Timeout or Temporary true, and otherwise as resource_error.
 type Backend interface {
 	// Search returns the hits for q, with their base ids and connections.
 	Search(ctx context.Context, q Query) (SearchResult, error)
@@ -85,9 +87,14 @@ type SearchResult struct {
 // of OpenAI's fetch contract. The tool sets ID to the id the model passed
 // and cuts a Text that does not fit [Options.FetchBudget].
 type Document struct {
-	ID       string            `json:"id"`
-	Title    string            `json:"title"`
-	Text     string            `json:"text"` // the whole content
-	URL      string            `json:"url"`  // where a person opens it, or ""
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	Text  string `json:"text"` // the whole content
+	// Data is the content of a record that is JSON (a JSON object or
+	// array), set instead of Text, never with it: the model reads it as
+	// the result's data member rather than as an escaped string. One that
+	// does not fit the fetch budget is given as text, its compact JSON.
+	Data     json.RawMessage   `json:"data,omitempty"`
+	URL      string            `json:"url"` // where a person opens it, or ""
 	Metadata map[string]string `json:"metadata,omitempty"`
 }

@@ -20,6 +20,7 @@ type recorder struct {
 	queries  []string
 	full     []searchfetch.Query // the queries whole
 	requests []mcpid.FetchRequest
+	fetches  []searchfetch.FetchRequest // the requests whole
 	ctxs     []context.Context
 
 	result searchfetch.SearchResult
@@ -40,6 +41,7 @@ func (r *recorder) Fetch(ctx context.Context, req searchfetch.FetchRequest) (sea
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.requests = append(r.requests, req.FetchRequest)
+	r.fetches = append(r.fetches, req)
 	r.ctxs = append(r.ctxs, ctx)
 	return r.doc, r.err
 }

@@ -139,3 +139,30 @@ func BenchmarkFetchCut(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFetchData measures a fetch of a JSON record (the 6 KB
+// dashboard of TestFetchDataTokens, as json.Marshal writes it) given as
+// Data, which the tools check and write again, beside its twin given as
+// Text, inline.
+func BenchmarkFetchData(b *testing.B) {
+	data := marshalled(b)
+	ctx := context.Background()
+	for _, c := range []struct {
+		name string
+		doc  searchfetch.Document
+	}{
+		{"text", searchfetch.Document{Title: "API service", Text: string(data)}},
+		{"data", searchfetch.Document{Title: "API service", Data: data}},
+	} {
+		tools := searchfetch.New(scripted{doc: c.doc}, &searchfetch.Options{Inline: true})
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				if res := tools.Fetch(ctx, []byte(`{"id":"c1/dash:d1"}`)); res.IsError {
+					b.Fatal(res.Text)
+				}
+			}
+		})
+	}
+}

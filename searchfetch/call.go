@@ -48,11 +48,26 @@ func callBackend[A, T any](ctx context.Context, t *Tools, tool string, f func(Ba
 	if me := (*mcpid.Error)(nil); errors.As(o.err, &me) && me == nil {
 		o.err = errNilError // its Error method would panic
 	}
-	if env := envelope(o.err); env == errUnavailable || env == errTimeout || env == errHung {
-		t.opts.Logger.ErrorContext(ctx, "searchfetch: backend failed", "tool", tool, "error", o.err)
+	if env := envelope(o.err); env == errUnavailable || env == errTimeout || env == errHung || env == errFailed {
+		t.logFailure(ctx, tool, any(arg), o.err)
 	}
 	var zero T
 	return zero, o.err
+}
+
+// logFailure logs, at level Error, err, the error of a backend (or an
+// authorizer) call of tool on arg that the model sees only as a generic
+// envelope: with the tool and, for a fetch or an authorization, the
+// connection it named (the real one; "" for an unscoped fetch).
+func (t *Tools) logFailure(ctx context.Context, tool string, arg any, err error) {
+	msg, attrs := "searchfetch: backend failed", []any{"tool", tool}
+	switch a := arg.(type) {
+	case FetchRequest:
+		attrs = append(attrs, "connection_id", a.ConnectionID)
+	case authorization:
+		msg, attrs = "searchfetch: authorizer failed", append(attrs, "connection_id", a.access.ConnectionID)
+	}
+	t.logger().ErrorContext(ctx, msg, append(attrs, "error", err)...)
 }
 
 // bound returns ctx bounded by the timeout, and the function that releases

@@ -3,12 +3,19 @@ package searchfetch_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"log"
 	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -53,16 +60,16 @@ func TestBackendFailures(t *testing.T) {
 		{"wrapped not_found", func(context.Context) error {
 			return fmt.Errorf("reading: %w", mcpid.NewError(mcpid.CodeNotFound, "no such record", "search again"))
 		}, mcpid.CodeNotFound, false, false, false},
-		{"internal", func(context.Context) error { return errors.New(secret) }, mcpid.CodeResourceUnavailable, true, false, false},
-		{"typed nil", func(context.Context) error { return typedNil }, mcpid.CodeResourceUnavailable, true, false, false},
-		{"panic", func(context.Context) error { panic(secret) }, mcpid.CodeResourceUnavailable, true, false, false},
+		{"internal", func(context.Context) error { return errors.New(secret) }, mcpid.CodeResourceError, true, false, false},
+		{"typed nil", func(context.Context) error { return typedNil }, mcpid.CodeResourceError, true, false, false},
+		{"panic", func(context.Context) error { panic(secret) }, mcpid.CodeResourceError, true, false, false},
 		{"hang ignoring ctx", func(context.Context) error { <-block; return nil }, mcpid.CodeResourceUnavailable, true, true, false},
 		{"own deadline", func(ctx context.Context) error {
 			<-ctx.Done()
 			return fmt.Errorf("%s: %w", secret, ctx.Err())
 		}, mcpid.CodeResourceUnavailable, true, true, false},
-		{"internal, inline", func(context.Context) error { return errors.New(secret) }, mcpid.CodeResourceUnavailable, true, false, true},
-		{"panic, inline", func(context.Context) error { panic(secret) }, mcpid.CodeResourceUnavailable, true, false, true},
+		{"internal, inline", func(context.Context) error { return errors.New(secret) }, mcpid.CodeResourceError, true, false, true},
+		{"panic, inline", func(context.Context) error { panic(secret) }, mcpid.CodeResourceError, true, false, true},
 		{"own deadline, inline", func(ctx context.Context) error {
 			<-ctx.Done()
 			return fmt.Errorf("%s: %w", secret, ctx.Err())
@@ -185,7 +192,7 @@ func TestTimeoutMessage(t *testing.T) {
 	timeout := searchfetch.New(hang, &searchfetch.Options{Timeout: time.Millisecond}).Fetch(context.Background(), raw(`{"id":"orders:o1"}`))
 	failed := searchfetch.New(other, nil).Fetch(context.Background(), raw(`{"id":"orders:o1"}`))
 	requireError(t, timeout, mcpid.CodeResourceUnavailable)
-	requireError(t, failed, mcpid.CodeResourceUnavailable)
+	requireError(t, failed, mcpid.CodeResourceError)
 	assert.NotEqual(t, timeout.Text, failed.Text)
 	assert.ErrorIs(t, timeout.Err, context.DeadlineExceeded)
 	assert.EqualError(t, failed.Err, secret)
@@ -250,7 +257,7 @@ func TestErrorResult(t *testing.T) {
 	res := searchfetch.ErrorResult(mcpid.NewError(mcpid.CodeNotFound, "no such order", "list the orders first"))
 	requireError(t, res, mcpid.CodeNotFound)
 	res = searchfetch.ErrorResult(errors.New(secret))
-	requireError(t, res, mcpid.CodeResourceUnavailable)
+	requireError(t, res, mcpid.CodeResourceError)
 	assert.NotContains(t, res.Text, "10.0.0.7")
 }
 
@@ -280,4 +287,85 @@ func TestBoundAllocs(t *testing.T) {
 	assert.Equal(t, unbounded, allocs(&searchfetch.Options{Timeout: time.Hour, Inline: true}, soon), "the request's deadline first")
 	assert.Equal(t, unbounded+1, allocs(&searchfetch.Options{Timeout: time.Hour}, soon), "a pooled worker")
 	assert.Greater(t, allocs(&searchfetch.Options{Timeout: time.Hour, Inline: true}, context.Background()), unbounded, "the tools' own bound")
+}
+
+// temporaryError is an error that says it is temporary, as a
+// net.Error once did.
+type temporaryError struct{}
+
+func (temporaryError) Error() string   { return "connection reset by peer" }
+func (temporaryError) Temporary() bool { return true }
+
+// TestHonestErrors: a backend error that is no *mcpid.Error is
+// resource_unavailable (retryable) only when it says the same call may
+// succeed later (a deadline, a cancellation, a Timeout or Temporary method
+// that reports true, anywhere in its chain), and otherwise resource_error,
+// not retryable. Without Options.Logger the error itself goes to
+// slog.Default at level Error, with the tool and the connection, and never
+// to the model.
+func TestHonestErrors(t *testing.T) {
+	unauthorized := errors.New("grafana: GET https://staging.grafana.example/api/dashboards/uid/rYdddlPWk: 401 Unauthorized: invalid API key")
+	dialTimeout := &url.Error{Op: "Get", URL: "https://staging.grafana.example/api/search",
+		Err: &net.OpError{Op: "dial", Net: "tcp", Err: os.ErrDeadlineExceeded}}
+	tests := []struct {
+		name      string
+		err       error
+		code      mcpid.Code
+		message   string
+		retryable bool
+	}{
+		{"upstream 401", unauthorized, mcpid.CodeResourceError, "the source failed the request", false},
+		{"wrapped 401", fmt.Errorf("dashboard: %w", unauthorized), mcpid.CodeResourceError, "the source failed the request", false},
+		{"DNS name not found", &net.DNSError{Err: "no such host", Name: "grafana.invalid", IsNotFound: true}, mcpid.CodeResourceError, "the source failed the request", false},
+		{"net.Error timeout", dialTimeout, mcpid.CodeResourceUnavailable, "the source did not answer in time", true},
+		{"temporary, wrapped", fmt.Errorf("search: %w", temporaryError{}), mcpid.CodeResourceUnavailable, "the source failed to answer", true},
+		{"cancelled upstream", fmt.Errorf("search: %w", context.Canceled), mcpid.CodeResourceUnavailable, "the source failed to answer", true},
+		{"a timeout among joined errors", errors.Join(unauthorized, dialTimeout), mcpid.CodeResourceUnavailable, "the source did not answer in time", true},
+	}
+	var logged bytes.Buffer
+	setDefaultLogger(t, slog.New(slog.NewJSONHandler(&logged, nil)))
+	for _, tt := range tests {
+		for _, tool := range []string{searchfetch.SearchName, searchfetch.FetchName} {
+			t.Run(tt.name+"/"+tool, func(t *testing.T) {
+				logged.Reset()
+				tools := searchfetch.New(failing{func(context.Context) error { return tt.err }}, nil)
+				call, args := tools.Search, raw(`{"query":"q"}`)
+				if tool == searchfetch.FetchName {
+					call, args = tools.Fetch, raw(`{"id":"staging/dashboards:rYdddlPWk"}`)
+				}
+				res := call(context.Background(), args)
+				e := requireError(t, res, tt.code)
+				assert.Equal(t, tt.message, e.Message())
+				assert.Equal(t, tt.retryable, strings.Contains(res.Text, `"retryable":true`), res.Text)
+				assert.NotContains(t, res.Text, "401")
+				assert.NotContains(t, res.Text, "grafana")
+				assert.ErrorIs(t, res.Err, tt.err)
+
+				var rec map[string]any
+				require.NoError(t, json.Unmarshal(logged.Bytes(), &rec), "one record on slog.Default: %s", logged.String())
+				want := map[string]any{"level": "ERROR", "msg": "searchfetch: backend failed", "tool": tool, "error": tt.err.Error()}
+				if tool == searchfetch.FetchName {
+					want["connection_id"] = "staging"
+				}
+				delete(rec, "time")
+				if diff := cmp.Diff(want, rec); diff != "" {
+					t.Errorf("log record (-want +got):\n%s", diff)
+				}
+			})
+		}
+	}
+}
+
+// setDefaultLogger makes l slog's default logger until the test ends.
+// slog.SetDefault also points package log at l, and setting the old
+// default back does not undo that: log's output and flags are restored
+// by hand. A test that calls it must not run in parallel.
+func setDefaultLogger(t *testing.T, l *slog.Logger) {
+	old, w, flags := slog.Default(), log.Writer(), log.Flags()
+	slog.SetDefault(l)
+	t.Cleanup(func() {
+		slog.SetDefault(old)
+		log.SetOutput(w)
+		log.SetFlags(flags)
+	})
 }

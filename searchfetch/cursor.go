@@ -180,6 +180,21 @@ func (t *Tools) cursorMAC(ctx context.Context, query, p string) string {
 	return b.String()
 }
 
+// cursorBinding returns what the cursors of a search of query with the
+// extra arguments args are bound to, in place of the query alone: the
+// query itself when the search declares no extra argument, else the query
+// and the canonical arguments, each after its length, so that a cursor
+// given with other arguments is refused as one of another query is.
+func (t *Tools) cursorBinding(query string, args Args) string {
+	if t.hints.searchArgs.extra == nil {
+		return query
+	}
+	var b strings.Builder
+	writeField(&b, query)
+	writeField(&b, args.String())
+	return b.String()
+}
+
 // writeField writes s to b after its length.
 func writeField(b *strings.Builder, s string) {
 	b.WriteString(strconv.Itoa(len(s)))

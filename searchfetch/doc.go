@@ -66,7 +66,9 @@
 // and as structuredContent. That JSON fits [Options.FetchBudget] (64 KiB by
 // default), escapes included: a longer text is cut at a UTF-8 boundary, and
 // the result says so; in ModeDefault it gives next_offset, which the model
-// passes back as fetch's offset argument to read on.
+// passes back as fetch's offset argument to read on. A record that is JSON
+// goes as [Document.Data], the result's data member, rather than as an
+// escaped string; data that does not fit is given as text, read on alike.
 //
 // # Authorization
 //
@@ -105,6 +107,17 @@
 // another's or an edited one is refused; without one it is bound to its
 // query only.
 //
+// # A server's own shape
+//
+// A server that already has search and read tools keeps every call that
+// worked: [Options.QueryArg] and [Options.IDArg] name the query and the
+// id as its tools did, [Options.SearchArgs] and [Options.FetchArgs]
+// declare its other arguments (checked, and handed to the backend as
+// [Query.Args] and [FetchRequest.Args]), and [Options.BareIDs] with
+// [Options.DefaultConnection] keeps the ids it issued before fetching
+// what they fetched. Its own tools that take an id read the record fetch
+// would through [Tools.Resolve].
+//
 // # Aliases
 //
 // Connection ids such as GCP resource names and ARNs are long, and an id
@@ -140,8 +153,9 @@
 // fields see the same thing:
 //
 //   - arguments that are not a JSON object, that lack a required argument,
-//     hold an argument that is not a string, name an argument the tool does
-//     not take (in both modes: a misspelled connection_id must not be dropped
+//     hold an argument that is not a string (or, for one the server
+//     declared, not of its type and enum, with its name as Field), name an
+//     argument the tool does not take (in both modes: a misspelled connection_id must not be dropped
 //     silently), name one twice, or exceed [MaxArgumentsSize] bytes:
 //     [CodeInvalidArguments];
 //   - an offset argument that is not a JSON integer (a number whose exact
@@ -149,17 +163,24 @@
 //     is negative, lies past the end of the text or inside a character:
 //     [CodeInvalidArguments] with Field [FieldOffset];
 //   - the errors of [mcpid.ResolveFetch]: invalid_id, invalid_connection_id,
-//     conflicting_connection_id;
+//     conflicting_connection_id (with [Options.IDArg] as the Field of an
+//     error about the id), and invalid_id for a bare id with no connection
+//     to read it in;
 //   - an [*mcpid.Error] the backend returns, such as
 //     [mcpid.AmbiguousConnection] for a resource server's 409 or a not_found,
 //     relayed as it is (but for ambiguous_connection in ModeChatGPT, above);
-//   - any other backend error, a backend panic, and a backend that does not
-//     answer within [Options.Timeout]: a generic resource_unavailable envelope
-//     that never holds the backend's own message (log it with
-//     [Options.Logger]);
-//   - a search whose hits no id can fetch, not one of them (above), or a
+//   - a backend that does not answer within [Options.Timeout], and any other
+//     backend error that says the same call may succeed later (a deadline, a
+//     cancellation, Timeout or Temporary reporting true): a generic
+//     resource_unavailable envelope, retryable; any other backend error and a
+//     backend panic: a generic resource_error, not retryable. Neither holds
+//     the backend's own message, which [Options.Logger] (else slog.Default)
+//     records at level Error with the tool and the connection;
+//   - a search whose hits no id can fetch, not one of them (above), a
 //     document whose fields besides its text leave no room for text within
-//     the fetch budget: invalid_resource_response;
+//     the fetch budget, or one with both Text and Data or with Data that is
+//     not a JSON object or array: invalid_resource_response, logged as a
+//     backend failure is;
 //   - a fetch the authorizer denies: forbidden; an authorizer that does not
 //     answer within [Options.Timeout]: resource_unavailable; its own
 //     *mcpid.Error, as it is.

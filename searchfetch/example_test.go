@@ -151,3 +151,36 @@ func ExampleOptions_fetchBudget() {
 	// text[911:1822] of 2200 in 1024 bytes of JSON
 	// text[1822:] in 435 bytes of JSON
 }
+
+// A server's own tool that takes an id (update_book, say) resolves it as
+// fetch does, and asks the authorizer under its own name, which tells a
+// write from a read.
+func ExampleTools_Resolve() {
+	tools := searchfetch.New(library{}, &searchfetch.Options{
+		IDArg:   "uid",
+		BareIDs: true, DefaultConnection: "lib",
+		Authorize: func(ctx context.Context, a searchfetch.Access) error {
+			c, _ := searchfetch.CallerFrom(ctx)
+			if a.Tool == "update_book" && !slices.Contains(c.Scopes, "write") {
+				return errors.New("read-only caller")
+			}
+			return nil
+		},
+	})
+	ctx := searchfetch.WithCaller(context.Background(), searchfetch.Caller{UserID: "ana", Scopes: []string{"read"}})
+
+	req, err := tools.Resolve(ctx, "get_book_summary", "lib/books:b1", "")
+	fmt.Println(req.ConnectionID, req.Handle.BaseID(), req.Scope, err)
+	req, err = tools.Resolve(ctx, "get_book_summary", "b1", "")
+	fmt.Println(req.ConnectionID, req.Handle.BaseID(), req.Scope, err)
+	_, err = tools.Resolve(ctx, "update_book", "lib/books:b1", "")
+	fmt.Println(errors.Is(err, mcpid.ErrForbidden))
+	_, err = tools.Resolve(ctx, "get_book_summary", "b\x001", "")
+	var e *mcpid.Error
+	fmt.Println(errors.As(err, &e), e.Code, e.Field)
+	// Output:
+	// lib books:b1 embedded <nil>
+	// lib b1 default <nil>
+	// true
+	// true invalid_id uid
+}

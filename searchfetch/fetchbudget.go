@@ -8,10 +8,18 @@ import (
 	"github.com/mcpid/mcpid"
 )
 
-// cutDocument is a document of ModeDefault whose text was cut: its JSON is
-// the document's with three members more.
-type cutDocument struct {
+// textDocument is a document of ModeDefault whose text may be its data's
+// JSON (see [Tools.encodeData]): its JSON is the document's, with
+// "data_as_text": true when it is.
+type textDocument struct {
 	Document
+	DataAsText bool `json:"data_as_text,omitempty"`
+}
+
+// cutDocument is a document of ModeDefault whose text was cut: its JSON is
+// the textDocument's with three members more.
+type cutDocument struct {
+	textDocument
 	Truncated   bool `json:"truncated"`
 	TotalLength int  `json:"total_length"`
 	NextOffset  int  `json:"next_offset"`
@@ -38,7 +46,16 @@ var errNoRoom = mcpid.NewError(mcpid.CodeInvalidResourceResponse,
 // encodeDocument returns the JSON of doc, whose id and url the tool has
 // set, with its text read from the byte offset (an argument, validated
 // here) and cut where the JSON fits the fetch budget; see
-// [Options.FetchBudget].
+// [Options.FetchBudget]. A document with Data is encoded by
+// [Tools.encodeData].
+func (t *Tools) encodeDocument(doc Document, offset string) ([]byte, error) {
+	if len(doc.Data) > 0 {
+		return t.encodeData(doc, offset)
+	}
+	return t.encodeText(doc, offset)
+}
+
+// encodeText is encodeDocument for a document without Data.
 //
 // It costs O(FetchBudget), whatever the length of the text: the cut is
 // found in one pass over no more of the text than the budget can hold, and
@@ -51,7 +68,7 @@ var errNoRoom = mcpid.NewError(mcpid.CodeInvalidResourceResponse,
 // continuation byte), so that each invalid byte of a text that is not
 // valid UTF-8 reads as one U+FFFD in whichever part it falls, as
 // marshal writes it.
-func (t *Tools) encodeDocument(doc Document, offset string) ([]byte, error) {
+func (t *Tools) encodeText(doc Document, offset string) ([]byte, error) {
 	budget := t.opts.FetchBudget
 	if offset == "" && len(doc.Text) <= budget {
 		// Often the whole document fits: one encoding tells.
@@ -67,21 +84,22 @@ func (t *Tools) encodeDocument(doc Document, offset string) ([]byte, error) {
 	if t.opts.Mode == ModeChatGPT {
 		return cutChatGPT(doc, text, budget)
 	}
-	return cutDefault(doc, text, start, budget)
+	return cutDefault(doc, text, start, budget, false)
 }
 
 // cutDefault returns the JSON of doc with the text from start on, cut
 // where the result fits budget, with the members of a cut document when
-// it is cut.
-func cutDefault(doc Document, text string, start, budget int) ([]byte, error) {
+// it is cut, and "data_as_text" when asText says the text is the
+// document's data.
+func cutDefault(doc Document, text string, start, budget int, asText bool) ([]byte, error) {
 	rest := text[start:]
 	doc.Text = ""
 	// The members of a cut are longest with next_offset at the end.
-	cut := cutDocument{Document: doc, Truncated: true, TotalLength: len(text), NextOffset: len(text)}
+	cut := cutDocument{textDocument: textDocument{doc, asText}, Truncated: true, TotalLength: len(text), NextOffset: len(text)}
 	skeleton := marshal(cut)
 	marks := len(`,"truncated":true,"total_length":,"next_offset":`) + 2*len(strconv.Itoa(len(text)))
 	end, whole := fitJSON(rest, budget-(len(skeleton)-marks), budget-len(skeleton))
-	return fit(doc, rest, end, whole, budget, func(end int) ([]byte, error) {
+	return fit(cut.textDocument, rest, end, whole, budget, func(end int) ([]byte, error) {
 		cut.Text, cut.NextOffset = rest[:end], start+end
 		return marshal(cut), nil
 	})
@@ -100,7 +118,7 @@ func cutChatGPT(doc Document, text string, budget int) ([]byte, error) {
 	cut.Metadata, cut.Text = meta, cutNote(len(text), len(text))
 	skeleton := marshal(cut)
 	end, whole := fitJSON(text, budget-len(plain), budget-len(skeleton))
-	return fit(doc, text, end, whole, budget, func(end int) ([]byte, error) {
+	return fit(textDocument{Document: doc}, text, end, whole, budget, func(end int) ([]byte, error) {
 		cut.Text = text[:end] + cutNote(end, len(text))
 		return marshal(cut), nil
 	})
@@ -109,7 +127,7 @@ func cutChatGPT(doc Document, text string, budget int) ([]byte, error) {
 // fit returns the JSON of doc with text whole when whole (fitJSON found
 // that it fits), errNoRoom when not a byte of text fits (end 0), and
 // otherwise encode(end), the cut document, within budget (see shrink).
-func fit(doc Document, text string, end int, whole bool, budget int, encode func(int) ([]byte, error)) ([]byte, error) {
+func fit(doc textDocument, text string, end int, whole bool, budget int, encode func(int) ([]byte, error)) ([]byte, error) {
 	if whole {
 		doc.Text = text
 		return marshal(doc), nil

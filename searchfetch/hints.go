@@ -60,6 +60,7 @@ var searchCodes = map[mcpid.Code]bool{
 
 // The templates of the hints searchfetch writes for its own errors.
 const (
+	bareHint   = "pass connection_id with the connection the id is from, or an id exactly as {search} showed it"
 	badHitHint = "{search} again, or report the source as faulty"
 	// chatGPTHint replaces, in ModeChatGPT, a hint that asks for
 	// connection_id when its code has no hint of the mode's own.
@@ -75,13 +76,19 @@ type hints struct {
 	chatGPT    string
 	offset     string // of the errors about the offset argument
 	cursor     string // of the errors about the cursor argument
+	// bare is that of a bare id with no connection to read it in.
+	bare string
+	// same names what a later page's call repeats: the query, or all
+	// the arguments when the search declares more.
+	same string
 	// emptyAmbiguous and search are emptyAmbiguousHint and searchHint.
 	emptyAmbiguous, search string
 }
 
-// newHints returns the hints of the tools named search and fetch in mode.
-func newHints(mode Mode, search, fetch string) hints {
-	names := strings.NewReplacer("{search}", search, "{fetch}", fetch)
+// newHints returns the hints of the tools named search and fetch in mode,
+// whose query and id arguments are named query and id.
+func newHints(mode Mode, search, fetch, query, id string) hints {
+	names := strings.NewReplacer("{search}", search, "{fetch}", fetch, "{query}", query, "{id}", id)
 	h := hints{
 		codes:      make(map[mcpid.Code]string, len(codeHints)),
 		searchArgs: searchArgs,
@@ -90,6 +97,8 @@ func newHints(mode Mode, search, fetch string) hints {
 		chatGPT:    names.Replace(chatGPTHint),
 		offset:     names.Replace(offsetHint),
 		cursor:     names.Replace(cursorHint),
+		bare:       names.Replace(bareHint),
+		same:       "query",
 
 		emptyAmbiguous: names.Replace(emptyAmbiguousHint),
 		search:         names.Replace(searchHint),
@@ -97,6 +106,8 @@ func newHints(mode Mode, search, fetch string) hints {
 	if mode == ModeChatGPT {
 		h.searchArgs, h.fetchArgs = searchArgsChatGPT, fetchArgsChatGPT
 	}
+	h.searchArgs.names = append([]string{query}, h.searchArgs.names[1:]...)
+	h.fetchArgs.names = append([]string{id}, h.fetchArgs.names[1:]...)
 	h.searchArgs.hint = names.Replace(h.searchArgs.hint)
 	h.fetchArgs.hint = names.Replace(h.fetchArgs.hint)
 	h.fetchArgs.intHint = h.offset

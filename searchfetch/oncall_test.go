@@ -131,7 +131,7 @@ func TestOnCall(t *testing.T) {
 		{name: "search not_found", b: failWith(mcpid.NewError(mcpid.CodeNotFound, "gone", "")), tool: "search", args: `{"query":"q"}`,
 			want: searchfetch.Call{Code: mcpid.CodeNotFound}, backend: true},
 		{name: "search panic", b: scripted{do: func(context.Context) error { panic("boom") }}, tool: "search", args: `{"query":"q"}`,
-			want: searchfetch.Call{Code: mcpid.CodeResourceUnavailable}, backend: true},
+			want: searchfetch.Call{Code: mcpid.CodeResourceError}, backend: true},
 		{name: "search timeout", b: hang, opts: searchfetch.Options{Timeout: timeout}, tool: "search", args: `{"query":"q"}`,
 			want: searchfetch.Call{Code: mcpid.CodeResourceUnavailable}, backend: true},
 
@@ -167,7 +167,7 @@ func TestOnCall(t *testing.T) {
 		{name: "fetch own code", b: failWith(mcpid.NewError("quota_exceeded", "spent", "retry tomorrow")), tool: "fetch", args: `{"id":"c1/orders:o1"}`,
 			want: searchfetch.Call{Code: "quota_exceeded", Connections: []string{"c1"}, ID: "c1/orders:o1"}, backend: true},
 		{name: "fetch internal error", b: failWith(errors.New(secret)), tool: "fetch", args: `{"id":"c1/orders:o1"}`,
-			want: searchfetch.Call{Code: mcpid.CodeResourceUnavailable, Connections: []string{"c1"}, ID: "c1/orders:o1"}, backend: true},
+			want: searchfetch.Call{Code: mcpid.CodeResourceError, Connections: []string{"c1"}, ID: "c1/orders:o1"}, backend: true},
 		{name: "fetch timeout inline", b: hang, opts: searchfetch.Options{Timeout: timeout, Inline: true}, tool: "fetch", args: `{"id":"c1/orders:o1"}`,
 			want: searchfetch.Call{Code: mcpid.CodeResourceUnavailable, Connections: []string{"c1"}, ID: "c1/orders:o1"}, backend: true},
 		{name: "fetch authorizer panic", b: answers, opts: searchfetch.Options{Authorize: func(context.Context, searchfetch.Access) error { panic("boom") }},

@@ -2,6 +2,7 @@ package searchfetch
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"time"
 
@@ -105,7 +106,32 @@ type Options struct {
 	// SearchDescription and FetchDescription, if set, replace the defaults.
 	SearchDescription string
 	FetchDescription  string
-	// Logger records the failures the model sees only generically.
+	// QueryArg and IDArg name the search's query and the fetch's id
+	// arguments ("" means "query" and "id"), so that a server's tools keep
+	// the names they took before; descriptions, hints and errors use them.
+	QueryArg string
+	IDArg    string
+	// SearchArgs and FetchArgs declare the arguments a tool takes beside
+	// its own, as a JSON Schema {"type":"object","properties":{…},
+	// "required":[…]} merged into its input schema. Each property has a
+	// type (string, integer, number, boolean, array or object), which the
+	// tool checks with its enum and required; other keywords are the
+	// backend's to check. A property named like one of the tool's own
+	// arguments only describes it. The backend receives the arguments
+	// given as Query.Args and FetchRequest.Args.
+	SearchArgs json.RawMessage
+	FetchArgs  json.RawMessage
+	// BareIDs lets fetch take the ids a server issued before it adopted
+	// mcpid's: with a Sealer, every id that does not open (but one that
+	// parses, with AcceptUnsealed); without one, every id that
+	// mcpid.Parse rejects. A bare id is a record's key in
+	// the connection connection_id names, else in DefaultConnection.
+	BareIDs bool
+	// DefaultConnection is the connection of a bare id given without
+	// connection_id; "" means none, and such an id is invalid_id.
+	DefaultConnection string
+	// Logger records the failures the model sees only generically, with
+	// their own words; nil means slog.Default(), as it is at each call.
 	Logger *slog.Logger
 	// OnDropped, else Logger, hears of each hit left out as unfetchable.
 	OnDropped func(index int, hit mcpid.Hit, err error)

@@ -149,7 +149,7 @@ func (pg *paging) endAs(e ending, hi int) (line, next string) {
 
 // cursorLine returns the line of the text that gives the cursor c.
 func (t *Tools) cursorLine(c string) string {
-	return "For more hits, call " + t.opts.SearchName + " with the same query and cursor=" + string(marshal(c)) + "."
+	return "For more hits, call " + t.opts.SearchName + " with the same " + t.hints.same + " and cursor=" + string(marshal(c)) + "."
 }
 
 // narrowLine returns the line of the text that says to narrow the query.

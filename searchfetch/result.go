@@ -20,8 +20,10 @@ type Result struct {
 }
 
 // ErrorResult returns the tool error for err, whose envelope is that of an
-// [*mcpid.Error] in err's chain, or else a generic resource_unavailable
-// that never holds err's message. The envelope's JSON is written as the
+// [*mcpid.Error] in err's chain, or else a generic one that never holds
+// err's message: resource_unavailable (retryable) for a timeout, a
+// cancellation or an error that reports Timeout or Temporary true, and
+// resource_error for any other. The envelope's JSON is written as the
 // tools write theirs: '<', '>', '&', U+2028 and U+2029 as they are.
 func ErrorResult(err error) Result {
 	b, merr := encode(envelope(err))
@@ -38,14 +40,16 @@ func envelope(err error) *mcpid.Error {
 	var me *mcpid.Error
 	switch {
 	case errors.As(err, &me):
-		if me == nil { // a typed nil: nothing to show
-			return errUnavailable
+		if me == nil { // a typed nil: nothing to show, a bug to fix
+			return errFailed
 		}
 		return me
-	case errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, context.DeadlineExceeded) || reports(err, timedOut):
 		return errTimeout
-	default:
+	case transient(err):
 		return errUnavailable
+	default:
+		return errFailed
 	}
 }
 

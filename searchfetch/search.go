@@ -45,18 +45,18 @@ func (t *Tools) Search(ctx context.Context, args json.RawMessage) (r Result) {
 		start = time.Now()
 	}
 	var vals [2]string // query, cursor
-	if err := readArgs(args, t.hints.searchArgs, vals[:len(t.hints.searchArgs.names)]); err != nil {
+	extra, err := readArgs(args, t.hints.searchArgs, vals[:len(t.hints.searchArgs.names)])
+	if err != nil {
 		return t.errorResult(err)
 	}
-	query := vals[0]
+	query, bound := vals[0], t.cursorBinding(vals[0], extra)
 	var c cursor
 	if vals[1] != "" {
-		var err error
-		if c, err = t.openCursor(ctx, query, vals[1]); err != nil {
+		if c, err = t.openCursor(ctx, bound, vals[1]); err != nil {
 			return t.errorResult(err)
 		}
 	}
-	res, err := callBackend(ctx, t, t.opts.SearchName, Backend.Search, Query{Text: query, Cursor: c.backend, Limit: t.window})
+	res, err := callBackend(ctx, t, t.opts.SearchName, Backend.Search, Query{Text: query, Cursor: c.backend, Limit: t.window, Args: extra})
 	if err != nil {
 		return t.relayedError(ctx, err, Access{Tool: t.opts.SearchName}, nil, false)
 	}
@@ -90,7 +90,7 @@ func (t *Tools) Search(ctx context.Context, args json.RawMessage) (r Result) {
 		}
 		return okResult(text, json.RawMessage(text))
 	}
-	return t.pageResult(hits, opts, t.newPaging(ctx, query, res, &sel, c, next, opts))
+	return t.pageResult(hits, opts, t.newPaging(ctx, bound, res, &sel, c, next, opts))
 }
 
 // countsFor reports whether the tools may use res's counts: with no
@@ -113,11 +113,11 @@ func (t *Tools) nextBackend(ctx context.Context, res SearchResult, c cursor) str
 	case !validBackendCursor(next):
 		return ""
 	case next == c.backend:
-		t.opts.Logger.WarnContext(ctx, "searchfetch: backend cursor names the page it came with; paging ends",
+		t.logger().WarnContext(ctx, "searchfetch: backend cursor names the page it came with; paging ends",
 			"tool", t.opts.SearchName, "cursor", next)
 		return ""
 	case c.pages >= maxBackendPages:
-		t.opts.Logger.WarnContext(ctx, "searchfetch: backend pages past the most a search pages through; paging ends",
+		t.logger().WarnContext(ctx, "searchfetch: backend pages past the most a search pages through; paging ends",
 			"tool", t.opts.SearchName, "pages", c.pages, "max", maxBackendPages)
 		return ""
 	}

@@ -148,13 +148,14 @@ func (t *Tools) selectHits(ctx context.Context, in []mcpid.Hit, g *grants, from,
 
 // tooLong reports whether the fetch arguments of id, sealed when the
 // tools seal, would exceed MaxArgumentsSize. A seal adds "~" and
-// mcpid.SealTagLen characters that need no escape.
+// mcpid.SealTagLen characters that need no escape, and an IDArg longer
+// than "id" its extra bytes.
 func (t *Tools) tooLong(id string) bool {
-	seal := 0
+	more := len(t.opts.IDArg) - len(mcpid.FieldID)
 	if t.opts.Sealer != nil {
-		seal = 1 + mcpid.SealTagLen
+		more += 1 + mcpid.SealTagLen
 	}
-	return len(id)+seal > safeIDLen && fetchArgsSize(id, "")+seal > MaxArgumentsSize
+	return len(id)+more > safeIDLen && fetchArgsSize(id, "")+more > MaxArgumentsSize
 }
 
 // showable returns the id that fetches h, unsealed, or why no id the
@@ -195,7 +196,7 @@ func (t *Tools) reportDropped(ctx context.Context, i int, h mcpid.Hit, why strin
 		t.opts.OnDropped(i, h, err)
 		return
 	}
-	t.opts.Logger.WarnContext(ctx, "searchfetch: search hit dropped", "tool", t.opts.SearchName, "index", i, "error", err)
+	t.logger().WarnContext(ctx, "searchfetch: search hit dropped", "tool", t.opts.SearchName, "index", i, "error", err)
 }
 
 // tooLong is why a hit whose fetch arguments are too long is dropped.

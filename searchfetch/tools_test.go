@@ -25,8 +25,8 @@ func TestToolDefinitions(t *testing.T) {
 	}{
 		{
 			searchfetch.ModeDefault,
-			`{"type":"object","properties":{"query":{"type":"string","description":"What to look for across every connected source."},"cursor":{"type":"string","description":"Only to see more hits: the next_cursor a search result gave, with the same query."}},"required":["query"],"additionalProperties":false}`,
-			`{"type":"object","properties":{"id":{"type":"string","description":"An id exactly as search showed it."},"connection_id":{"type":"string","description":"Only where search showed a connection_id next to the id, or an ambiguous_connection error asks for one."},"offset":{"type":"integer","minimum":0,"description":"Only to read on in a text that came back cut (truncated): the next_offset that result gave."}},"required":["id"],"additionalProperties":false}`,
+			`{"type":"object","properties":{"query":{"type":"string","description":"What to look for across every connected source."},"cursor":{"type":"string","description":"Only for more hits: a next_cursor search gave."}},"required":["query"],"additionalProperties":false}`,
+			`{"type":"object","properties":{"id":{"type":"string","description":"An id exactly as search showed it."},"connection_id":{"type":"string"},"offset":{"type":"integer","minimum":0}},"required":["id"],"additionalProperties":false}`,
 		},
 		{
 			searchfetch.ModeChatGPT,

@@ -1,8 +1,10 @@
 // Package httpserve holds what the gosdk and mcpgo HTTP handlers share:
 // the defaults of their options, the verification of a request's caller,
 // the bounded read of its body, and the answers they give before an SDK
-// sees a request. Each SDK's handler keeps its own session accounting,
-// since each SDK opens sessions its own way.
+// sees a request, and the table of sessions ([Sessions]) that picks the
+// session to close when the bound is reached. Each SDK's handler counts
+// its own sessions for the bound, since each SDK opens sessions its own
+// way.
 package httpserve
 
 import (

@@ -1,54 +1,60 @@
-// Package lookalike tells which letters of scripts other than Latin look
-// like ASCII letters, which of those scripts a letter is of, and which
-// signs (punctuation, symbols, and runes of the Latin, Common and
-// Inherited scripts) look like ASCII text. The
-// preview's quoting of ids reads it, and so does its checker in
-// internal/testkit/previewcheck, so that both judge by one table.
+// Package lookalike tells which runes look like ASCII text: the letters
+// of scripts other than Latin that look like ASCII letters or text, which
+// of those scripts a letter is of, and the signs, every other rune that
+// looks like ASCII text whatever its category. The preview's quoting of
+// ids reads it, and so does its checker in internal/testkit/idlook, so
+// that both judge by one table.
 //
 // The table is generated from Unicode's confusables data (UTS #39) by the
-// program in gen, which documents what it keeps; the data file itself is
-// not kept in the tree. Scripts come from the standard library's unicode
-// tables.
+// program in gen, which documents what it keeps, from the pinned copy of
+// confusables.txt gzipped in testdata. Scripts and categories come from
+// the standard library's unicode tables.
 package lookalike
 
-//go:generate go run ./gen -o table.go $CONFUSABLES
+//go:generate go run ./gen -o table.go testdata/confusables.txt.gz
 
 import (
 	"slices"
 	"sync"
 )
 
-// Latin returns the ASCII letter that the letter r of a script other
-// than Latin looks like, as Cyrillic 'а' looks like 'a', and whether it
-// looks like one. Letters built on such a letter and combining marks, as
-// Cyrillic 'ё', look like the ASCII letter too.
-func Latin(r rune) (byte, bool) {
-	i, ok := slices.BinarySearch(letters[:], r)
-	if !ok {
-		return 0, false
-	}
-	return latin[i], true
+// Latin returns the ASCII text that the letter r of a script other than
+// Latin looks like, as Cyrillic 'а' looks like "a" and 'З' like "3", and
+// whether it looks like any. Letters built on such a letter and combining
+// marks, as Cyrillic 'ё', look like its text too. These letters are
+// judged word by word, by the scripts of the word, where a sign is judged
+// alone (see [ASCII]). It does not allocate.
+func Latin(r rune) (string, bool) {
+	return lookup(letters[:], letterEnds[:], letterASCII, r)
 }
 
 // ASCII returns the ASCII text that the rune r above ASCII looks like,
 // and whether it looks like any, for a rune that is not a decimal digit
-// (category Nd) and is a punctuation mark or a symbol (category P or S)
-// or of the Latin, Common or Inherited script: the division slash ∕ and
-// the fraction slash ⁄ look like "/", the hyphen ‐, the en dash – and the
-// minus sign − like "-", the ratio ∶ like ":", the Latin dental click ǀ
-// like "l", the dotless ı like "i", æ like "ae". The text is r's skeleton
-// in the sense of UTS #39. Digits of other scripts (Arabic ١) and letters
-// of other scripts (see [Latin]) are not signs. It does not allocate.
+// (category Nd) nor a letter that [Latin] tells, of any category: the
+// division slash ∕ and the fraction slash ⁄ look like "/", the hyphen ‐,
+// the en dash – and the minus sign − like "-", the ratio ∶ and the
+// Devanagari sign visarga ः like ":", the Latin dental click ǀ and the Old
+// Italic numeral one 𐌠 like "l", the dotless ı like "i", æ like "ae",
+// Katakana ノ like "/". The text is r's skeleton in the sense of UTS #39,
+// or r's prototype where only that is ASCII. Digits of other scripts
+// (Arabic ١) are not signs: they are read as numbers. It does not
+// allocate.
 func ASCII(r rune) (string, bool) {
-	i, ok := slices.BinarySearch(signs[:], r)
+	return lookup(signs[:], signEnds[:], signASCII, r)
+}
+
+// lookup returns the text of r in a table: runes in order, where the
+// text of each ends in all, which holds them one after the other.
+func lookup(runes []rune, ends []uint16, all string, r rune) (string, bool) {
+	i, ok := slices.BinarySearch(runes, r)
 	if !ok {
 		return "", false
 	}
 	start := 0
 	if i > 0 {
-		start = int(signEnds[i-1])
+		start = int(ends[i-1])
 	}
-	return signASCII[start:signEnds[i]], true
+	return all[start:ends[i]], true
 }
 
 // Scripts is the number of scripts that [Script] tells apart: Latin and

@@ -15,8 +15,10 @@
 // guard against the SDK's real transport. The guard passes exactly the
 // values that decoder takes, re-framed so that the SDK's framing cannot
 // disagree. Its own rules, beyond the SDK's, are the size and depth caps,
-// the refusal of batches, which MCP dropped in 2025-06-18, and, on mcp-go,
-// of ids that JSON-RPC forbids.
+// the refusal of batches, which MCP dropped in 2025-06-18, of a message
+// to a server whose envelope repeats a key (the SDK keeps the last value,
+// while a logger or a proxy reading the first sees another method), and,
+// on mcp-go, of ids that JSON-RPC forbids.
 //
 // The guard reads each line, once json.Valid has passed it, with a small
 // scanner of its own rather than encoding/json: for the depth cap, which
@@ -38,6 +40,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/mcpid/mcpid/internal/jsonlit"
 )
@@ -78,8 +81,11 @@ type Guard struct {
 	closed     chan struct{}
 	closeOnce  sync.Once
 
-	accept  Accept
-	dropped func(reason string)
+	accept Accept
+	// repeats refuses a message whose envelope repeats a key (a server's
+	// Guard), keys compared as encoding/json matches them with foldKeys.
+	repeats, foldKeys bool
+	dropped           func(reason string)
 }
 
 // Accept is an SDK's own verdict on one message: it returns nil when the
@@ -92,12 +98,14 @@ type Accept func(msg []byte) error
 // New returns a Guard over r and w, for a server: it answers each refused
 // line on w, but a refused response, which JSON-RPC never answers (and
 // which answered could bounce between two guards forever). accept is the
-// SDK's decoder.
+// SDK's decoder. It also refuses a message whose envelope repeats a key,
+// which the SDK would read as the last value while a logger or a proxy
+// in front of the server reads the first.
 func New(r io.Reader, w io.Writer, accept Accept) *Guard {
 	if accept == nil {
 		accept = CheckMessage
 	}
-	g := &Guard{in: bufio.NewReaderSize(r, 64<<10), out: w, accept: accept}
+	g := &Guard{in: bufio.NewReaderSize(r, 64<<10), out: w, accept: accept, repeats: true}
 	if c, ok := r.(io.Closer); ok {
 		g.closer = c
 	}
@@ -107,12 +115,22 @@ func New(r io.Reader, w io.Writer, accept Accept) *Guard {
 // NewQuiet returns a Guard over r for a client, which reads what a server
 // prints: it answers nothing, and drops each refused line (a stray log
 // line on the server's stdout, say), calling dropped, when not nil, with
-// the reason.
+// the reason. It passes a message whose envelope repeats a key, as the SDK
+// reads it: a client acts on the message its SDK decodes, and hands no
+// one the line.
 func NewQuiet(r io.Reader, accept Accept, dropped func(reason string)) *Guard {
 	g := New(r, nil, accept)
+	g.repeats = false
 	g.dropped = dropped
 	return g
 }
+
+// FoldKeys makes the Guard compare the keys of an envelope as
+// encoding/json matches keys to struct fields, case-insensitively
+// (bytes.EqualFold), for an SDK that decodes its envelope that way:
+// "Method" then repeats "method", since either would set the method the
+// SDK runs. Call it before the first Read.
+func (g *Guard) FoldKeys() { g.foldKeys = true }
 
 // Read implements io.Reader: it returns the bytes of the acceptable lines,
 // and answers the others on the writer as it meets them.
@@ -215,7 +233,8 @@ func (g *Guard) readLine() ([]byte, error) {
 // answer it under (nil for null), or code 0 when the line is an acceptable
 // message: valid JSON (the SDK frames a line with encoding/json before it
 // decodes it), one object, nested no deeper than MaxDepth, that the SDK's
-// decoder accepts. Each check reads the line once.
+// decoder accepts, and, for a server's Guard, whose envelope repeats no
+// key. Each check reads the line once.
 func (g *Guard) check(line []byte) (id json.RawMessage, code int, msg string) {
 	if !json.Valid(line) {
 		return nil, CodeParseError, "the message is not valid JSON"
@@ -227,12 +246,97 @@ func (g *Guard) check(line []byte) (id json.RawMessage, code int, msg string) {
 		msg = "batches are not supported: send one message a line"
 	case line[0] != '{':
 		msg = "a message must be a JSON object"
-	case g.accept(line) == nil:
-		return nil, 0, ""
 	default:
+		if key, ok := g.repeatedKey(line); ok {
+			id = idOf(line)
+			if sameKey([]byte(key), []byte("id"), g.foldKeys) {
+				id = nil // two ids name no one request: the answer names none
+			}
+			return id, CodeInvalidRequest, "the message repeats the key " + strconv.Quote(key) + ": send each key once"
+		}
+		if g.accept(line) == nil {
+			return nil, 0, ""
+		}
 		msg = "the message is not a valid JSON-RPC request, notification or response"
 	}
 	return idOf(line), CodeInvalidRequest, msg
+}
+
+// pairwiseKeys is how many keys of an envelope repeatedKey compares
+// pair by pair, allocating nothing: an MCP message has at most five
+// (jsonrpc, id, method, params, and result or error). An envelope with
+// more is checked with a map.
+const pairwiseKeys = 16
+
+// repeatedKey returns the first key of the JSON object line, which must
+// be valid JSON, that repeats an earlier one, compared decoded (and with
+// FoldKeys, case-insensitively), and reports whether there is one; a
+// quiet Guard finds none. A repeated
+// key smuggles a message: the SDK keeps the last value, while a logger or
+// a proxy that reads the first sees another method, id or params.
+func (g *Guard) repeatedKey(line []byte) (string, bool) {
+	if !g.repeats {
+		return "", false
+	}
+	fold := g.foldKeys
+	var few [pairwiseKeys][]byte
+	n := 0
+	var many map[string]bool
+	var repeated []byte
+	members(line, func(key, _ []byte) {
+		switch {
+		case repeated != nil:
+			return
+		case many == nil:
+			for _, k := range few[:n] {
+				if sameKey(k, key, fold) {
+					repeated = key
+					return
+				}
+			}
+			if n < len(few) {
+				few[n] = key
+				n++
+				return
+			}
+			many = make(map[string]bool, 2*len(few))
+			for _, k := range few {
+				many[keyOf(k, fold)] = true
+			}
+		}
+		k := keyOf(key, fold)
+		if many[k] {
+			repeated = key
+			return
+		}
+		many[k] = true
+	})
+	return string(repeated), repeated != nil
+}
+
+// sameKey reports whether the decoded keys a and b are one key, with fold
+// case-insensitively.
+func sameKey(a, b []byte, fold bool) bool {
+	if fold {
+		return bytes.EqualFold(a, b)
+	}
+	return bytes.Equal(a, b)
+}
+
+// keyOf returns the decoded key k as a map key: itself, or with fold the
+// same string for every key bytes.EqualFold takes for k (each rune the
+// least of its simple case folding orbit).
+func keyOf(k []byte, fold bool) string {
+	if !fold {
+		return string(k)
+	}
+	return strings.Map(func(r rune) rune {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		return least
+	}, string(k))
 }
 
 // CheckMessage returns an error unless line is a JSON-RPC 2.0 message: a

@@ -31,9 +31,10 @@ type Limits struct {
 	// MaxBody bounds a request body in bytes (HTTPOptions.MaxBody).
 	MaxBody int64
 	// MaxSessions bounds the MCP sessions open at once
-	// (HTTPOptions.MaxSessions): beyond it, 503. Idle sessions hold
-	// memory until SessionIdle ends them, and one client can open
-	// thousands a second.
+	// (HTTPOptions.MaxSessions): at the bound a new session closes the
+	// one idle longest, and only while every session has a request in
+	// flight is it refused, 503. Idle sessions hold memory until
+	// SessionIdle ends them, and one client can open thousands a second.
 	MaxSessions int
 }
 

@@ -21,7 +21,7 @@ type Mode struct {
 func (m *Mode) Register(fs *flag.FlagSet) {
 	fs.BoolVar(&m.Stdio, "stdio", false, "serve MCP over stdin and stdout")
 	fs.StringVar(&m.HTTP, "http", "", "serve MCP streamable HTTP at http://`ADDR`/mcp (a loopback address)")
-	fs.IntVar(&m.MaxSessions, "max-sessions", DefaultLimits.MaxSessions, "with -http, the most MCP sessions open at once; beyond, 503")
+	fs.IntVar(&m.MaxSessions, "max-sessions", DefaultLimits.MaxSessions, "with -http, the most MCP sessions open at once; beyond, a new one closes the one idle longest")
 }
 
 // Limits returns DefaultLimits with the session bound m chose.

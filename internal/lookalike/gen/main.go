@@ -1,34 +1,41 @@
-// Command gen writes the table of package lookalike: the letters of other
-// scripts that look like an ASCII letter, by the data of Unicode's
-// security mechanisms (UTS #39). It reads confusables.txt, whose path is
-// its argument, and the scripts of the standard library's unicode
-// package:
+// Command gen writes the table of package lookalike: the runes that look
+// like ASCII text, by the data of Unicode's security mechanisms (UTS #39).
+// It reads confusables.txt, whose path is its argument (gzipped when the
+// name ends in .gz, as the pinned copy in ../testdata is), and the scripts
+// and categories of the standard library's unicode package:
 //
-//	go run ./gen -o table.go /path/to/confusables.txt
+//	go run ./gen -o table.go testdata/confusables.txt.gz
 //
-// A letter r looks like the ASCII letter c when the skeleton of r's base
-// (the first rune of its canonical decomposition) is the skeleton of c,
-// the skeleton being UTS #39's: the NFD of the string, each rune replaced
-// by its prototype in confusables.txt, and NFD again. So Cyrillic а, Greek
-// ο and Armenian օ are in the table, and so are the precomposed letters
-// built on them, such as Cyrillic ё. Only letters of a script other than
-// Latin, Common and Inherited are kept: look-alikes within Latin (l and
-// I) and styled letters (mathematical alphanumerics) are not the table's
-// concern.
+// A rune looks like ASCII text when its skeleton is ASCII, the skeleton
+// being UTS #39's: the NFD of the string, each rune replaced by its
+// prototype in confusables.txt, and NFD again; or, where that is not
+// ASCII, when its own prototype is, as for Ơ (O').
 //
-// It also writes the signs: every rune above ASCII that is not a decimal
-// digit (category Nd) and is a punctuation mark or a symbol (category P
-// or S) or of the Latin, Common or Inherited script, whose skeleton is
-// ASCII, with that skeleton: the division slash ∕ and the fraction slash
-// ⁄ (/), hyphens such as ‐ and – and the minus sign − (-), the ratio ∶
-// (:), the Latin dental click ǀ (l), the dotless ı (i), æ (ae). Digits of
-// other scripts stay out: ١ looks like l, yet an Arabic number is not to
-// be quoted for it. Letters of other scripts are the first table's.
+// The letters are those of the scripts other than Latin, Common and
+// Inherited that have a letter whose base (the first rune of its
+// canonical decomposition) has the skeleton of an ASCII letter: Cyrillic
+// а, Greek ο and Armenian օ, and the precomposed letters built on them,
+// such as Cyrillic ё. Every letter of those scripts whose base, or which
+// itself, looks like other ASCII text is kept too, with that text:
+// Cyrillic З (3) and Ы (bl). The word rules of the preview judge them.
+// Look-alikes within Latin (l and I) and styled letters (mathematical
+// alphanumerics) are not the table's concern.
+//
+// The signs are every other rune above ASCII that the unicode tables
+// assign, that is not a decimal digit (category Nd), and that looks like
+// ASCII text, of any category: the division slash ∕ and the fraction
+// slash ⁄ (/), hyphens such as ‐ and – and the minus sign − (-), the ratio
+// ∶ (:), the Latin dental click ǀ (l), the dotless ı (i), æ (ae), the
+// Devanagari sign visarga ः (:), the Telugu anusvara ం (o), the Old Italic
+// numeral one 𐌠 (l), the ideographic zero 〇 (O), Katakana ノ (/).
+// Digits of other scripts stay out: ١ looks like l, yet an Arabic number
+// is not to be quoted for it.
 package main
 
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"errors"
 	"flag"
@@ -47,7 +54,7 @@ import (
 func main() {
 	out := flag.String("o", "table.go", "the file to write")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: gen [-o table.go] path/to/confusables.txt")
+		fmt.Fprintln(os.Stderr, "usage: gen [-o table.go] path/to/confusables.txt[.gz]")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -66,12 +73,21 @@ func run(in, out string) error {
 	if err != nil {
 		return err
 	}
+	if strings.HasSuffix(in, ".gz") {
+		zr, err := gzip.NewReader(bytes.NewReader(data))
+		if err != nil {
+			return fmt.Errorf("%s: %w", in, err)
+		}
+		if data, err = io.ReadAll(zr); err != nil {
+			return fmt.Errorf("%s: %w", in, err)
+		}
+	}
 	protos, version, err := parse(bytes.NewReader(data))
 	if err != nil {
 		return fmt.Errorf("%s: %w", in, err)
 	}
 	entries, scripts := lookalikes(protos)
-	src, err := render(entries, scripts, asciiSigns(protos), version, sha256.Sum256(data))
+	src, err := render(entries, scripts, asciiSigns(protos, entries), version, sha256.Sum256(data))
 	if err != nil {
 		return err
 	}
@@ -152,13 +168,19 @@ func skeleton(protos map[rune][]rune, s string) string {
 // entry is one look-alike letter.
 type entry struct {
 	r      rune
-	latin  byte // the ASCII letter it looks like
+	ascii  string // the ASCII text it looks like
 	script string
 }
 
 // lookalikes returns the letters of scripts other than Latin, Common and
-// Inherited whose base has the skeleton of an ASCII letter, in order, and
-// the names of their scripts, in order.
+// Inherited that look like ASCII text, in order, and the names of their
+// scripts, in order. Those scripts are the ones with a letter whose base
+// has the skeleton of an ASCII letter, such as Cyrillic а. A letter of
+// one of them whose base has another ASCII skeleton, such as Cyrillic З
+// (3) or Ы (bl), or that itself looks like ASCII text (see asciiText), is
+// kept too, with that text, so that the word rules judge every look-alike
+// letter of such a script. A letter of any other script that looks like
+// ASCII text, such as Katakana ノ (/), is a sign.
 func lookalikes(protos map[rune][]rune) ([]entry, []string) {
 	ascii := make(map[string]byte)
 	for _, c := range "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" {
@@ -176,8 +198,8 @@ func lookalikes(protos map[rune][]rune) ([]entry, []string) {
 		}
 	}
 	slices.Sort(names)
-	var entries []entry
 	used := make(map[string]bool)
+	var entries []entry
 	for r := rune(0x80); r <= unicode.MaxRune; r++ {
 		if !unicode.IsLetter(r) {
 			continue
@@ -187,13 +209,21 @@ func lookalikes(protos map[rune][]rune) ([]entry, []string) {
 			continue
 		}
 		base := []rune(norm.NFD.String(string(r)))[0]
-		c, ok := ascii[skeleton(protos, string(base))]
-		if !ok {
-			continue
+		sk := skeleton(protos, string(base))
+		text, ok := "", false
+		if c, letter := ascii[sk]; letter {
+			text, ok = string(c), true
+			used[names[i]] = true
+		} else if isASCII(sk) {
+			text, ok = sk, true
+		} else {
+			text, ok = asciiText(protos, r)
 		}
-		entries = append(entries, entry{r, c, names[i]})
-		used[names[i]] = true
+		if ok {
+			entries = append(entries, entry{r, text, names[i]})
+		}
 	}
+	entries = slices.DeleteFunc(entries, func(e entry) bool { return !used[e.script] })
 	var scripts []string
 	for _, n := range names {
 		if used[n] {
@@ -203,27 +233,57 @@ func lookalikes(protos map[rune][]rune) ([]entry, []string) {
 	return entries, scripts
 }
 
-// sign is a rune whose skeleton is ASCII.
+// isASCII reports whether s is ASCII text, not empty.
+func isASCII(s string) bool {
+	return s != "" && strings.IndexFunc(s, func(c rune) bool { return c >= 0x80 }) < 0
+}
+
+// asciiText returns the ASCII text that r looks like, and whether it
+// looks like any: r's skeleton, or where that is not ASCII, r's own
+// prototype in confusables.txt, as for Ơ, whose skeleton is O and a horn
+// but whose prototype is O'.
+func asciiText(protos map[rune][]rune, r rune) (string, bool) {
+	if sk := skeleton(protos, string(r)); isASCII(sk) {
+		return sk, true
+	}
+	if p := string(protos[r]); isASCII(p) {
+		return p, true
+	}
+	return "", false
+}
+
+// assigned reports whether the unicode tables give r a category. A rune
+// that only a later Unicode assigns, such as the outlined digits of
+// Unicode 16 (category Nd there), is not printable to Go, so the preview
+// escapes it anyway, and its category is not known here.
+func assigned(r rune) bool {
+	return unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Z, unicode.Cc, unicode.Cf, unicode.Co, unicode.Cs)
+}
+
+// sign is a rune that looks like ASCII text.
 type sign struct {
 	r     rune
-	ascii string // its skeleton
+	ascii string // the text it looks like
 }
 
 // asciiSigns returns, in order, the runes above ASCII that are not
-// decimal digits, are of category P or S or of the Latin, Common or
-// Inherited script, and whose skeleton is ASCII.
-func asciiSigns(protos map[rune][]rune) []sign {
+// decimal digits and look like ASCII text (see asciiText), of any
+// category (punctuation, symbols, marks, numbers, letters), but the
+// letters of entries, which the word rules judge, and runes the unicode
+// tables do not assign.
+func asciiSigns(protos map[rune][]rune, entries []entry) []sign {
+	letters := make(map[rune]bool, len(entries))
+	for _, e := range entries {
+		letters[e.r] = true
+	}
 	var signs []sign
 	for r := rune(0x80); r <= unicode.MaxRune; r++ {
-		if unicode.Is(unicode.Nd, r) ||
-			!unicode.In(r, unicode.P, unicode.S, unicode.Latin, unicode.Common, unicode.Inherited) {
+		if unicode.Is(unicode.Nd, r) || letters[r] || !assigned(r) {
 			continue
 		}
-		sk := skeleton(protos, string(r))
-		if sk == "" || strings.IndexFunc(sk, func(c rune) bool { return c >= 0x80 }) >= 0 {
-			continue
+		if text, ok := asciiText(protos, r); ok {
+			signs = append(signs, sign{r, text})
 		}
-		signs = append(signs, sign{r, sk})
 	}
 	return signs
 }
@@ -238,8 +298,8 @@ func render(entries []entry, scripts []string, signs []sign, version string, sum
 	fmt.Fprintf(&b, "// Made from Unicode Security Mechanisms for UTS #39, confusables.txt\n")
 	fmt.Fprintf(&b, "// version %s, sha256:\n// %x,\n", version, sum)
 	fmt.Fprintf(&b, "// with the scripts and letters of Go's unicode package, Unicode %s.\n", unicode.Version)
-	fmt.Fprintf(&b, "// Regenerate with go generate and CONFUSABLES set to the path of\n")
-	fmt.Fprintf(&b, "// confusables.txt; the data file is not kept in the tree.\n\n")
+	fmt.Fprintf(&b, "// Regenerate with go generate, which reads the copy gzipped in\n")
+	fmt.Fprintf(&b, "// testdata/confusables.txt.gz.\n\n")
 	fmt.Fprintf(&b, "package lookalike\n\nimport \"unicode\"\n\n")
 	fmt.Fprintf(&b, "// ConfusablesVersion is the version of confusables.txt the table was\n// made from.\n")
 	short, _, _ := strings.Cut(version, " ")
@@ -252,57 +312,59 @@ func render(entries []entry, scripts []string, signs []sign, version string, sum
 	fmt.Fprintf(&b, "}\n\n")
 	fmt.Fprintf(&b, "// letters holds the %d look-alike letters, in order.\n", len(entries))
 	runes := make([]rune, len(entries))
+	texts := make([]string, len(entries))
 	for i, e := range entries {
-		runes[i] = e.r
+		runes[i], texts[i] = e.r, e.ascii
 	}
 	writeRunes(&b, "letters", runes)
-	fmt.Fprintf(&b, "// latin holds the ASCII letter that each of letters looks like.\n")
-	fmt.Fprintf(&b, "const latin = ")
-	for i := 0; i < len(entries); i += 64 {
-		if i > 0 {
-			b.WriteString(" +\n\t")
-		}
-		var s []byte
-		for _, e := range entries[i:min(i+64, len(entries))] {
-			s = append(s, e.latin)
-		}
-		fmt.Fprintf(&b, "%q", s)
+	if err := writeTexts(&b, "letter", "letters", texts); err != nil {
+		return nil, err
 	}
-	b.WriteString("\n\n")
-	fmt.Fprintf(&b, "// signs holds the %d runes whose skeleton is ASCII, in order.\n", len(signs))
+	fmt.Fprintf(&b, "// signs holds the %d other runes that look like ASCII text, in order.\n", len(signs))
 	runes = make([]rune, len(signs))
+	texts = make([]string, len(signs))
 	for i, sg := range signs {
-		runes[i] = sg.r
+		runes[i], texts[i] = sg.r, sg.ascii
 	}
 	writeRunes(&b, "signs", runes)
-	fmt.Fprintf(&b, "// signEnds holds where the skeleton of each of signs ends in\n// signASCII, which holds them one after the other.\n")
-	fmt.Fprintf(&b, "var signEnds = [...]uint16{")
+	if err := writeTexts(&b, "sign", "signs", texts); err != nil {
+		return nil, err
+	}
+	return format.Source(b.Bytes())
+}
+
+// writeTexts writes the ASCII texts of the runes of the array of that
+// name: the array prefix+"Ends" of where each ends, eight a line, and
+// the constant prefix+"ASCII" that holds them one after the other.
+func writeTexts(b *bytes.Buffer, prefix, name string, texts []string) error {
+	fmt.Fprintf(b, "// %sEnds holds where the text of each of %s ends in\n// %sASCII, which holds them one after the other.\n", prefix, name, prefix)
+	fmt.Fprintf(b, "var %sEnds = [...]uint16{", prefix)
 	end := 0
 	var all []byte
-	for i, sg := range signs {
+	for i, t := range texts {
 		if i%8 == 0 {
 			b.WriteString("\n\t")
 		} else {
 			b.WriteByte(' ')
 		}
-		end += len(sg.ascii)
-		all = append(all, sg.ascii...)
-		fmt.Fprintf(&b, "%d,", end)
+		end += len(t)
+		all = append(all, t...)
+		fmt.Fprintf(b, "%d,", end)
 	}
 	if end > 0xffff {
-		return nil, fmt.Errorf("%d bytes of skeletons do not fit uint16 ends", end)
+		return fmt.Errorf("%d bytes of %s texts do not fit uint16 ends", end, prefix)
 	}
-	fmt.Fprintf(&b, "\n}\n\n")
-	fmt.Fprintf(&b, "// signASCII holds the skeletons of signs.\n")
-	fmt.Fprintf(&b, "const signASCII = ")
+	fmt.Fprintf(b, "\n}\n\n")
+	fmt.Fprintf(b, "// %sASCII holds the texts of %s.\n", prefix, name)
+	fmt.Fprintf(b, "const %sASCII = ", prefix)
 	for i := 0; i < len(all); i += 64 {
 		if i > 0 {
 			b.WriteString(" +\n\t")
 		}
-		fmt.Fprintf(&b, "%q", all[i:min(i+64, len(all))])
+		fmt.Fprintf(b, "%q", all[i:min(i+64, len(all))])
 	}
-	b.WriteString("\n")
-	return format.Source(b.Bytes())
+	b.WriteString("\n\n")
+	return nil
 }
 
 // writeRunes writes the array var name holding runes, eight a line.

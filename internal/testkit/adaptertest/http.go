@@ -83,6 +83,10 @@ func (h HTTPHarness) serve(t testing.TB, b searchfetch.Backend, tools *searchfet
 // RunHTTP runs the HTTP tests that every SDK's NewHTTPHandler must pass.
 func RunHTTP(t *testing.T, h HTTPHarness) {
 	t.Run("session cap under a burst", func(t *testing.T) { sessionCapBurst(t, h) })
+	t.Run("a flood closes the sessions idle longest", func(t *testing.T) { floodClosesIdlest(t, h) })
+	t.Run("a user's flood closes that user's sessions", func(t *testing.T) { floodClosesOwn(t, h) })
+	t.Run("a request in flight protects its session", func(t *testing.T) { inFlightProtects(t, h) })
+	t.Run("an event stream does not protect its session", func(t *testing.T) { streamDoesNotProtect(t, h) })
 	t.Run("idle sessions expire", func(t *testing.T) { idleExpiry(t, h) })
 	t.Run("body cap", func(t *testing.T) { bodyCap(t, h) })
 	t.Run("verify", func(t *testing.T) { verifyCaller(t, h) })
@@ -119,10 +123,12 @@ func (h HTTPHarness) connectAs(stateless bool) ConnectAs {
 
 // sessionCapBurst: a burst of concurrent initializes, a third without a
 // session header, a third with a made-up one in no particular form and a
-// third with a made-up one in the form an SDK generates, opens exactly
-// MaxSessions sessions; every other request is refused (503) or, where
-// the SDK does not know the session it names, 404; the server never
-// holds more sessions than the bound, sampled throughout the burst.
+// third with a made-up one in the form an SDK generates, opens at least
+// MaxSessions sessions, closing idle ones to make room; every other
+// request is refused (503, while every session is still being opened)
+// or, where the SDK does not know the session it names, 404; the server
+// never holds more sessions than the bound, sampled throughout the burst,
+// and a real client gets in after it.
 func sessionCapBurst(t *testing.T, h HTTPHarness) {
 	const limit, burst = 3, 90
 	url, sessions := h.serve(t, &Backend{}, nil, HTTPOptions{MaxSessions: limit, SessionIdle: time.Hour})
@@ -175,23 +181,21 @@ func sessionCapBurst(t *testing.T, h HTTPHarness) {
 	wg.Wait()
 	close(stop)
 	<-sampled
-	assert.Equal(t, limit, opened, "initializes answered with a session (statuses %v)", status)
-	assert.Equal(t, limit, sessions(), "sessions open after the burst")
+	assert.GreaterOrEqual(t, opened, limit, "initializes answered with a session (statuses %v)", status)
+	assert.Equal(t, opened, status[http.StatusOK], "statuses %v", status)
+	assert.LessOrEqual(t, sessions(), limit, "sessions open after the burst")
 	assert.LessOrEqual(t, most.Load(), int64(limit), "sessions open at once during the burst")
-	assert.Equal(t, limit, status[http.StatusOK], "statuses %v", status)
 	assert.Equal(t, burst, status[http.StatusOK]+status[http.StatusServiceUnavailable]+status[http.StatusNotFound], "statuses %v", status)
-	assert.Positive(t, status[http.StatusServiceUnavailable], "statuses %v", status)
 
-	// Full, the server refuses a real client too, whatever it sends.
-	for _, hdr := range headers {
-		resp, _ := post(t, url, initialize, hdr, false)
-		assert.Contains(t, []int{http.StatusServiceUnavailable, http.StatusNotFound}, resp.StatusCode, "headers %v", hdr)
-	}
-	assert.Equal(t, limit, sessions())
+	// Full, the server admits a real client: it closes an idle session.
+	c := h.Connect(t, url, http.DefaultClient)
+	a := c.Call(t, "search", map[string]any{"query": "refund"})
+	require.False(t, a.IsError, "%v", a.Texts)
+	assert.LessOrEqual(t, sessions(), limit)
 }
 
 // idleExpiry: sessions left idle end after SessionIdle, and then a real
-// client, refused while the server was full, gets in and calls a tool.
+// client gets in and calls a tool.
 func idleExpiry(t *testing.T, h HTTPHarness) {
 	const limit = 2
 	b := &Backend{}
@@ -200,8 +204,6 @@ func idleExpiry(t *testing.T, h HTTPHarness) {
 		resp, _ := post(t, url, initialize, nil, false)
 		require.Equal(t, http.StatusOK, resp.StatusCode)
 	}
-	resp, _ := post(t, url, initialize, nil, false)
-	require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, "the server is full")
 	require.Eventually(t, func() bool { return sessions() == 0 }, waitFor, 50*time.Millisecond, "idle sessions end")
 	c := h.Connect(t, url, http.DefaultClient)
 	a := c.Call(t, "search", map[string]any{"query": "refund"})

@@ -104,6 +104,7 @@ func Run(t *testing.T, connect Connect) {
 	t.Run("IgnoredContext", func(t *testing.T) { ignoredContext(t, connect) })
 	t.Run("Panicked", func(t *testing.T) { panicked(t, connect) })
 	t.Run("ReadOn", func(t *testing.T) { readOn(t, connect) })
+	t.Run("Records", func(t *testing.T) { records(t, connect) })
 	t.Run("Aliases", func(t *testing.T) { aliasJourneys(t, connect) })
 	t.Run("Pages", func(t *testing.T) { pages(t, connect) })
 }

@@ -42,6 +42,9 @@ func HostileLines() []HostileLine {
 		{"no version", `{"id":"a","method":"ping"}`, -32600, `"a"`},
 		{"null", `null`, -32600, "null"},
 		{"a string", `"ping"`, -32600, "null"},
+		{"method twice", `{"jsonrpc":"2.0","id":11,"method":"tools/call","method":"tools/list"}`, -32600, "11"},
+		{"method twice, once escaped", `{"jsonrpc":"2.0","id":12,"method":"tools/list","meth\u006fd":"ping"}`, -32600, "12"},
+		{"id twice", `{"jsonrpc":"2.0","id":13,"id":14,"method":"ping"}`, -32600, "null"},
 		{"line over 16 MiB", `{"jsonrpc":"2.0","id":9,"method":"ping","params":{"x":"` + strings.Repeat("a", 17<<20) + `"}}`, -32600, "null"},
 	}
 }
@@ -66,9 +69,9 @@ func SeedHostileLines(f *testing.F) {
 // MutatedLines returns n lines made from real JSON-RPC messages by one to
 // three mutations each (white space, JSON and not, before, after and
 // inside; other ids, null, 1.0 and 1e400 among them; a byte deleted; a
-// key's case), deterministically: the corpus of the differentials between
-// a guard and an SDK's real transport. No line holds a newline or starts
-// a batch, which a guard refuses by rule.
+// key's case; a key repeated), deterministically: the corpus of the
+// differentials between a guard and an SDK's real transport. No line holds
+// a newline or starts a batch, which a guard refuses by rule.
 func MutatedLines(n int) []string {
 	bases := []string{
 		`{"jsonrpc":"2.0","id":1,"method":"ping"}`,
@@ -82,7 +85,7 @@ func MutatedLines(n int) []string {
 	rng := rand.New(rand.NewPCG(1, 2))
 	pick := func(s []string) string { return s[rng.IntN(len(s))] }
 	mutate := func(s string) string {
-		switch rng.IntN(6) {
+		switch rng.IntN(7) {
 		case 0:
 			return s + pick(space)
 		case 1:
@@ -100,8 +103,13 @@ func MutatedLines(n int) []string {
 		case 4:
 			i := rng.IntN(len(s) + 1)
 			return s[:i] + pick(space) + s[i:]
-		default:
+		case 5:
 			return strings.Replace(s, `"jsonrpc"`, `"JSONRPC"`, 1)
+		default:
+			if strings.Contains(s, `"method":`) {
+				return strings.Replace(s, `"method":`, `"method":"tools/list","method":`, 1)
+			}
+			return strings.Replace(s, `"jsonrpc":`, `"jsonrpc":"2.0","jsonrpc":`, 1)
 		}
 	}
 	lines := make([]string, 0, n)
@@ -115,6 +123,37 @@ func MutatedLines(n int) []string {
 		}
 	}
 	return lines
+}
+
+// RepeatsKey reports whether line is a JSON object that repeats a key,
+// compared decoded by encoding/json (with fold, as encoding/json matches
+// keys to struct fields: bytes.EqualFold): the one line a hardened stdio
+// transport refuses that its SDK would read. It is the slow reference of
+// the differentials, written with encoding/json's tokenizer.
+func RepeatsKey(line string, fold bool) bool {
+	dec := json.NewDecoder(strings.NewReader(line))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return false
+	}
+	var keys []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		key, _ := tok.(string)
+		for _, k := range keys {
+			if k == key || (fold && strings.EqualFold(k, key)) {
+				return true
+			}
+		}
+		keys = append(keys, key)
+		var v json.RawMessage
+		if dec.Decode(&v) != nil {
+			return false
+		}
+	}
+	return false
 }
 
 // Serve serves an SDK's server with the tools over newline-delimited

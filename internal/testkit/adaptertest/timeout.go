@@ -73,15 +73,17 @@ func (panicking) Fetch(context.Context, searchfetch.FetchRequest) (searchfetch.D
 }
 
 // panicked: a backend that panics, on a pooled worker (the default) or
-// inline, gets a generic resource_unavailable answer, the panic's words
-// not among it, and the server goes on.
+// inline, gets a generic resource_error answer (not retryable: the same
+// call panics again), the panic's words not among it, and the server goes
+// on.
 func panicked(t *testing.T, connect Connect) {
 	for _, inline := range []bool{false, true} {
 		c := connect(t, panicking{}, &searchfetch.Options{Inline: inline})
 		for _, call := range BenchCalls {
 			a := c.Call(t, call.Tool, call.Args)
-			e := RequireToolError(t, a, mcpid.CodeResourceUnavailable)
-			assert.Equal(t, "the source failed to answer", e.Message(), "%s, inline %v", call.Tool, inline)
+			e := RequireToolError(t, a, mcpid.CodeResourceError)
+			assert.Equal(t, "the source failed the request", e.Message(), "%s, inline %v", call.Tool, inline)
+			assert.NotContains(t, a.Texts[0], `"retryable"`)
 			assert.NotContains(t, a.Texts[0], "nil map")
 			assert.NotContains(t, a.Texts[0], "out of range")
 		}

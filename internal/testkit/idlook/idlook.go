@@ -72,7 +72,7 @@ func hiddenRunes(id string) []bool {
 	for i, r := range rs {
 		s := string(r)
 		_, sign := lookalike.ASCII(r)
-		hidden[i] = !unicode.IsPrint(r) || invisible(r) || norm.NFKC.String(s) != s || sign ||
+		hidden[i] = !unicode.IsPrint(r) || invisible(r) || norm.NFKC.String(s) != s || sign || afterSoftDotted(rs, i) ||
 			!nfc && (unicode.Is(unicode.M, r) || !norm.NFC.PropertiesString(s).BoundaryBefore() || norm.NFC.String(s) != s)
 	}
 	inWord := func(r rune) bool { return unicode.IsLetter(r) || unicode.Is(unicode.M, r) }
@@ -91,10 +91,27 @@ func hiddenRunes(id string) []bool {
 	return hidden
 }
 
+// afterSoftDotted reports whether rs[i] is a combining mark above
+// (combining class 230) that Unicode's After_Soft_Dotted condition puts
+// on a soft-dotted letter: the last rune before it of class 0 or 230 is
+// of class 0 and soft-dotted, as i and j are.
+func afterSoftDotted(rs []rune, i int) bool {
+	ccc := func(r rune) uint8 { return norm.NFD.PropertiesString(string(r)).CCC() }
+	if ccc(rs[i]) != 230 {
+		return false
+	}
+	for j := i - 1; j >= 0; j-- {
+		if c := ccc(rs[j]); c == 0 || c == 230 {
+			return c == 0 && unicode.Is(unicode.Soft_Dotted, rs[j])
+		}
+	}
+	return false
+}
+
 // hideWord marks the letters of word that the preview escapes: in a word
 // that mixes scripts with Latin look-alikes, the letters of those scripts
 // but Latin; in a word of one such script other than Latin whose letters
-// of it all look like Latin ones, those letters.
+// of it all look like ASCII text, those letters.
 func hideWord(word []rune, hidden []bool) {
 	scripts := map[string]bool{}
 	lookalikes, others := false, false
@@ -175,18 +192,20 @@ func escapeU(r rune) string {
 // the rule covers: the equivalents of NFKC (decomposed accents, the Kelvin
 // and Ångström signs, fullwidth forms, ligatures, mathematical letters,
 // Roman numerals) made one, invisible runes dropped, each letter of
-// another script that looks like an ASCII letter read as that letter, and
-// each sign that looks like ASCII text (a division slash, a hyphen, the
-// dental click ǀ) read as that text. Two shown ids with the same Look look
-// the same.
+// another script that looks like ASCII text (Cyrillic а like a, З like 3)
+// and each sign that does (a division slash, a hyphen, the dental click
+// ǀ, a Devanagari visarga) read as that text, and a dot above on a
+// soft-dotted letter (i and U+0307) read as the letter's own dot. Two
+// shown ids with the same Look look the same.
 func Look(shown string) string {
 	var b strings.Builder
-	for _, r := range norm.NFKD.String(shown) {
+	rs := []rune(norm.NFKD.String(shown))
+	for i, r := range rs {
 		if c, ok := lookalike.Latin(r); ok {
-			b.WriteByte(c)
+			b.WriteString(c)
 		} else if s, ok := lookalike.ASCII(r); ok {
 			b.WriteString(s)
-		} else if !invisible(r) {
+		} else if !invisible(r) && !(r == '\u0307' && afterSoftDotted(rs, i)) {
 			b.WriteRune(r)
 		}
 	}

@@ -15,6 +15,7 @@ var byCode = map[mcpid.Code]error{
 	mcpid.CodeAmbiguousConnection:     mcpid.ErrAmbiguousConnection,
 	mcpid.CodeNotFound:                mcpid.ErrNotFound,
 	mcpid.CodeResourceUnavailable:     mcpid.ErrResourceUnavailable,
+	mcpid.CodeResourceError:           mcpid.ErrResourceError,
 	mcpid.CodeInvalidResourceResponse: mcpid.ErrInvalidResourceResponse,
 	mcpid.CodeUnknownID:               mcpid.ErrUnknownID,
 	mcpid.CodeForbidden:               mcpid.ErrForbidden,

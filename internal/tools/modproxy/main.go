@@ -7,10 +7,12 @@
 // the repository and with no replace directive, builds and runs a
 // consumer module that go gets each of them (the SDKs, database clients
 // and other dependencies come from the configured proxy). The consumer
-// (testdata/consumer/main.go) is made of the README's go snippets marked
-// <!-- consumer -->, each of which must stand in it verbatim, and imports
-// every released package; a marked snippet that is a whole program
-// (package main) is built as it stands, beside it.
+// (testdata/consumer/main.go) is made of the go snippets marked
+// <!-- consumer --> in the README and docs/tools.md, each of which must
+// stand in it verbatim, and imports every released package; a marked
+// snippet that is a whole program (package main) is built as it stands,
+// beside it. It also gets the OpenTelemetry API that docs/tools.md's
+// OnCall snippet imports, at the version the examples module requires.
 //
 // Usage, from the repository root:
 //
@@ -91,10 +93,15 @@ func run(repo string, keep bool) error {
 	if err := writeSums(repo, mods, consumer); err != nil {
 		return err
 	}
-	if err := buildConsumer(consumer, proxy, version, published); err != nil {
+	extra, err := extraRequires(repo, mods)
+	if err != nil {
 		return err
 	}
-	fmt.Printf("modproxy: a consumer outside the repository built and ran the README's snippets on %s at %s\n", strings.Join(published, ", "), version)
+	if err := buildConsumer(consumer, proxy, version, published, extra); err != nil {
+		return err
+	}
+	fmt.Printf("modproxy: a consumer outside the repository built and ran the snippets of %s on %s at %s\n",
+		strings.Join(snippetFiles, " and "), strings.Join(published, ", "), version)
 	return nil
 }
 
@@ -166,20 +173,39 @@ func pack(proxy, dir, path, version string) error {
 	return nil
 }
 
+// snippetFiles are the documents, relative to the repository's root,
+// whose go snippets marked <!-- consumer --> the consumer is made of. Each
+// marks at least one.
+var snippetFiles = []string{"README.md", "docs/tools.md"}
+
+// snippets returns the marked snippets of every file of snippetFiles, in
+// order, or an error naming a file that marks none.
+func snippets(repo string) ([]string, error) {
+	var out []string
+	for _, name := range snippetFiles {
+		doc, err := os.ReadFile(filepath.Join(repo, name))
+		if err != nil {
+			return nil, err
+		}
+		marked := markedSnippets(string(doc))
+		if len(marked) == 0 {
+			return nil, fmt.Errorf("%s marks no snippet %s", name, consumerMark)
+		}
+		out = append(out, marked...)
+	}
+	return out, nil
+}
+
 // writeConsumer writes the consumer module's main.go into dir, after
-// checking that it holds each README snippet marked for it.
+// checking that it holds each snippet marked for it.
 func writeConsumer(repo, dir string) error {
 	src, err := os.ReadFile(filepath.Join(repo, "internal/tools/modproxy/testdata/consumer/main.go"))
 	if err != nil {
 		return err
 	}
-	readme, err := os.ReadFile(filepath.Join(repo, "README.md"))
+	snippets, err := snippets(repo)
 	if err != nil {
 		return err
-	}
-	snippets := markedSnippets(string(readme))
-	if len(snippets) == 0 {
-		return errors.New("README.md marks no snippet <!-- consumer -->")
 	}
 	programs := 0
 	for _, s := range snippets {
@@ -196,7 +222,7 @@ func writeConsumer(repo, dir string) error {
 			continue
 		}
 		if !holds(string(src), s) {
-			return fmt.Errorf("the consumer does not hold the README snippet:\n%s", s)
+			return fmt.Errorf("the consumer does not hold the snippet:\n%s", s)
 		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -307,14 +333,51 @@ func writeSums(repo string, mods []repoModule, dir string) error {
 	return os.WriteFile(filepath.Join(dir, "go.sum"), sums, 0o644)
 }
 
-// buildConsumer go gets the published modules, packed at version, into
-// the consumer module in dir, with the proxy first and no replace, then
-// builds and runs it. It uses a module cache of its own, beside dir:
+// extraModules are the modules the consumer imports that no released
+// module requires: the OpenTelemetry API that docs/tools.md's OnCall
+// snippet uses, which a user who copies it adds to their own module.
+var extraModules = []string{"go.opentelemetry.io/otel", "go.opentelemetry.io/otel/metric", "go.opentelemetry.io/otel/trace"}
+
+// extraRequires returns each of extraModules at the version a module of
+// the repository (the examples) requires it at, as path@version: the
+// version whose checksums writeSums gives the consumer, so that go get
+// asks no checksum database for them. It is an error when no module
+// requires one.
+func extraRequires(repo string, mods []repoModule) ([]string, error) {
+	versions := map[string]string{}
+	for _, m := range mods {
+		name := filepath.Join(repo, m.dir, "go.mod")
+		data, err := os.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		f, err := modfile.ParseLax(name, data, nil)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range f.Require {
+			versions[r.Mod.Path] = r.Mod.Version
+		}
+	}
+	var out []string
+	for _, path := range extraModules {
+		v, ok := versions[path]
+		if !ok {
+			return nil, fmt.Errorf("no module of the repository requires %s, which the consumer imports: require it in the examples module", path)
+		}
+		out = append(out, path+"@"+v)
+	}
+	return out, nil
+}
+
+// buildConsumer go gets the published modules, packed at version, and
+// the extra ones (path@version) into the consumer module in dir, with the
+// proxy first and no replace, then builds and runs it. It uses a module cache of its own, beside dir:
 // the user's cache may hold the repository's modules at this very
 // version from an earlier HEAD, and would serve them instead of the
 // packed ones. The user's cache still serves every other module, as a
 // file proxy, so that nothing is downloaded twice.
-func buildConsumer(dir, proxy, version string, published []string) error {
+func buildConsumer(dir, proxy, version string, published, extra []string) error {
 	gomod := "module example.com/consumer\n\ngo 1.25.5\n"
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644); err != nil {
 		return err
@@ -338,6 +401,7 @@ func buildConsumer(dir, proxy, version string, published []string) error {
 	for _, path := range published {
 		get = append(get, path+"@"+version)
 	}
+	get = append(get, extra...)
 	steps := [][]string{
 		get,
 		{"go", "build", "-trimpath", "-o", "consumer", "."},

@@ -132,3 +132,46 @@ func TestRepositoryModules(t *testing.T) {
 		}
 	}
 }
+
+// TestRepositorySnippets: the consumer is made of the snippets of every
+// file of snippetFiles, docs/tools.md's OpenTelemetry lines among them,
+// and holds each of them.
+func TestRepositorySnippets(t *testing.T) {
+	got, err := snippets("../../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	otel := 0
+	for _, s := range got {
+		if strings.Contains(s, "func onCallOTel(") {
+			otel++
+		}
+	}
+	if otel != 1 {
+		t.Fatalf("%d snippets define onCallOTel; want docs/tools.md's one", otel)
+	}
+	if err := writeConsumer("../../..", t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestExtraRequires: the consumer gets the OpenTelemetry API at the
+// version the repository requires, and a module nobody requires is an
+// error that says where to require it.
+func TestExtraRequires(t *testing.T) {
+	mods, err := readModules("../../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := extraRequires("../../..", mods)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(extraModules) || !strings.HasPrefix(got[0], "go.opentelemetry.io/otel@v1.") {
+		t.Fatalf("extraRequires = %v; want each of %v at a v1 version", got, extraModules)
+	}
+	_, err = extraRequires(repoWith(t, map[string]string{".": "module github.com/mcpid/mcpid\n"}), []repoModule{{dir: ".", path: rootPath, release: true}})
+	if err == nil || !strings.Contains(err.Error(), "require it in the examples module") {
+		t.Fatalf("extraRequires without a requirement: %v", err)
+	}
+}

@@ -1,6 +1,6 @@
-// Command consumer is a program made of the README's go snippets, built
-// outside the repository against the packed modules: what a user who
-// copies them gets. Its snippets stand between the lines that mark them.
+// Command consumer is a program made of the go snippets of the README and
+// docs/tools.md, built outside the repository against the packed modules:
+// what a user who copies them gets. Its snippets stand between the lines that mark them.
 package main
 
 import (
@@ -24,6 +24,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"github.com/redis/go-redis/v9"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcpid/mcpid"
 	"github.com/mcpid/mcpid/searchfetch"
@@ -47,7 +52,8 @@ func (b *backend) Search(ctx context.Context, q searchfetch.Query) (searchfetch.
 // key with '/'), look req.Handle.BaseID() up within req.ConnectionID, never
 // as a path. Return mcpid.AmbiguousConnection(available) for a 409, an
 // mcpid.NewError(mcpid.CodeNotFound, …) for a 404; any other error reaches
-// the model as a generic resource_unavailable, never with its own message.
+// the model as a generic resource_error (resource_unavailable for a
+// timeout), never with its own message.
 func (b *backend) Fetch(ctx context.Context, req searchfetch.FetchRequest) (searchfetch.Document, error) {
 	return searchfetch.Document{Title: "Order o1", Text: "3 items, shipped to Berlin."}, nil
 }
@@ -236,11 +242,59 @@ func sharedStores(ctx context.Context, redisURL, postgresURL string) ([]toolname
 
 var _ = sharedStores
 
+// onCallOTel returns an Options.OnCall that records every call in tp and mp.
+func onCallOTel(tp trace.TracerProvider, mp metric.MeterProvider) (func(context.Context, searchfetch.Call), error) {
+	const scope = "example.com/yourserver"
+	meter, tracer := mp.Meter(scope), tp.Tracer(scope)
+	duration, err := meter.Float64Histogram("mcp.server.operation.duration", metric.WithUnit("s"))
+	if err != nil {
+		return nil, err
+	}
+	calls, err := meter.Int64Counter("mcpid.tool.calls", metric.WithUnit("{call}"))
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, c searchfetch.Call) {
+		attrs := []attribute.KeyValue{attribute.String("gen_ai.tool.name", c.Tool)}
+		if c.Code != "" { // the code the model saw: not_found, resource_error, …
+			attrs = append(attrs, attribute.String("error.type", string(c.Code)))
+		}
+		ctx, span := tracer.Start(ctx, "tools/call "+c.Tool, trace.WithTimestamp(c.Start),
+			trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
+		if !c.BackendStart.IsZero() {
+			_, b := tracer.Start(ctx, "backend "+c.Tool, trace.WithTimestamp(c.BackendStart))
+			b.End(trace.WithTimestamp(c.BackendStart.Add(c.Backend)))
+		}
+		if c.Code != "" {
+			span.SetStatus(codes.Error, string(c.Code))
+		}
+		span.End(trace.WithTimestamp(c.Start.Add(c.Duration)))
+		duration.Record(ctx, c.Duration.Seconds(), metric.WithAttributes(attrs...))
+		calls.Add(ctx, 1, metric.WithAttributes(attrs...))
+	}, nil
+}
+
+// telemetry registers the tools with the OnCall of docs/tools.md, on the
+// global providers (no-ops here), and makes one call that it hears.
+func telemetry() error {
+	// With the providers your program set up (otel.SetTracerProvider, otel.SetMeterProvider):
+	onCall, err := onCallOTel(otel.GetTracerProvider(), otel.GetMeterProvider())
+	if err != nil {
+		return err
+	}
+	opts := &searchfetch.Options{OnCall: onCall}
+	res := searchfetch.New(&backend{}, opts).Fetch(context.Background(), json.RawMessage(`{"id":"cin_4f2a/orders:o1"}`))
+	if res.IsError {
+		return fmt.Errorf("fetch with OnCall: %s", res.Text)
+	}
+	return nil
+}
+
 func main() {
 	selfContained()
 	onGoSDK()
 	onMCPGo()
-	for _, step := range []func() error{example, sealing, decodeError, func() error {
+	for _, step := range []func() error{example, sealing, decodeError, telemetry, func() error {
 		dir, err := os.MkdirTemp("", "consumer-names-")
 		if err != nil {
 			return err
