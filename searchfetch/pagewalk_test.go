@@ -198,7 +198,7 @@ type walkStats struct {
 // connections the caller may not read it holds.
 func TestPagingReachesEveryReadableHit(t *testing.T) {
 	walks := 3000
-	if testing.Short() {
+	if testing.Short() || raceEnabled { // the walks run on one goroutine: the race detector has little to find
 		walks = 300
 	}
 	r := rand.New(rand.NewPCG(1, 2))
