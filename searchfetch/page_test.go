@@ -367,7 +367,7 @@ func TestPagerLoops(t *testing.T) {
 		warn  string
 	}{
 		{"its own page", true, 2, "searchfetch: backend cursor names the page it came with; paging ends"},
-		{"A, B, A", false, 1001, "searchfetch: backend pages past the most a search pages through; paging ends"},
+		{"A, B, A", false, 1001, "searchfetch: a search reached the most backend pages it follows; paging ends"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -117,7 +117,7 @@ func (t *Tools) nextBackend(ctx context.Context, res SearchResult, c cursor) str
 			"tool", t.opts.SearchName, "cursor", next)
 		return ""
 	case c.pages >= maxBackendPages:
-		t.logger().WarnContext(ctx, "searchfetch: backend pages past the most a search pages through; paging ends",
+		t.logger().WarnContext(ctx, "searchfetch: a search reached the most backend pages it follows; paging ends",
 			"tool", t.opts.SearchName, "pages", c.pages, "max", maxBackendPages)
 		return ""
 	}
