@@ -45,13 +45,21 @@ const (
 // value means the defaults; a negative Budget or MaxHits means none, a
 // negative field cap hides that field, and every value is safe.
 type PreviewOptions struct {
-	Budget     int  // hard cap on the bytes of the text; 0 means 1800
-	MaxHits    int  // the most hits to show (only these are looked at); 0 means 8
-	Total      int  // hits in the whole result, when more than those passed in
-	HasMore    bool // the result has hits beyond Total (or the hits passed in)
-	MaxLabel   int  // cap on each label in bytes, quotes and … included; 0 means 40
-	MaxTitle   int  // cap on the title, counted alike; 0 means 100
-	MaxSnippet int  // cap on the snippet, counted alike; 0 means 120
+	Budget  int  // hard cap on the bytes of the text; 0 means 1800
+	MaxHits int  // the most hits to show (only these are looked at); 0 means 8
+	Total   int  // hits in the whole result, when more than those passed in
+	HasMore bool // the result has hits beyond Total (or the hits passed in)
+	// MayHaveMore reports that the result may have hits beyond Total that
+	// were not counted: the text says so ("or more") without claiming
+	// them. HasMore, which claims them, wins.
+	MayHaveMore bool
+	// Terse leaves out the fetch instruction and the count of hits not
+	// shown, for a caller that ends the text with a line of its own and
+	// has no room for them.
+	Terse      bool
+	MaxLabel   int // cap on each label in bytes, quotes and … included; 0 means 40
+	MaxTitle   int // cap on the title, counted alike; 0 means 100
+	MaxSnippet int // cap on the snippet, counted alike; 0 means 120
 
 	// Format is the shape of the text; any value but FormatJSON means
 	// FormatText.

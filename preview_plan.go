@@ -45,7 +45,11 @@ type preview struct {
 	total      int // hits in the whole result, at least len(hits)
 	passed     int // len(hits): the hits a server puts in its structured results
 	hasMore    bool
-	caps       [nKinds]int // the cap of each kind of field, at most budget; -1 hides it
+	// mayHaveMore is set when hits beyond total may exist uncounted (and
+	// hasMore is not); terse when the text has no fetch instruction and
+	// no count of hits not shown.
+	mayHaveMore, terse bool
+	caps               [nKinds]int // the cap of each kind of field, at most budget; -1 hides it
 
 	sel selection // the selection after the planning pass
 	all bool      // every hit is shown, so no line counts hits left out
@@ -80,7 +84,8 @@ type preview struct {
 }
 
 func newPreview(hits []Hit, opts PreviewOptions) preview {
-	p := preview{budget: min(opts.Budget, maxBudget), hasMore: opts.HasMore}
+	p := preview{budget: min(opts.Budget, maxBudget), hasMore: opts.HasMore,
+		mayHaveMore: opts.MayHaveMore && !opts.HasMore, terse: opts.Terse}
 	if opts.Format == FormatJSON {
 		p.format = FormatJSON
 	}
@@ -110,7 +115,7 @@ func newPreview(hits []Hit, opts PreviewOptions) preview {
 		}
 		line = minJSONLine
 		p.fields, p.titleField = jsonFields, jsonTitle
-		opts.Total, p.hasMore = 0, false
+		opts.Total, p.hasMore, p.mayHaveMore, p.terse = 0, false, false, false
 	}
 	p.window = hits[:min(len(hits), maxHits, p.budget/line)]
 	p.urlRoom = p.budget
@@ -285,7 +290,7 @@ func (p *preview) fixed(shown int, quoted bool) int {
 	}
 	var buf [maxCountLine]byte
 	n := len(p.appendHeader(buf[:0], shown))
-	if shown > 0 {
+	if shown > 0 && !p.terse {
 		n += 1 + len(fetchHint)
 		if quoted {
 			n += len(fetchHintQuoted) - len(fetchHint)
@@ -298,5 +303,5 @@ func (p *preview) fixed(shown int, quoted bool) int {
 }
 
 // hasFooter reports whether the text counts hits not shown: whether some
-// are.
-func (p *preview) hasFooter(shown int) bool { return p.hasMore || p.total > shown }
+// are, and the text is not terse.
+func (p *preview) hasFooter(shown int) bool { return !p.terse && (p.hasMore || p.total > shown) }

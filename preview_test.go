@@ -105,6 +105,20 @@ To fetch, pass an id exactly as shown; pass connection_id only where its line sh
 1. id=orders:o1 stream="orders" snippet="A hit without a connection: fetch decides."
 To fetch, pass an id exactly as shown; pass connection_id only where its line shows one.
 More hits exist; none of them in structuredContent.results.`},
+		{"more may exist, all counted shown", "no-connection", PreviewOptions{MayHaveMore: true}, `Showing 1 of 1 or more hits.
+1. id=orders:o1 stream="orders" snippet="A hit without a connection: fetch decides."
+To fetch, pass an id exactly as shown; pass connection_id only where its line shows one.`},
+		{"more may exist, some counted not shown", "multi-source", PreviewOptions{MaxHits: 1, MayHaveMore: true}, `Showing 1 of 2 or more hits.
+1. id=cin_4f2a/orders:o1 stream="orders" connector_key="postgres" display_name="Prod DB" title="Order o1"
+To fetch, pass an id exactly as shown; pass connection_id only where its line shows one.
+1 or more hits not shown; 1 of them in structuredContent.results.`},
+		{"more may exist, none counted", "none", PreviewOptions{MayHaveMore: true}, `No hits counted; more may exist.`},
+		{"more exist wins over may", "no-connection", PreviewOptions{HasMore: true, MayHaveMore: true}, `Showing 1 of more than 1 hits.
+1. id=orders:o1 stream="orders" snippet="A hit without a connection: fetch decides."
+To fetch, pass an id exactly as shown; pass connection_id only where its line shows one.
+More hits exist; none of them in structuredContent.results.`},
+		{"terse", "multi-source", PreviewOptions{MaxHits: 1, Total: 5, Terse: true}, `Showing 1 of 5 hits.
+1. id=cin_4f2a/orders:o1 stream="orders" connector_key="postgres" display_name="Prod DB" title="Order o1"`},
 		{"omitted by MaxHits", "multi-source", PreviewOptions{MaxHits: 1}, `Showing 1 of 2 hits.
 1. id=cin_4f2a/orders:o1 stream="orders" connector_key="postgres" display_name="Prod DB" title="Order o1"
 To fetch, pass an id exactly as shown; pass connection_id only where its line shows one.

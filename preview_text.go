@@ -72,6 +72,9 @@ func (p *preview) appendText(dst []byte) []byte {
 		}
 		dst = p.appendFields(dst, h, &sh)
 	}
+	if p.terse {
+		return dst
+	}
 	dst = append(dst, '\n')
 	if sel.quoted {
 		dst = append(dst, fetchHintQuoted...)
@@ -85,9 +88,13 @@ func (p *preview) appendText(dst []byte) []byte {
 }
 
 // appendHeader appends the first line: how many hits are shown of how
-// many.
+// many. Where more may exist uncounted, it says "or more" of the count,
+// or, when none were counted, that more may exist: never that they do.
 func (p *preview) appendHeader(b []byte, shown int) []byte {
-	if p.total == 0 && !p.hasMore {
+	switch {
+	case p.total == 0 && p.mayHaveMore:
+		return append(b, "No hits counted; more may exist."...)
+	case p.total == 0 && !p.hasMore:
 		return append(b, "No hits."...)
 	}
 	b = append(b, "Showing "...)
@@ -97,7 +104,10 @@ func (p *preview) appendHeader(b []byte, shown int) []byte {
 		b = append(b, "more than "...)
 	}
 	b = strconv.AppendInt(b, int64(p.total), 10)
-	if p.total == 1 && !p.hasMore {
+	switch {
+	case p.mayHaveMore:
+		return append(b, " or more hits."...)
+	case p.total == 1 && !p.hasMore:
 		return append(b, " hit."...)
 	}
 	return append(b, " hits."...)
@@ -105,8 +115,9 @@ func (p *preview) appendHeader(b []byte, shown int) []byte {
 
 // appendFooter appends the last line, which counts the hits not shown
 // and says how many of them are in the structured results: those passed
-// in but left out are, those beyond the hits passed in are not. It is
-// written only when hasFooter.
+// in but left out are, those beyond the hits passed in are not. Where
+// more may exist uncounted, it says "or more" of the count. It is written
+// only when hasFooter.
 func (p *preview) appendFooter(b []byte, shown int) []byte {
 	rest := p.total - shown
 	inResults := p.passed - shown
@@ -118,14 +129,17 @@ func (p *preview) appendFooter(b []byte, shown int) []byte {
 			b = append(b, "More than "...)
 		}
 		b = strconv.AppendInt(b, int64(rest), 10)
-		if rest == 1 && !p.hasMore {
+		switch {
+		case p.mayHaveMore:
+			b = append(b, " or more hits not shown"...)
+		case rest == 1 && !p.hasMore:
 			b = append(b, " hit not shown"...)
-		} else {
+		default:
 			b = append(b, " hits not shown"...)
 		}
 	}
 	switch {
-	case inResults == rest && !p.hasMore:
+	case inResults == rest && !p.hasMore && !p.mayHaveMore:
 		return append(b, "; see structuredContent.results."...)
 	case inResults == 0:
 		return append(b, "; none of them in structuredContent.results."...)

@@ -150,7 +150,11 @@ func FuzzPreview(f *testing.F) {
 			MaxLabel:   edge(label),
 			MaxTitle:   edge(title),
 			MaxSnippet: edge(snippet),
-			Format:     mcpid.Format(format % 3), // 2 is not a format: text
+			// The low bits choose the format (2 and 3 are none: text), the
+			// next two MayHaveMore and Terse.
+			Format:      mcpid.Format(format & 3 % 3),
+			MayHaveMore: format&4 != 0,
+			Terse:       format&8 != 0,
 		}
 		out := mcpid.RenderPreview(hits, opts)
 

@@ -68,16 +68,18 @@ type SearchResult struct {
 	// Hits are the hits, in order, with their base ids and connections.
 	Hits []mcpid.Hit
 	// Total counts the hits of the whole result, all pages, when more
-	// than len(Hits).
+	// than len(Hits); a later page's header counts what earlier pages
+	// have not passed.
 	Total int
 	// HasMore reports more hits than Total (or len(Hits)).
 	HasMore bool
 	// CountsForCaller reports that the counts cover only readable records.
 	CountsForCaller bool
 	// NextCursor is the backend's cursor of its next page, "" for the
-	// last. The model sees it inside the tools' cursor: put nothing in it
-	// the caller may not read (a page number or an offset, not the sort
-	// values of a record).
+	// last; it is followed whatever CountsForCaller says. The model sees
+	// it inside the tools' cursor: put nothing in it the caller may not
+	// read (a page number or an offset, not the sort values of a record).
+	// One equal to the cursor of the page it comes with ends paging.
 	NextCursor string
 }
 

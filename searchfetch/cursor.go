@@ -26,10 +26,13 @@ const cursorHint = `pass next_cursor exactly as {search} gave it, with the same 
 // backend's list, which would count the hits of connections the caller
 // may not read. Its text is
 //
-//	passed [ "." backend ] "~" tag
+//	passed [ "-" pages "-" earlier "." backend ] "~" tag
 //
 // where passed is a decimal count, backend the cursor the backend gave for
-// the backend's page (none for a backend without one), and tag
+// the backend's page (none for its first page), pages the backend pages
+// passed to reach it (1 for the backend's second page), earlier the
+// readable hits of those pages (so that a backend's Total of the whole
+// result counts what remains), and tag
 // [mcpid.SealTagLen] characters of a MAC over the payload (passed and
 // backend) and what it is bound to, which are not written: with a Sealer,
 // an HMAC under its keys of the caller's UserID, the query and the
@@ -43,13 +46,21 @@ const cursorHint = `pass next_cursor exactly as {search} gave it, with the same 
 type cursor struct {
 	passed  int    // readable hits of the backend's page already passed
 	backend string // the backend's cursor of its page; "" for its first
+	// pages and earlier are, with a backend cursor, the backend pages
+	// passed to reach its page and their readable hits.
+	pages, earlier int
 }
 
 // cursorLabel starts the input of a cursor's MAC.
 const cursorLabel = "mcpid search cursor\x00"
 
-// maxPassed bounds the count of a cursor: 9 digits.
+// maxPassed bounds the counts of a cursor: 9 digits.
 const maxPassed = 999_999_999
+
+// maxBackendPages is the most backend pages a model pages through for one
+// query: a backend whose cursors loop (A, B, A, …) pages no model forever.
+// Past it, paging ends and the result says to narrow the query.
+const maxBackendPages = 1000
 
 // maxBackendCursor is the longest backend cursor a cursor carries, in
 // bytes: a model copies the cursor back, paying for every token of it. A
@@ -64,7 +75,7 @@ const cursorAlphabet = "0123456789abcdefghjkmnpqrstvwxyz"
 func (c cursor) payload() string {
 	p := strconv.Itoa(c.passed)
 	if c.backend != "" {
-		p += "." + c.backend
+		p += "-" + strconv.Itoa(c.pages) + "-" + strconv.Itoa(c.earlier) + "." + c.backend
 	}
 	return p
 }
@@ -83,15 +94,43 @@ func (t *Tools) openCursor(ctx context.Context, query, s string) (cursor, error)
 		return cursor{}, t.badCursor()
 	}
 	p, tag := s[:i], s[i+1:]
-	num, backend, dotted := strings.Cut(p, ".")
-	n, err := strconv.Atoi(num)
-	if err != nil || n < 0 || n > maxPassed || strconv.Itoa(n) != num || dotted && !validBackendCursor(backend) {
+	nums, backend, dotted := strings.Cut(p, ".")
+	c, ok := readCounts(nums, dotted)
+	if !ok || dotted && !validBackendCursor(backend) {
 		return cursor{}, t.badCursor()
 	}
 	if !t.cursorTagged(ctx, query, p, tag) {
 		return cursor{}, t.badCursor()
 	}
-	return cursor{passed: n, backend: backend}, nil
+	c.backend = backend
+	return c, nil
+}
+
+// readCounts reads the counts of a cursor's payload, s: passed alone, or
+// with a backend cursor, passed, pages and earlier, each a decimal count
+// as payload writes it.
+func readCounts(s string, backend bool) (cursor, bool) {
+	want := 1
+	if backend {
+		want = 3
+	}
+	parts := strings.SplitN(s, "-", 4)
+	if len(parts) != want {
+		return cursor{}, false
+	}
+	var n [3]int
+	for k, num := range parts {
+		v, err := strconv.Atoi(num)
+		if err != nil || v < 0 || v > maxPassed || strconv.Itoa(v) != num {
+			return cursor{}, false
+		}
+		n[k] = v
+	}
+	c := cursor{passed: n[0], pages: n[1], earlier: n[2]}
+	if backend && (c.pages < 1 || c.pages > maxBackendPages) {
+		return cursor{}, false
+	}
+	return c, true
 }
 
 // badCursor returns the error of a cursor the tools did not give.

@@ -87,17 +87,21 @@
 // # Pages
 //
 // In ModeDefault, search takes an optional cursor argument: a result
-// whose caller has more hits than it shows ends with a line that says to
-// call search again with the same query and that cursor, which
+// whose caller may have more hits than it shows ends with a line that
+// says to call search again with the same query and that cursor, which
 // structuredContent holds as next_cursor. Pages follow the hits the
 // backend returned, each readable hit shown once across them, for a
 // backend that answers a query alike each time; a backend that pages
 // itself returns [SearchResult.NextCursor] and gets it back as
-// [Query.Cursor]. A budget too small for a page's first hit
-// and the cursor's line together (or a long backend cursor's) ends
-// paging there: the page shows what fits and, with room, says to narrow
-// the query; a hit is never passed over for want of room for the
-// cursor. The cursor holds all the state, so any
+// [Query.Cursor], with or without an authorizer. Pages never lie: a page
+// says "Showing N of N" or ends without a way on only when the caller
+// has no further readable hit; when that cannot be ruled out, it says
+// "or more" and ends with the cursor's line, or, when no cursor can be
+// given (a backend cursor too long to carry, or one that loops), the
+// advice to narrow the query. A page gives up its other hits, then the
+// fetch instruction and the count of hits not shown, before that line:
+// only a budget too small for its first hit and the line together ends
+// paging without one. The cursor holds all the state, so any
 // replica serves any page, and counts only hits the caller may read. With
 // a Sealer it is bound to the caller, the query and the page options, and
 // another's or an edited one is refused; without one it is bound to its

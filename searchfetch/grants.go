@@ -9,27 +9,18 @@ import (
 	"github.com/mcpid/mcpid"
 )
 
-// The bounds of a search's authorizations. A backend may return thousands
-// of hits of as many connections; every count the model reads covers only
-// hits the caller may read, so the search asks about the connections of
-// all of them, but no more than these bounds allow.
-const (
-	// maxAuthorized is the most distinct connections a search asks the
-	// authorizer about: the first ones in hit order, so those of the
-	// hits it shows come first. Hits of further connections are neither
-	// shown nor counted.
-	maxAuthorized = 64
-	// maxAuthorizing is the most authorizations a search runs at once.
-	maxAuthorizing = 8
-)
+// maxAuthorizing is the most authorizations a search runs at once. A
+// backend may return thousands of hits of as many connections; every
+// count the model reads covers only hits the caller may read, so the
+// search asks about the connection of every hit, within one deadline.
+const maxAuthorizing = 8
 
 // verdict is what a search knows of the caller's right to read one
 // connection.
 type verdict uint8
 
 const (
-	unasked   verdict = iota // beyond maxAuthorized: neither shown nor counted
-	allowed                  // the caller may read it
+	allowed   verdict = iota // the caller may read it
 	refused                  // the caller may not: its hits count nowhere
 	undecided                // no answer in time, or an answer that decides nothing
 )
@@ -47,33 +38,32 @@ type grants struct {
 // allowAll are the grants of a search without an authorizer.
 var allowAll = grants{all: true}
 
-// of returns the verdict on conn and, when undecided, the answer that
-// decided nothing (the authorizer's *mcpid.Error, or a deadline).
+// of returns the verdict on conn, a connection of the search's hits,
+// and, when undecided, the answer that decided nothing (the authorizer's
+// *mcpid.Error, or a deadline).
 func (g *grants) of(conn string) (verdict, error) {
 	if g.all {
 		return allowed, nil
 	}
-	i, ok := g.index[conn]
-	if !ok {
-		return unasked, nil
-	}
+	i := g.index[conn]
 	return g.got[i], g.errs[i]
 }
 
-// authorizeHits asks Options.Authorize about the distinct connections of
-// hits, in hit order, at most maxAuthorized of them, maxAuthorizing at
-// once, all bounded by one deadline: the timeout from start, the start of
-// the search. A connection whose verdict has not arrived by then is
-// undecided, and one the deadline leaves unasked too. Without an
-// authorizer every connection is allowed and nothing is asked.
+// authorizeHits asks Options.Authorize about every distinct connection of
+// hits, in hit order, maxAuthorizing at once, all bounded by one
+// deadline: the timeout from start, the start of the search. A connection
+// whose verdict has not arrived by then is undecided, and so is one the
+// deadline leaves unasked: counts never depend on a hit the authorizer
+// did not allow. Without an authorizer every connection is allowed and
+// nothing is asked.
 func (t *Tools) authorizeHits(ctx context.Context, start time.Time, hits []mcpid.Hit) *grants {
 	if t.opts.Authorize == nil {
 		return &allowAll
 	}
-	g := &grants{index: make(map[string]int, min(len(hits), maxAuthorized))}
+	g := &grants{index: make(map[string]int)}
 	for i := range hits {
 		c := hits[i].ConnectionID
-		if _, ok := g.index[c]; ok || len(g.conns) == maxAuthorized {
+		if _, ok := g.index[c]; ok {
 			continue
 		}
 		g.index[c] = len(g.conns)

@@ -3,8 +3,10 @@ package searchfetch_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -130,12 +132,12 @@ func (a *bounded) authorize(_ context.Context, acc searchfetch.Access) error {
 	return nil
 }
 
-// TestSearchAuthorizationBounds: 10,000 hits of 10,000 connections cost
-// 64 authorizations, the first 64 connections in hit order, at most 8 at
-// once; the hits of the other connections are neither shown nor counted,
-// and the result says that more may exist.
+// TestSearchAuthorizationBounds: 2,000 hits of 2,000 connections cost
+// 2,000 authorizations, one per connection, at most 8 at once, within the
+// search's one deadline: every hit is judged, so the counts are exact and
+// say no more than the caller may read.
 func TestSearchAuthorizationBounds(t *testing.T) {
-	const n = 10000
+	const n = 2000
 	hits := make([]mcpid.Hit, n)
 	deny := map[string]bool{}
 	for i := range hits {
@@ -151,12 +153,33 @@ func TestSearchAuthorizationBounds(t *testing.T) {
 			b := &recorder{result: searchfetch.SearchResult{Hits: hits, Total: n}}
 			res := searchfetch.New(b, &searchfetch.Options{Authorize: a.authorize, Inline: inline}).Search(as("ana"), raw(`{"query":"q"}`))
 			c := searchCounts(t, res)
-			assert.Equal(t, int64(64), a.calls.Load())
+			assert.Equal(t, int64(n), a.calls.Load())
 			assert.LessOrEqual(t, a.most, 8)
-			assert.ElementsMatch(t, connectionsOf(hits[:64]), a.asked, "the first 64 connections")
-			assert.Equal(t, 32, c.Total, "the readable hits of the connections asked about")
-			assert.True(t, c.HasMore)
+			assert.ElementsMatch(t, connectionsOf(hits), a.asked, "every connection, once")
+			assert.Equal(t, n/2, c.Total, "the readable hits")
+			assert.False(t, c.HasMore)
 			assert.Len(t, c.Results, mcpid.DefaultMaxHits)
+			assert.True(t, strings.HasPrefix(res.Text, fmt.Sprintf("Showing %d of %d hits.\n", mcpid.DefaultMaxHits, n/2)), res.Text)
+		})
+	}
+}
+
+// TestSearchAllDenied: a search whose hits are all of connections the
+// caller may not read is "No hits.", however many connections they span:
+// nothing in it tells that records exist.
+func TestSearchAllDenied(t *testing.T) {
+	deny := func(context.Context, searchfetch.Access) error { return errors.New("denied") }
+	for _, n := range []int{1, 64, 65, 1000} {
+		t.Run(strconv.Itoa(n), func(t *testing.T) {
+			hits := make([]mcpid.Hit, n)
+			for i := range hits {
+				hits[i] = mcpid.Hit{ID: "a:1", ConnectionID: "c" + strconv.Itoa(i)}
+			}
+			b := &recorder{result: searchfetch.SearchResult{Hits: hits}}
+			res := searchfetch.New(b, &searchfetch.Options{Authorize: deny}).Search(as("ana"), raw(`{"query":"q"}`))
+			require.False(t, res.IsError, res.Text)
+			assert.Equal(t, "No hits.", res.Text)
+			assert.JSONEq(t, `{"results":[],"total":0}`, string(res.StructuredContent))
 		})
 	}
 }
@@ -187,9 +210,13 @@ func TestSearchAuthorizationDeadline(t *testing.T) {
 		opts := &searchfetch.Options{Authorize: slow, Inline: inline, Timeout: 250 * time.Millisecond, Preview: mcpid.PreviewOptions{MaxHits: 1}}
 		t.Run(fmt.Sprintf("past the window/inline=%v", inline), func(t *testing.T) {
 			b := &recorder{result: searchfetch.SearchResult{Hits: []mcpid.Hit{mine, late, late}}}
-			c := searchCounts(t, searchfetch.New(b, opts).Search(as("ana"), raw(`{"query":"q"}`)))
+			res := searchfetch.New(b, opts).Search(as("ana"), raw(`{"query":"q"}`))
+			c := searchCounts(t, res)
 			assert.Equal(t, 1, c.Total)
 			assert.True(t, c.HasMore, "more may exist")
+			// It cannot rule more out: a way on, without a count.
+			assert.True(t, strings.HasPrefix(res.Text, "Showing 1 of 1 or more hits.\n"), res.Text)
+			assert.Contains(t, res.Text, "\nFor more hits, call search with the same query and cursor=", res.Text)
 		})
 		t.Run(fmt.Sprintf("inside the window/inline=%v", inline), func(t *testing.T) {
 			b := &recorder{result: searchfetch.SearchResult{Hits: []mcpid.Hit{late, mine}}}

@@ -7,40 +7,37 @@ import (
 )
 
 // paging is what a default-mode search result needs to end its page: to
-// give a cursor to the next one, or to say that more hits exist than
+// give a cursor to the next one, or to say that more hits may exist than
 // pages reach.
 type paging struct {
 	t     *Tools
 	ctx   context.Context
 	query string
-	// at, beyond and from are the selection's: the place of each kept
-	// hit among the readable ones, the fetchable hits after them, and the
-	// readable hits the page's cursor passed.
-	at     []int
-	beyond int
-	from   int
-	// backend is the backend's cursor of this page, next the one of the
-	// page after it ("" for none, or when the tools may not use it).
-	backend, next string
-	// unreachable reports that the caller has hits no cursor reaches:
-	// counted by the backend, past a backend cursor the tools cannot
-	// carry, or hits the search could neither show nor count.
+	// at, beyond, unsure and readable are the selection's: the place of
+	// each kept hit among the readable ones, the fetchable hits after
+	// them, whether hits after them have no verdict yet, and the
+	// readable hits of the backend page.
+	at       []int
+	beyond   int
+	unsure   bool
+	readable int
+	// cur is the cursor of this page; next the backend's cursor of the
+	// page after it ("" for none, or when a model cannot page on to it).
+	cur  cursor
+	next string
+	// unreachable reports that the caller may have hits no cursor
+	// reaches: past a backend cursor the tools cannot follow, counted by
+	// the backend beyond its hits, or hits the search could neither show
+	// nor count.
 	unreachable bool
 }
 
-// minPageText is the fewest bytes of preview text that the line ending a
-// page may leave: room for the header and a count.
-const minPageText = 64
-
 // newPaging returns the paging of a page of res for query, of which sel
-// is the selection from the readable hit from on, the page the backend
-// cursor backend names.
-func (t *Tools) newPaging(ctx context.Context, query string, res SearchResult, sel *selection, c cursor, opts mcpid.PreviewOptions) paging {
-	pg := paging{t: t, ctx: ctx, query: query, at: sel.at, beyond: sel.beyond, from: c.passed, backend: c.backend}
-	pg.next = t.nextBackend(res)
-	// A backend cursor the tools cannot carry makes opts.HasMore true
-	// ([Tools.counts]) and leaves pg.next "".
-	pg.unreachable = opts.HasMore && pg.next == "" || t.countsFor(res) && res.beyondHits()
+// is the selection from the cursor c on, next the backend page after it
+// ([Tools.nextBackend]) and opts the counts.
+func (t *Tools) newPaging(ctx context.Context, query string, res SearchResult, sel *selection, c cursor, next string, opts mcpid.PreviewOptions) paging {
+	pg := paging{t: t, ctx: ctx, query: query, at: sel.at, beyond: sel.beyond, unsure: sel.unsure, readable: sel.readable, cur: c, next: next}
+	pg.unreachable = next == "" && (res.NextCursor != "" || opts.HasMore || opts.Total > sel.counted() || sel.unsure)
 	return pg
 }
 
@@ -70,16 +67,21 @@ func (pg *paging) reserve(e ending) int {
 	case endProbe, endNone:
 		return 0
 	}
-	last := pg.from
+	last := pg.cur
 	if n := len(pg.at); n > 0 {
-		last = pg.at[n-1] + 1
+		last.passed = pg.at[n-1] + 1
 	}
 	room := len(pg.t.narrowLine())
-	room = max(room, len(pg.t.cursorLine(pg.cursor(cursor{passed: last, backend: pg.backend}))))
+	room = max(room, len(pg.t.cursorLine(pg.cursor(last))))
 	if pg.next != "" {
-		room = max(room, len(pg.t.cursorLine(pg.cursor(cursor{backend: pg.next}))))
+		room = max(room, len(pg.t.cursorLine(pg.cursor(pg.nextPage()))))
 	}
 	return room + 1
+}
+
+// nextPage returns the cursor of the backend page after this one.
+func (pg *paging) nextPage() cursor {
+	return cursor{backend: pg.next, pages: pg.cur.pages + 1, earlier: pg.cur.earlier + pg.readable}
 }
 
 // cursor returns the text of c.
@@ -96,9 +98,11 @@ func (pg *paging) end(hi int) (line, next string) {
 	case pg.cursorAfter(hi, passed):
 		// (A page that passes nothing, as with MaxHits < 0, would give
 		// a cursor to itself.)
-		next = pg.cursor(cursor{passed: passed, backend: pg.backend})
+		c := pg.cur
+		c.passed = passed
+		next = pg.cursor(c)
 	case pg.next != "":
-		next = pg.cursor(cursor{backend: pg.next})
+		next = pg.cursor(pg.nextPage())
 	case pg.unreachable:
 		return pg.t.narrowLine(), ""
 	default:
@@ -113,14 +117,15 @@ func (pg *paging) passed(hi int) int {
 	if hi > 0 {
 		return pg.at[hi-1] + 1
 	}
-	return pg.from
+	return pg.cur.passed
 }
 
 // cursorAfter reports whether a page that shows the kept hits before hi,
 // and passes the readable hits before passed, gives a cursor to the hits
-// after them on the same backend page.
+// after them on the same backend page: kept, fetchable, or without a
+// verdict yet, which a later page asks about again.
 func (pg *paging) cursorAfter(hi, passed int) bool {
-	return (hi < len(pg.at) || pg.beyond > 0) && passed > pg.from
+	return (hi < len(pg.at) || pg.beyond > 0 || pg.unsure) && passed > pg.cur.passed
 }
 
 // hasLine reports whether pg.end(hi) returns a line, without building it.
@@ -162,30 +167,51 @@ func (t *Tools) narrowLine() string {
 // preview may leave out a hit that does not fit and show a later,
 // shorter one: the page then ends before the hit left out, which the
 // next page shows. A hit the preview leaves out before the first it
-// shows, with no room kept for a last line, fits no page alone: it is
-// passed over, and counted among the hits not shown (when none fits, the
-// first is).
+// shows, with no room kept for a last line, even in a terse page, fits
+// no page alone: it is passed over, and counted among the hits not shown
+// (when none fits, the first is).
 //
 // The page is first laid out with no last line. When it needs one (the
-// caller has more hits), it is laid out again with room kept for the
-// cursor's line, as long as that page still shows the first hit the
-// page without a line shows: a hit that fits a page is never passed
-// over for want of room for the cursor, which would lose it. Else the
-// page shows what fits and ends with the advice to narrow the query, or,
-// when even that leaves out its first hit, with no line: the cursor
-// cannot be given, and paging ends there.
+// caller may have more hits), it is laid out again with room kept for
+// the cursor's line, as long as that page still shows the first hit the
+// page without a line shows: a hit that fits a page is never passed over
+// for want of room for the way on, which would lose it. Hits after the
+// first give up their room first, then the fetch instruction and the
+// count of hits not shown ([mcpid.PreviewOptions.Terse]); then the
+// advice to narrow the query, a line that may be shorter than a cursor's
+// long backend cursor, takes the cursor's place, the same way. Only when
+// the first hit and the shortest of these lines cannot both fit the
+// budget does the page end with no line, and paging there.
 func (t *Tools) pageResult(hits []mcpid.Hit, opts mcpid.PreviewOptions, pg paging) Result {
 	r, first, ok := t.layout(hits, opts, &pg, endProbe, 0)
 	if ok {
 		return r
 	}
 	for _, e := range [...]ending{endCursor, endNarrow} {
-		if r, _, ok := t.layout(hits, opts, &pg, e, first); ok {
-			return r
+		for _, terse := range [...]bool{false, true} {
+			o := opts
+			o.Terse = terse
+			if r, _, ok := t.layout(hits, o, &pg, e, first); ok {
+				return r
+			}
 		}
 	}
-	r, _, _ = t.layout(hits, opts, &pg, endNone, 0)
+	// No way on fits beside the first hit: the page shows what fits,
+	// terse when only that shows its first hit.
+	r, lo, _ := t.layout(hits, opts, &pg, endNone, 0)
+	if lo > first {
+		opts.Terse = true
+		r, _, _ = t.layout(hits, opts, &pg, endNone, 0)
+	}
 	return r
+}
+
+// fitsTerse reports whether a terse preview of h alone, as opts says
+// otherwise, shows it: whether h fits a page that gives up the fetch
+// instruction and the count of hits not shown.
+func fitsTerse(h mcpid.Hit, opts mcpid.PreviewOptions) bool {
+	opts.Terse = true
+	return len(mcpid.ExtractHits(mcpid.RenderPreview([]mcpid.Hit{h}, opts))) > 0
 }
 
 // layout renders the page of pageResult that ends as e says. It renders
@@ -199,14 +225,13 @@ func (t *Tools) pageResult(hits []mcpid.Hit, opts mcpid.PreviewOptions, pg pagin
 // With endProbe it reports false once the page needs a last line, with
 // lo the first hit it renders then. With endCursor and endNarrow it
 // reports false when the page would pass over hits[first], or the budget
-// leaves the preview less than minPageText besides the line. With
-// endNone it always succeeds.
+// has no room for the line. With endNone it always succeeds.
 func (t *Tools) layout(hits []mcpid.Hit, opts mcpid.PreviewOptions, pg *paging, e ending, first int) (r Result, lo int, ok bool) {
 	budget := opts.Budget
 	all := t.opts.Structured == StructuredAll
 	keep := e == endCursor || e == endNarrow // hits[first] must stay
 	reserve := pg.reserve(e)
-	if keep && budget-reserve < minPageText {
+	if keep && budget-reserve <= 0 { // 0 would mean the default budget
 		return Result{}, 0, false
 	}
 	lo, end := 0, len(hits) // the hits rendered
@@ -225,6 +250,10 @@ func (t *Tools) layout(hits []mcpid.Hit, opts mcpid.PreviewOptions, pg *paging, 
 		switch {
 		case len(shown) > 0:
 			nlo, nhi, gap := shownRun(hits, lo, end, shown)
+			if nlo != lo && end > lo+1 {
+				end = lo + 1 // hits[lo] left out for later ones: it may fit alone
+				continue
+			}
 			if nlo != lo || gap || nhi < end && !all {
 				lo = nlo
 				if gap || !all {
@@ -233,7 +262,13 @@ func (t *Tools) layout(hits []mcpid.Hit, opts mcpid.PreviewOptions, pg *paging, 
 				continue
 			}
 			hi = nhi
+		case lo+1 < end:
+			end = lo + 1 // hits[lo] may fit alone
+			continue
 		case lo < end:
+			if e == endProbe && !o.Terse && fitsTerse(hits[lo], o) {
+				return Result{}, lo, false // it needs a terse page
+			}
 			lo++ // fits no page alone: pass over it
 			end = lo
 			continue

@@ -26,7 +26,8 @@ type searchResult struct {
 type searchOutput struct {
 	Results []searchResult `json:"results"`
 	Total   int            `json:"total"`
-	HasMore bool           `json:"has_more,omitempty"`
+	// HasMore reports that the caller has or may have hits after these.
+	HasMore bool `json:"has_more,omitempty"`
 	// NextCursor is the cursor of the next page, when there is one.
 	NextCursor string `json:"next_cursor,omitempty"`
 }
@@ -69,12 +70,19 @@ func (t *Tools) Search(ctx context.Context, args json.RawMessage) (r Result) {
 	if err != nil {
 		return t.relay(err, err, nil, false) // the authorizer's
 	}
-	if sel.none != nil && vals[1] == "" && !t.pagesOn(res) {
+	var next string // the backend page a model pages on to
+	if t.opts.Mode == ModeDefault {
+		next = t.nextBackend(ctx, res, c)
+	}
+	// A first page none of whose hits can be fetched is shown empty, with
+	// a cursor to the next backend page, as is such a page reached by a
+	// cursor: only a first page that is also the last fails.
+	if sel.none != nil && vals[1] == "" && next == "" {
 		return t.relay(sel.none, sel.none, nil, false)
 	}
 	hits := sel.hits
 	opts := t.opts.Preview
-	opts.Total, opts.HasMore = t.counts(&sel, res, c.passed)
+	opts.Total, opts.HasMore, opts.MayHaveMore = t.counts(&sel, res, c)
 	if t.opts.Mode == ModeChatGPT {
 		text := mcpid.RenderPreview(hits, opts)
 		if t.opts.Structured == StructuredNone {
@@ -82,63 +90,73 @@ func (t *Tools) Search(ctx context.Context, args json.RawMessage) (r Result) {
 		}
 		return okResult(text, json.RawMessage(text))
 	}
-	return t.pageResult(hits, opts, t.newPaging(ctx, bound, res, &sel, c, opts))
+	return t.pageResult(hits, opts, t.newPaging(ctx, bound, res, &sel, c, next, opts))
 }
 
-// pagesOn reports whether a model can page on past res to a further
-// backend page: in ModeDefault, with a next page the tools can use and
-// carry. A first page none of whose hits can be fetched is then shown
-// empty, with a cursor to the next, as is such a page reached by a
-// cursor: only a first page that is also the last fails.
-func (t *Tools) pagesOn(res SearchResult) bool {
-	return t.opts.Mode == ModeDefault && t.nextBackend(res) != ""
-}
-
-// countsFor reports whether the tools may use res's counts and cursor:
-// with no authorizer, or when the backend counted them for the caller
+// countsFor reports whether the tools may use res's counts: with no
+// authorizer, or when the backend counted them for the caller
 // (SearchResult.CountsForCaller).
 func (t *Tools) countsFor(res SearchResult) bool {
 	return t.opts.Authorize == nil || res.CountsForCaller
 }
 
-// nextBackend returns the backend's cursor to the page after res when
-// the tools may use and carry it, else "".
-func (t *Tools) nextBackend(res SearchResult) string {
-	if t.countsFor(res) && validBackendCursor(res.NextCursor) {
-		return res.NextCursor
+// nextBackend returns the backend's cursor to the page after res, the
+// page c names, when a model can page on to it, else "". It is followed
+// whatever res.CountsForCaller says: it is a position, which tells a
+// caller only that the backend has more, and no count. A cursor the tools
+// cannot carry ends paging, and so does, logged at Warn, one that names
+// the page it came with or one past maxBackendPages: a backend whose
+// cursors loop pages no model forever.
+func (t *Tools) nextBackend(ctx context.Context, res SearchResult, c cursor) string {
+	next := res.NextCursor
+	switch {
+	case !validBackendCursor(next):
+		return ""
+	case next == c.backend:
+		t.logger().WarnContext(ctx, "searchfetch: backend cursor names the page it came with; paging ends",
+			"tool", t.opts.SearchName, "cursor", next)
+		return ""
+	case c.pages >= maxBackendPages:
+		t.logger().WarnContext(ctx, "searchfetch: a search reached the most backend pages it follows; paging ends",
+			"tool", t.opts.SearchName, "pages", c.pages, "max", maxBackendPages)
+		return ""
 	}
-	return ""
+	return next
 }
 
-// counts returns the total and has_more of a page of res whose
-// selection is sel, from the readable hit from on: the readable hits
-// counted, and whether hits were neither shown nor counted, or a further
-// backend page exists. A backend's own Total and HasMore count records
-// the tools never saw, which may be another connection's: with an
-// authorizer they stand only when the backend counted them for the
-// caller (SearchResult.CountsForCaller).
-func (t *Tools) counts(sel *selection, res SearchResult, from int) (total int, hasMore bool) {
-	total, hasMore = sel.counted(), sel.unsure
+// counts returns the total, has_more and "more may exist" of a page of
+// res whose selection is sel, reached by the cursor c. The total counts
+// the readable hits of the page from c on, or, when the tools may use it
+// and it is larger, the backend's Total of the whole result less the
+// readable hits earlier pages passed: a known total, shown as it is.
+// has_more is the backend's HasMore, when the tools may use it. More may
+// exist, without a number, when hits were neither shown nor counted, or
+// the backend has a further page and no known total covers it. A
+// backend's own Total and HasMore count records the tools never saw,
+// which may be another connection's: with an authorizer they stand only
+// when the backend counted them for the caller
+// (SearchResult.CountsForCaller).
+func (t *Tools) counts(sel *selection, res SearchResult, c cursor) (total int, hasMore, mayHaveMore bool) {
+	total = sel.counted()
+	known := false
 	if t.countsFor(res) {
-		if res.beyondHits() {
-			total = max(total, res.Total-from)
+		if rest := res.Total - c.earlier - c.passed; res.Total > 0 && rest >= total {
+			total, known = rest, true
 		}
-		hasMore = hasMore || res.HasMore || res.NextCursor != ""
+		hasMore = res.HasMore
 	}
-	return total, hasMore
+	return total, hasMore, !known && (sel.unsure || res.NextCursor != "")
 }
 
-// beyondHits reports whether res.Total counts more hits than res.Hits
-// holds: a smaller Total is ignored.
-func (res *SearchResult) beyondHits() bool { return res.Total > len(res.Hits) }
-
-// maxRounds bounds the renders of pageResult: one or two in practice.
-const maxRounds = 16
+// maxRounds bounds the renders of a layout: one or two in practice, two
+// more for each hit passed over.
+const maxRounds = 32
 
 // structuredOf returns the default mode's structuredContent for hits,
-// with the counts of opts and the cursor next ("" for none).
+// with the counts of opts and the cursor next ("" for none): has_more
+// when more hits exist or may exist.
 func structuredOf(hits []mcpid.Hit, opts mcpid.PreviewOptions, next string) json.RawMessage {
-	out := searchOutput{Results: make([]searchResult, len(hits)), Total: max(opts.Total, len(hits)), HasMore: opts.HasMore, NextCursor: next}
+	out := searchOutput{Results: make([]searchResult, len(hits)), Total: max(opts.Total, len(hits)), HasMore: opts.HasMore || opts.MayHaveMore, NextCursor: next}
 	for i, h := range hits {
 		out.Results[i] = searchResult(h)
 	}

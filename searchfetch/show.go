@@ -27,10 +27,13 @@ type selection struct {
 	// denied counts the hits left out because the caller may not read
 	// their connection; they are counted nowhere.
 	denied int
-	// unsure is set when hits of the page were neither shown nor
-	// counted: of connections beyond those a search asks about, or whose
-	// verdict did not arrive in time. More hits may exist.
+	// unsure is set when hits of the page after those kept were neither
+	// shown nor counted: their connection's verdict did not arrive in
+	// time. More hits may exist.
 	unsure bool
+	// readable counts the readable hits of the whole backend page as a
+	// cursor counts them (duplicates and those it passed included).
+	readable int
 	// none, when set, is why the page has readable hits and no id can
 	// fetch any of them: the search's answer, unless a further backend
 	// page may hold some.
@@ -58,10 +61,9 @@ func (s *selection) counted() int { return len(s.hits) + s.beyond + s.dropped }
 // With an authorizer, a hit of a connection the caller may not read is
 // left out first, uncounted, and never judged ([Options.Authorize]); g
 // holds the verdicts. A hit of a connection without a verdict is neither
-// shown nor counted, and fails the search when its verdict is undecided
-// while the window still has room: which hits the page shows would
-// depend on it (so does where a cursor's page starts, for such a hit
-// before it).
+// shown nor counted, and fails the search while the window still has
+// room: which hits the page shows would depend on it (so does where a
+// cursor's page starts, for such a hit before it).
 //
 // With aliases ([Options.Aliases]), a hit of an aliased connection is
 // shown with the alias as its connection, which its id embeds; a hit whose
@@ -87,13 +89,13 @@ func (t *Tools) selectHits(ctx context.Context, in []mcpid.Hit, g *grants, from,
 		case refused:
 			sel.denied++
 			continue
-		case undecided, unasked:
+		case undecided:
 			// An undecided hit before the page's first fails the search
 			// too: the cursor counts the readable hits passed, and
 			// whether this one was among them (an earlier page may have
 			// had a verdict on it) decides where the page starts. Left
 			// out, it would start the page past hits never shown.
-			if v == undecided && len(sel.hits) < limit {
+			if len(sel.hits) < limit {
 				return sel, err
 			}
 			sel.unsure = sel.unsure || readable >= from
@@ -137,6 +139,7 @@ func (t *Tools) selectHits(ctx context.Context, in []mcpid.Hit, g *grants, from,
 			sel.beyond++
 		}
 	}
+	sel.readable = readable
 	if len(sel.hits) == 0 && sel.beyond == 0 && sel.dropped > 0 {
 		sel.none = badHit("no hit can be fetched by an id: hit "+strconv.Itoa(firstAt+1)+" "+first, t.hints.badHit)
 	}

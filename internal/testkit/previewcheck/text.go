@@ -14,9 +14,9 @@ import (
 )
 
 var (
-	previewHeader = regexp.MustCompile(`^Showing (\d+) of (more than )?(\d+) hits?\.$`)
+	previewHeader = regexp.MustCompile(`^Showing (\d+) of (more than )?(\d+)( or more)? hits?\.$`)
 	previewLine   = regexp.MustCompile(`^(\d+)\. id=`)
-	previewFooter = regexp.MustCompile(`^(?:(\d+) hits? not shown|More than (\d+) hits not shown|More hits exist); (?:see|none of them in|\d+ of them in) structuredContent\.results\.$`)
+	previewFooter = regexp.MustCompile(`^(?:(\d+) hits? not shown|More than (\d+) hits not shown|(\d+) or more hits not shown|More hits exist); (?:see|none of them in|\d+ of them in) structuredContent\.results\.$`)
 )
 
 const (
@@ -54,19 +54,30 @@ func Text(t testing.TB, out string, hits []mcpid.Hit, opts mcpid.PreviewOptions)
 		return
 	}
 	total := max(len(hits), opts.Total)
+	may := opts.MayHaveMore && !opts.HasMore
 	if total == 0 && !opts.HasMore {
-		if out != "No hits." {
-			t.Fatalf("want No hits., got %q", out)
+		want := "No hits."
+		if may {
+			want = "No hits counted; more may exist."
+		}
+		if out != want {
+			t.Fatalf("want %q, got %q", want, out)
 		}
 		return
 	}
 	lines := strings.Split(out, "\n")
-	stated := checkHeader(t, lines[0], total, opts.HasMore)
+	stated := checkHeader(t, lines[0], total, opts.HasMore, may)
 	shown, rest := checkHitLines(t, out, lines[1:], hits, opts)
 	if len(shown) != stated {
 		t.Fatalf("header states %d hits, %d lines:\n%s", stated, len(shown), out)
 	}
-	checkFooter(t, out, rest, len(hits), len(shown), total, opts.HasMore)
+	if opts.Terse {
+		if len(rest) > 0 {
+			t.Fatalf("a terse preview with lines after its hits:\n%s", out)
+		}
+	} else {
+		checkFooter(t, out, rest, len(hits), len(shown), total, opts.HasMore, may)
+	}
 
 	// Best effort: a small first hit always fits the default budget.
 	if len(hits) == 0 || budget < mcpid.DefaultBudget || maxHits(opts) < 0 || len(shown) > 0 {
@@ -96,13 +107,13 @@ func checkText(t testing.TB, out string, budget int) {
 
 // checkHeader checks the first line of a preview of total hits and
 // returns the number of hits it states are shown.
-func checkHeader(t testing.TB, line string, total int, hasMore bool) int {
+func checkHeader(t testing.TB, line string, total int, hasMore, may bool) int {
 	t.Helper()
 	m := previewHeader.FindStringSubmatch(line)
 	if m == nil {
 		t.Fatalf("bad header %q", line)
 	}
-	if (m[2] != "") != hasMore || m[3] != strconv.Itoa(total) || (total == 1 && !hasMore) != strings.HasSuffix(line, " hit.") {
+	if (m[2] != "") != hasMore || (m[4] != "") != may || m[3] != strconv.Itoa(total) || (total == 1 && !hasMore && !may) != strings.HasSuffix(line, " hit.") {
 		t.Fatalf("header %q for %d hits, more: %v", line, total, hasMore)
 	}
 	stated, _ := strconv.Atoi(m[1])
@@ -139,6 +150,9 @@ func checkHitLines(t testing.TB, out string, lines []string, hits []mcpid.Hit, o
 	if k := strings.Index(out, "id="); k >= 200 {
 		t.Fatalf("first id= at %d", k)
 	}
+	if opts.Terse {
+		return shown, lines[i:]
+	}
 	want := fetchHint
 	if quoted {
 		want = fetchHintQuoted
@@ -152,7 +166,7 @@ func checkHitLines(t testing.TB, out string, lines []string, hits []mcpid.Hit, o
 // checkFooter checks rest, the lines after the hits: the count of the
 // hits not shown, always there with hits shown and there without when it
 // fits, and how many of them are in the structured results.
-func checkFooter(t testing.TB, out string, rest []string, passed, shown, total int, hasMore bool) {
+func checkFooter(t testing.TB, out string, rest []string, passed, shown, total int, hasMore, may bool) {
 	t.Helper()
 	left := total - shown
 	switch {
@@ -170,6 +184,8 @@ func checkFooter(t testing.TB, out string, rest []string, passed, shown, total i
 		want = "More hits exist"
 	case hasMore:
 		want = "More than " + strconv.Itoa(left) + " hits not shown"
+	case may && left > 0:
+		want = strconv.Itoa(left) + " or more hits not shown"
 	case left == 1:
 		want = "1 hit not shown"
 	case left > 0:
@@ -180,7 +196,7 @@ func checkFooter(t testing.TB, out string, rest []string, passed, shown, total i
 	// Of the hits not shown, those passed in are in the structured
 	// results; those counted only by Total or HasMore are not.
 	switch inResults := passed - shown; {
-	case inResults == left && !hasMore:
+	case inResults == left && !hasMore && !may:
 		want += "; see structuredContent.results."
 	case inResults == 0:
 		want += "; none of them in structuredContent.results."
