@@ -120,3 +120,103 @@ func BenchmarkUnmarshalLongTable(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLongChainCost measures what a gateway pays for a chain's
+// history, on tables of 1,000 live names (one downstream's cap) beside
+// 10,000 and 100,000 retired ones. "change" names one new tool (Assign
+// with WithPrevious, then the JSON that the store and each backup write:
+// write-B); "start" is what a replica does at start (decode the stored
+// table, check that it continues the one it holds); "heap" is the heap a
+// loaded table holds (heap-B); "file-swap" stores a change in a FileStore.
+func BenchmarkLongChainCost(b *testing.B) {
+	ctx := context.Background()
+	for _, retired := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("retired=%d", retired), func(b *testing.B) {
+			// Built once: the sub-benchmarks only read it.
+			held := longTable(b, 1_000, retired)
+			data, err := json.Marshal(held)
+			require.NoError(b, err)
+			var live []toolname.Key
+			for k := range held.All() {
+				live = append(live, k)
+			}
+			joined := func(i int) []toolname.Key {
+				return append(live[:len(live):len(live)], toolname.Key{Server: "joiner", Tool: fmt.Sprintf("t%d", i)})
+			}
+
+			b.Run("change", func(b *testing.B) {
+				// A first change outside the measure, as a gateway has
+				// made one since it loaded the table.
+				cur, err := toolname.Assign(toolname.Portable, joined(-1), toolname.WithPrevious(held))
+				require.NoError(b, err)
+				b.ReportAllocs()
+				written, i := 0, 0
+				for b.Loop() {
+					if cur, err = toolname.Assign(toolname.Portable, joined(i), toolname.WithPrevious(cur)); err != nil {
+						b.Fatal(err)
+					}
+					out, err := cur.MarshalJSON()
+					if err != nil {
+						b.Fatal(err)
+					}
+					written += len(out)
+					i++
+				}
+				b.ReportMetric(float64(written)/float64(i), "write-B")
+			})
+
+			b.Run("start", func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					got := new(toolname.Names)
+					if err := got.UnmarshalJSON(data); err != nil {
+						b.Fatal(err)
+					}
+					if err := got.Continues(held); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+
+			b.Run("heap", func(b *testing.B) {
+				var before, after runtime.MemStats
+				var heap uint64
+				n := 0
+				for b.Loop() {
+					runtime.GC()
+					runtime.ReadMemStats(&before)
+					got := new(toolname.Names)
+					if err := got.UnmarshalJSON(data); err != nil {
+						b.Fatal(err)
+					}
+					runtime.GC()
+					runtime.ReadMemStats(&after)
+					runtime.KeepAlive(got)
+					heap += after.HeapAlloc - min(before.HeapAlloc, after.HeapAlloc)
+					n++
+				}
+				b.ReportMetric(float64(heap)/float64(n), "heap-B")
+			})
+
+			b.Run("file-swap", func(b *testing.B) {
+				store, err := toolname.NewFileStore(filepath.Join(b.TempDir(), "names.json"))
+				require.NoError(b, err)
+				defer store.Close()
+				rev, err := toolname.Seed(ctx, store, held)
+				require.NoError(b, err)
+				cur, i := held, 0
+				for b.Loop() {
+					b.StopTimer()
+					if cur, err = toolname.Assign(toolname.Portable, joined(i), toolname.WithPrevious(cur)); err != nil {
+						b.Fatal(err)
+					}
+					i++
+					b.StartTimer()
+					if rev, err = store.Swap(ctx, rev, cur); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		})
+	}
+}
