@@ -197,6 +197,10 @@ func (g *gateway) connect(d *backend) (*mcp.ClientSession, error) {
 	g.clientHandlers(d, opts)
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcpid-gateway", Version: "v0.1.0"}, opts)
 	client.AddReceivingMiddleware(relayElicitation(d))
+	// A downstream's requests and notifications (sampling, elicitation,
+	// list changes) run the gateway's handlers too: a panic there costs
+	// that one message, not the process.
+	client.AddReceivingMiddleware(g.recovered)
 	ctx, cancel := context.WithTimeout(g.ctx, g.cfg.timeout)
 	defer cancel()
 	cs, err := connectLink(ctx, client, d.relay.Transport(d.transport))

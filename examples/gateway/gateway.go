@@ -169,6 +169,8 @@ func newGateway(cfg config) (*gateway, error) {
 		g.srv.AddReceivingMiddleware(refuseSubscriptions, askedLevel)
 		g.srv.AddSendingMiddleware(sendAskedLogs)
 	}
+	// Added last, so that it runs first: around every other middleware.
+	g.srv.AddReceivingMiddleware(g.recovered)
 	return g, nil
 }
 
@@ -283,6 +285,7 @@ func (g *gateway) join(ctx context.Context, spec downstreamSpec) error {
 // downstream of one name is an error.
 func (g *gateway) launch(spec downstreamSpec) (*backend, error) {
 	d := newBackend(spec)
+	d.relay.Logger = g.cfg.logger
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if _, dup := g.downstreams[spec.name]; dup {

@@ -139,6 +139,10 @@
 //   - relists of one downstream are coalesced, one at a time and at most
 //     four a second; a relist that changes nothing stores nothing and
 //     notifies no one; calls never wait on a relist or the store.
+//   - a panic on a request's path (a handler, a middleware, the goroutine
+//     that relays a call's notifications) costs that request alone: it is
+//     answered with the JSON-RPC internal error -32603 and logged at Error
+//     with the method.
 //
 // A failure on the way to a downstream is a tool error with the mcpid JSON
 // envelope (resource_unavailable; invalid_arguments for arguments that are

@@ -279,6 +279,7 @@ func (g *gateway) resourceUpdated(d *backend, p *mcp.ResourceUpdatedNotification
 	}
 	out := &mcp.ResourceUpdatedNotificationParams{URI: g.outURI(d, p.URI)}
 	go func() {
+		defer g.recoverIn("notifications/resources/updated")
 		ctx, cancel := context.WithTimeout(g.ctx, g.cfg.timeout)
 		defer cancel()
 		_ = g.srv.ResourceUpdated(ctx, out)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/mcpid/mcpid/examples/internal/downstream"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -31,7 +32,7 @@ type askedLevelKey struct{}
 // it asks for one MCP knows.
 func askedLevel(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if p := req.GetParams(); p != nil {
+		if p := downstream.Params(req); p != nil {
 			if level, ok := p.GetMeta()[mcp.MetaKeyLogLevel].(string); ok && slices.Contains(logLevels, mcp.LoggingLevel(level)) {
 				ctx = context.WithValue(ctx, askedLevelKey{}, mcp.LoggingLevel(level))
 			}
