@@ -96,7 +96,8 @@ func unavailable(name string) *mcpid.Error {
 }
 
 // byToolName is the gateway's receiving middleware. A tools/call whose name
-// the gateway does not serve is looked up in the store (see route): another
+// the gateway does not serve yet, while it starts, waits for it (see
+// startToolCall); one it does not serve is looked up in the store (see route): another
 // replica may have named a tool this one has not relisted yet, and MCP Apps
 // and prompts call a downstream's tools by their own bare names, which the
 // gateway may have qualified ([toolname.Names.Lookup]). A name that leads
@@ -108,6 +109,14 @@ func (g *gateway) byToolName(next mcp.MethodHandler) mcp.MethodHandler {
 		call, ok := req.(*mcp.CallToolRequest)
 		if !ok || method != "tools/call" || call.Params == nil {
 			return next(ctx, method, req)
+		}
+		if _, ok := g.table.Load().tools[call.Params.Name]; ok {
+			return next(ctx, method, req)
+		}
+		// A starting replica answers a name it is about to serve once it
+		// serves it, or as unavailable (see starting.go).
+		if g.startToolCall(ctx, call.Params.Name) {
+			return toolError(nil, unavailable(call.Params.Name)), nil
 		}
 		if _, ok := g.table.Load().tools[call.Params.Name]; ok {
 			return next(ctx, method, req)

@@ -49,11 +49,11 @@ import (
 // serves the table that Update returns. On an error, the last table stored
 // keeps being served.
 func (g *gateway) nameTools() error {
-	live := g.liveTools()
+	live, listed := g.liveTools()
 	ctx, cancel := context.WithTimeout(g.ctx, g.cfg.timeout)
 	defer cancel()
 	err := g.tools.update(ctx, g.cfg.profile, keysOf(live), g.nameOptions())
-	g.serve(live)
+	g.serve(live, listed)
 	if err != nil {
 		return fmt.Errorf("naming tools: %w", err)
 	}
@@ -434,7 +434,8 @@ func (g *gateway) route(ctx context.Context, name string) (servedTool, error) {
 	if err != nil {
 		return servedTool{}, err
 	}
-	st, ok := g.liveTools()[k]
+	live, _ := g.liveTools()
+	st, ok := live[k]
 	if !ok {
 		return servedTool{}, g.tools.notHere(name)
 	}

@@ -90,6 +90,9 @@ type gateway struct {
 	// has named them, or startTimeout has passed.
 	ready     chan struct{}
 	readyOnce sync.Once
+	// startOver is closed startTimeout after start: requests that route
+	// by a name wait no longer for its first listing (see starting.go).
+	startOver chan struct{}
 	listed    atomic.Bool // every downstream listed, or failed to start, once
 	health    storeHealth // the store, as the last naming round found it
 
@@ -140,6 +143,7 @@ func newGateway(cfg config) (*gateway, error) {
 		ever:        map[string]map[string]bool{},
 		flushes:     make(chan chan struct{}),
 		ready:       make(chan struct{}),
+		startOver:   make(chan struct{}),
 		served:      map[string]servedTool{},
 	}
 	var err error
@@ -185,6 +189,7 @@ func (g *gateway) start(ctx context.Context, specs []downstreamSpec) error {
 	// URIs are shown in forms that name their downstream when there are
 	// several, by the configuration alone (see uriform.go).
 	g.relayed.formURIs.Store(len(specs) > 1)
+	time.AfterFunc(g.cfg.startTimeout, func() { close(g.startOver) })
 	var firsts []chan struct{}
 	for _, spec := range specs {
 		d, err := g.launch(spec)
@@ -368,24 +373,36 @@ func (g *gateway) follow() {
 	g.tools.watch(g.ctx, g.cfg.logger)
 }
 
-// liveTools returns the tools every downstream lists now.
-func (g *gateway) liveTools() map[toolname.Key]servedTool {
+// liveTools returns the tools every downstream lists now, and the
+// downstreams that have listed their tools once.
+func (g *gateway) liveTools() (map[toolname.Key]servedTool, []*backend) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	live := map[toolname.Key]servedTool{}
+	var listed []*backend
 	for _, d := range g.downstreams {
+		if d.toolsListed {
+			listed = append(listed, d)
+		}
 		for _, t := range d.tools {
 			k := toolname.Key{Server: d.name, Tool: t.Name}
 			live[k] = servedTool{key: k, d: d, tool: t}
 		}
 	}
-	return live
+	return live, listed
 }
 
 // serve puts the live tools that the stored table names on the MCP server,
 // changing only what changed, so that the SDK tells clients that the list
-// changed only when it did. Runs on the assigner only.
-func (g *gateway) serve(live map[toolname.Key]servedTool) {
+// changed only when it did, and tells the requests waiting for the first
+// listing of a downstream in listed that it is served. Runs on the
+// assigner only.
+func (g *gateway) serve(live map[toolname.Key]servedTool, listed []*backend) {
+	defer func() {
+		for _, d := range listed {
+			d.toolsServed.open()
+		}
+	}()
 	next := &table{names: g.tools.stored, tools: map[string]servedTool{}, byKey: map[toolname.Key]string{}}
 	var added []string
 	for k, name := range g.tools.stored.All() {

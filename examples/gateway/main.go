@@ -107,6 +107,15 @@
 // (default 10 s, at most -timeout); it then answers with what is stored
 // (the backup's names while the store is down or refused). Clients that
 // list once see every tool; later listings never wait.
+// A request that routes by a name (tools/call, prompts/get,
+// resources/read, completion/complete, resources/subscribe) during the
+// start, to a name the stored table holds or while no table is stored
+// yet, waits in the same way for the first listing of the downstream the
+// name belongs to (or the chain's first round), so that a replica that has
+// just started never answers "unknown tool" for a tool it is about to
+// serve; past -start-timeout it answers resource_unavailable, which says
+// to try again (a tool error for tools/call, the envelope as the JSON-RPC
+// error's data for the others).
 //
 // # Faults
 //
