@@ -61,7 +61,7 @@ func (g *gateway) forward(ctx context.Context, req *mcp.CallToolRequest, st serv
 	}
 	cs := st.d.session.Load()
 	if cs == nil {
-		outcome = string(mcpid.CodeResourceUnavailable)
+		outcome, failure = string(mcpid.CodeResourceUnavailable), fmt.Errorf("the server %q is not connected", st.d.name)
 		return toolError(st.tool, unavailable(name))
 	}
 	params := &mcp.CallToolParams{Name: st.key.Tool, Arguments: args,

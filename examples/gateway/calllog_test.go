@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpid/mcpid/internal/testkit/syncbuf"
+	"github.com/mcpid/mcpid/toolname"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -30,11 +31,12 @@ type callLine struct {
 
 // TestCallLog: every relayed call logs one JSON line naming the
 // downstream, its tool, the name called, the outcome and the duration;
-// a call that failed on the way is a warning with its error.
+// a call that failed on the way (refused, or to a downstream that is down)
+// is a warning with its error.
 func TestCallLog(t *testing.T) {
 	logs := new(syncbuf.Buffer)
 	tool := `[{"name":"search","inputSchema":{"type":"object"}}]`
-	_, c := startGateway(t, config{logger: slog.New(slog.NewJSONHandler(logs, nil))},
+	g, c := startGateway(t, config{logger: slog.New(slog.NewJSONHandler(logs, nil))},
 		inProcessServer("alpha", "search"),
 		downstreamSpec{"refusing", scripted{answersInitialize: true, tools: tool, refuseCall: "no"}},
 	)
@@ -43,6 +45,10 @@ func TestCallLog(t *testing.T) {
 	res, err := c.cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "alpha__search", Arguments: []int{1}})
 	require.NoError(t, err)
 	require.True(t, res.IsError)
+	// A tool whose downstream is down: it has no session.
+	down := servedTool{key: toolname.Key{Server: "down", Tool: "search"}, d: newBackend(downstreamSpec{name: "down"}), tool: &mcp.Tool{Name: "search"}}
+	res = g.forward(t.Context(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "down__search"}}, down)
+	require.Equal(t, "resource_unavailable", envelopeCode(t, res))
 
 	var got []callLine
 	sc := bufio.NewScanner(strings.NewReader(logs.String()))
@@ -61,6 +67,7 @@ func TestCallLog(t *testing.T) {
 		{Level: "INFO", Server: "alpha", Tool: "search", Name: "alpha__search", Outcome: "ok"},
 		{Level: "WARN", Server: "refusing", Tool: "search", Name: "refusing__search", Outcome: "call_refused", Err: `calling "tools/call": no`},
 		{Level: "INFO", Server: "alpha", Tool: "search", Name: "alpha__search", Outcome: "invalid_arguments"},
+		{Level: "WARN", Server: "down", Tool: "search", Name: "down__search", Outcome: "resource_unavailable", Err: `the server "down" is not connected`},
 	}
 	if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(callLine{}, "Duration")); diff != "" {
 		t.Errorf("the call lines (-want +got):\n%s", diff)

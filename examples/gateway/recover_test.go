@@ -3,36 +3,17 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"net/http/httptest"
-	"sync"
 	"testing"
 
 	"github.com/mcpid/mcpid/examples/internal/serve"
+	"github.com/mcpid/mcpid/internal/testkit/syncbuf"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// syncBuffer is a log the gateway's goroutines write to at once.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // TestPanicCostsOneRequest: a panic in a handler on a request's path is
 // answered with a JSON-RPC internal error and logged at Error with the
@@ -41,8 +22,8 @@ func (b *syncBuffer) String() string {
 // message alone, and the call is answered.
 func TestPanicCostsOneRequest(t *testing.T) {
 	for _, stateless := range []bool{false, true} {
-		var logs syncBuffer
-		logger := slog.New(slog.NewTextHandler(&logs, nil))
+		logs := new(syncbuf.Buffer)
+		logger := slog.New(slog.NewTextHandler(logs, nil))
 		g, _ := startGateway(t, config{stateless: stateless, logger: logger}, sdkLogger("sdk"))
 		// A deliberately panicking handler, and a sending middleware that
 		// panics on every log message the gateway relays.
