@@ -34,6 +34,9 @@ type config struct {
 	// promptStore is where the prompt chain lives; nil keeps it in this
 	// process (see prompts.go).
 	promptStore toolname.Store
+	// probeEvery is how often /readyz's view of the store is probed
+	// between naming rounds; 0 means storeProbeEvery.
+	probeEvery time.Duration
 }
 
 // Timing of the gateway's own work. Each is a bound that keeps one
@@ -134,6 +137,9 @@ func newGateway(cfg config) (*gateway, error) {
 		cfg.startTimeout = defaultStartTimeout
 	}
 	cfg.startTimeout = min(cfg.startTimeout, cfg.timeout)
+	if cfg.probeEvery <= 0 {
+		cfg.probeEvery = storeProbeEvery
+	}
 	if cfg.store == nil {
 		cfg.store = new(memStore)
 	}
@@ -218,11 +224,12 @@ func (g *gateway) start(ctx context.Context, specs []downstreamSpec) error {
 			}
 		}
 		g.started.Do(func() {
-			g.wg.Add(4)
+			g.wg.Add(5)
 			go g.assignLoop()
 			go g.follow()
 			go g.promptLoop()
 			go g.followPrompts()
+			go g.probeStore()
 		})
 		// The first round that succeeds from now on (this one, or a
 		// retry while the store is down) lets the listing go, or the

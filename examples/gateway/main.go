@@ -78,8 +78,10 @@
 // once (the first naming round is done, or -start-timeout passed) and
 // while a held table routes, whether the store is up, down or refused; 503
 // before, or while no table is held (the store never reached, and no
-// -backup). Its JSON body names the state:
-// {"status":"ready","store":"down","tools":12}.
+// -backup). Its JSON body names the state, the store's as the last naming
+// round or probe found it (the store is probed every 5 s, each probe
+// within 5 s or -timeout, so the body says "down" within 10 s of an
+// outage): {"status":"ready","store":"down","tools":12}.
 //
 // -backup FILE keeps, on local disk, the last table loaded from or stored
 // in the store, in a file store of its own ([toolname.NewFileStore]:
