@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"encoding/json"
 	"log/slog"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mcpid/mcpid/examples/internal/serve"
 	"github.com/mcpid/mcpid/internal/testkit/syncbuf"
 	"github.com/mcpid/mcpid/toolname"
 
@@ -71,5 +73,38 @@ func TestCallLog(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(callLine{}, "Duration")); diff != "" {
 		t.Errorf("the call lines (-want +got):\n%s", diff)
+	}
+}
+
+// TestStatelessSessionLines: a -stateless gateway, which opens and closes
+// a session for every request, logs the SDK's session open and close
+// lines at Debug: at Info a request logs only what it did.
+func TestStatelessSessionLines(t *testing.T) {
+	for _, level := range []slog.Level{slog.LevelInfo, slog.LevelDebug} {
+		logs := new(syncbuf.Buffer)
+		g, _ := startGateway(t, config{stateless: true, logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: level}))},
+			inProcessServer("alpha", "search"))
+		hs := httptest.NewServer(g.handler(serve.DefaultLimits, true))
+		t.Cleanup(hs.Close)
+		before := len(logs.String()) // the lines of the test's own client end here
+		c := &rawClient{t: t, url: hs.URL + "/mcp", version: "2025-11-25"}
+		a, _ := c.post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{}}}`)
+		require.Nil(t, a.Error)
+		if level == slog.LevelDebug {
+			// The session may close after its answer is read.
+			require.Eventually(t, func() bool { return strings.Contains(logs.String()[before:], "server session disconnected") }, testTimeout, 5*time.Millisecond)
+		}
+		var got []string
+		for line := range strings.Lines(logs.String()[before:]) {
+			if _, rest, ok := strings.Cut(line, " level="); ok {
+				got = append(got, strings.TrimSpace(strings.SplitN(rest, " server=", 2)[0]))
+			}
+		}
+		want := []string{`INFO msg="gateway: call"`}
+		if level == slog.LevelDebug {
+			want = []string{`DEBUG msg="server connecting"`, `DEBUG msg="server session connected" session_id=""`,
+				`INFO msg="gateway: call"`, `DEBUG msg="server session disconnected" session_id=""`}
+		}
+		assert.Equal(t, want, got, "at %v", level)
 	}
 }

@@ -162,8 +162,12 @@ func newGateway(cfg config) (*gateway, error) {
 	}
 	g.table.Store(&table{names: g.tools.stored})
 	g.ctx, g.cancel = context.WithCancel(context.Background())
+	sdkLogger := cfg.logger
+	if cfg.stateless {
+		sdkLogger = slog.New(quietSessions{cfg.logger.Handler()})
+	}
 	g.srv = mcp.NewServer(&mcp.Implementation{Name: "mcpid-gateway", Version: "v0.1.0"}, &mcp.ServerOptions{
-		Logger: cfg.logger,
+		Logger: sdkLogger,
 		// The gateway has no tools of its own, but announces changes
 		// to the tools it relays, and relays its downstreams' logs.
 		Capabilities: downstream.WithLogging(&mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true},
