@@ -64,6 +64,9 @@ var sessionLines = map[string]bool{
 	"server session connected":    true,
 	"server session disconnected": true,
 	"session initialized":         true,
+	// A session of one request: a level set on it (see askedLevel) is
+	// the request's.
+	"client log level set": true,
 }
 
 // quietSessions is the handler of a -stateless gateway's SDK logger: the
