@@ -265,27 +265,6 @@ func (g *gateway) routePrompt(ctx context.Context, name string) (servedPrompt, e
 	return sp, nil
 }
 
-// openPromptStore opens the prompt chain's store beside the tools' one
-// (see promptState), holding its backup's table (see holdBackup), and
-// stops a start on one whose value is not a table, as checkStore does,
-// within ctx's deadline: the start's checks share one.
-func openPromptStore(ctx context.Context, o *options) (toolname.Store, func(), error) {
-	state := promptState(o.state)
-	store, closeStore, err := openStore(ctx, state, o.chain+"/prompts")
-	if err != nil {
-		return nil, nil, err
-	}
-	err = holdBackup("prompt", store, promptBackup(o.cfg.backupPath))
-	if err == nil {
-		err = checkStore(ctx, store, state, o.cfg.timeout)
-	}
-	if err != nil {
-		closeStore()
-		return nil, nil, err
-	}
-	return store, closeStore, nil
-}
-
 // countPromptsEver adds, once, the prompts of the prompt chain's whole
 // history to the distinct prompts each downstream has had, which its cap
 // counts (maxEver), as countEver does for tools: a restart does not let a
