@@ -77,10 +77,7 @@ func (g *gateway) startToolCall(ctx context.Context, name string) (unavailable b
 	if d == nil {
 		return false
 	}
-	if !g.awaitStart(ctx, d.toolsServed.c) {
-		return true
-	}
-	return false
+	return !g.awaitStart(ctx, d.toolsServed.c)
 }
 
 // startPrompt is startToolCall for a prompt's name, with the prompt chain.
