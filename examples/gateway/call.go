@@ -113,19 +113,26 @@ func (g *gateway) byToolName(next mcp.MethodHandler) mcp.MethodHandler {
 		if _, ok := g.table.Load().tools[call.Params.Name]; ok {
 			return next(ctx, method, req)
 		}
+		// The lookup, a starting replica's wait and the call share one
+		// deadline: the whole call fits -timeout.
+		ctx, cancel := context.WithTimeout(ctx, g.cfg.timeout)
+		defer cancel()
 		// A starting replica answers a name it is about to serve once it
 		// serves it, or as unavailable (see starting.go).
-		if g.startToolCall(ctx, call.Params.Name) {
+		began := time.Now()
+		k, unready, err := g.startToolCall(ctx, call.Params.Name)
+		if unready {
+			g.logCall(servedTool{key: k}, call.Params.Name, string(mcpid.CodeResourceUnavailable), time.Since(began),
+				errors.New("the server has not listed its tools since the gateway started"))
 			return toolError(nil, unavailable(call.Params.Name)), nil
 		}
 		if _, ok := g.table.Load().tools[call.Params.Name]; ok {
 			return next(ctx, method, req)
 		}
-		// The lookup and the call share one deadline: the whole call
-		// fits -timeout.
-		ctx, cancel := context.WithTimeout(ctx, g.cfg.timeout)
-		defer cancel()
-		st, err := g.route(ctx, call.Params.Name)
+		var st servedTool
+		if err == nil {
+			st, err = g.route(call.Params.Name, k)
+		}
 		var terr *toolname.Error
 		switch {
 		case err == nil:

@@ -235,13 +235,17 @@ func (g *gateway) prompt(ctx context.Context, name string) (servedPrompt, error)
 	if sp, ok := g.relayed.prompts.table.Load().byName[name]; ok {
 		return sp, nil
 	}
-	if g.startPrompt(ctx, name) {
+	k, unready, err := g.startPrompt(ctx, name)
+	if unready {
 		return servedPrompt{}, unavailableError(name)
 	}
 	if sp, ok := g.relayed.prompts.table.Load().byName[name]; ok {
 		return sp, nil
 	}
-	sp, err := g.routePrompt(ctx, name)
+	var sp servedPrompt
+	if err == nil {
+		sp, err = g.routePrompt(name, k)
+	}
 	if err != nil {
 		return servedPrompt{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("no prompt is named %q", name)}
 	}
@@ -251,12 +255,8 @@ func (g *gateway) prompt(ctx context.Context, name string) (servedPrompt, error)
 // routePrompt finds the prompt that a name this replica does not serve
 // belongs to, as route does for tools (see chain.lookup): looked up in the
 // prompt store, and returned only when this replica lists that very key.
-func (g *gateway) routePrompt(ctx context.Context, name string) (servedPrompt, error) {
+func (g *gateway) routePrompt(name string, k toolname.Key) (servedPrompt, error) {
 	c := g.relayed.prompts.chain
-	k, err := c.lookup(ctx, name, g.cfg.timeout)
-	if err != nil {
-		return servedPrompt{}, err
-	}
 	live, _ := g.livePrompts()
 	sp, ok := live[k]
 	if !ok {

@@ -24,8 +24,10 @@ import (
 // began), for the first listing of the downstream that the stored table
 // gives the name to, or, while no table is stored yet, for the chain's
 // first round; then it is routed, or answered resource_unavailable
-// (retryable), never "unknown". A name the stored table does not hold is
-// answered at once, as before.
+// (retryable), never "unknown". After the start, a name the stored table
+// gives to a downstream of this replica that has not listed since is
+// answered resource_unavailable at once; a name the stored table does not
+// hold is answered as before.
 
 // latch is a signal given once: its channel closes at the first open.
 type latch struct {
@@ -59,46 +61,68 @@ func (g *gateway) awaitStart(ctx context.Context, c <-chan struct{}) bool {
 // while the start lasts: when the stored table gives the name to a tool
 // of one of this replica's downstreams, until that downstream's first
 // listing is served; when no table is stored yet, for the chain's first
-// round. It reports whether the name is, after the wait, one the replica
-// is about to serve but cannot route yet: resource_unavailable.
-func (g *gateway) startToolCall(ctx context.Context, name string) (unavailable bool) {
+// round. It returns the key the stored table gives the name (see
+// storedKey; the zero Key while none is stored, or served now), and
+// reports whether the name is, after the wait, one the replica is about
+// to serve but cannot route yet: resource_unavailable. The error is the
+// lookup's: the name routes nowhere, or to several tools.
+func (g *gateway) startToolCall(ctx context.Context, name string) (k toolname.Key, unready bool, err error) {
 	t := g.table.Load()
 	if t.names == nil {
 		g.awaitStart(ctx, g.ready)
 		t = g.table.Load()
 		if _, ok := t.tools[name]; ok {
-			return false
+			return toolname.Key{}, false, nil
 		}
 		if t.names == nil {
-			return true
+			return toolname.Key{}, true, nil
 		}
 	}
-	d := g.heldBy(t.names.Resolve(name))
-	if d == nil {
-		return false
+	if k, err = g.storedKey(ctx, g.tools, t.names, name); err != nil {
+		return toolname.Key{}, false, err
 	}
-	return !g.awaitStart(ctx, d.toolsServed.c)
+	d := g.heldBy(k)
+	if d == nil {
+		return k, false, nil
+	}
+	return k, !g.awaitStart(ctx, d.toolsServed.c), nil
+}
+
+// storedKey returns the key that the stored table of chain c gives name,
+// or the lookup's error (the name routes nowhere, or to several). served is the table this replica
+// serves its names from, whose live keys are the ones it lists: the key
+// of a downstream that has not listed yet is retired there, so a name it
+// does not hold is looked up in the store (see chain.lookup: within a
+// second, a miss remembered), which holds every replica's.
+func (g *gateway) storedKey(ctx context.Context, c *chain, served *toolname.Names, name string) (toolname.Key, error) {
+	if k, ok := served.Resolve(name); ok {
+		return k, nil
+	}
+	return c.lookup(ctx, name, g.cfg.timeout)
 }
 
 // startPrompt is startToolCall for a prompt's name, with the prompt chain.
-func (g *gateway) startPrompt(ctx context.Context, name string) (unavailable bool) {
+func (g *gateway) startPrompt(ctx context.Context, name string) (k toolname.Key, unready bool, err error) {
 	pc := &g.relayed.prompts
 	t := pc.table.Load()
 	if t.names == nil {
 		g.awaitStart(ctx, pc.ready)
 		t = pc.table.Load()
 		if _, ok := t.byName[name]; ok {
-			return false
+			return toolname.Key{}, false, nil
 		}
 		if t.names == nil {
-			return true
+			return toolname.Key{}, true, nil
 		}
 	}
-	d := g.heldBy(t.names.Resolve(name))
-	if d == nil {
-		return false
+	if k, err = g.storedKey(ctx, pc.chain, t.names, name); err != nil {
+		return toolname.Key{}, false, err
 	}
-	return !g.awaitStart(ctx, d.promptsServed.c)
+	d := g.heldBy(k)
+	if d == nil {
+		return k, false, nil
+	}
+	return k, !g.awaitStart(ctx, d.promptsServed.c), nil
 }
 
 // startURI waits, for a URI that routes to d, until d's first listing of
@@ -137,12 +161,9 @@ func (g *gateway) routeStarting(ctx context.Context, uri string) (*backend, stri
 }
 
 // heldBy returns the downstream of this replica that a key of the stored
-// table belongs to, or nil when ok is false or no downstream of this
-// replica has that name.
-func (g *gateway) heldBy(k toolname.Key, ok bool) *backend {
-	if !ok {
-		return nil
-	}
+// table belongs to, or nil when no downstream of this replica has that
+// name.
+func (g *gateway) heldBy(k toolname.Key) *backend {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.downstreams[k.Server]
