@@ -97,8 +97,9 @@ test: test-modules
 # the tool's outputSchema, error results included, against the example
 # server on both SDKs and in both modes, and the client's OAuth discovery
 # against both SDKs' HTTP handlers (examples/tsclient/discovery.mjs, run by
-# their TestHTTPTSClientDiscovery). npm installs the client from the lock
-# file.
+# their TestHTTPTSClientDiscovery), and the client's own calls through the
+# example gateway, stateful and -stateless (examples/tsclient/gateway.mjs,
+# run by TestTSClientCalls). npm installs the client from the lock file.
 ts-journeys:
 	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && \
 	(cd examples && $(GO) build -o "$$dir/searchfetch" ./searchfetch) && \
@@ -106,7 +107,8 @@ ts-journeys:
 	node journey.mjs "$$dir/searchfetch") && \
 	for m in gosdk mcpgo; do \
 		(cd $$m && MCPID_TSCLIENT=1 $(GO) test -count=1 -run '^TestHTTPTSClientDiscovery$$' .) || exit 1; \
-	done
+	done && \
+	(cd examples && MCPID_TSCLIENT=1 $(GO) test -count=1 -run '^TestTSClientCalls$$' ./gateway)
 
 # conformance runs the official MCP conformance suite's server scenarios
 # (npm @modelcontextprotocol/conformance, pinned in examples/conformance)

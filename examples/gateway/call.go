@@ -61,7 +61,7 @@ func (g *gateway) forward(ctx context.Context, req *mcp.CallToolRequest, st serv
 	}
 	cs := st.d.session.Load()
 	if cs == nil {
-		outcome = string(mcpid.CodeResourceUnavailable)
+		outcome, failure = string(mcpid.CodeResourceUnavailable), fmt.Errorf("the server %q is not connected", st.d.name)
 		return toolError(st.tool, unavailable(name))
 	}
 	params := &mcp.CallToolParams{Name: st.key.Tool, Arguments: args,
@@ -96,7 +96,8 @@ func unavailable(name string) *mcpid.Error {
 }
 
 // byToolName is the gateway's receiving middleware. A tools/call whose name
-// the gateway does not serve is looked up in the store (see route): another
+// the gateway does not serve yet, while it starts, waits for it (see
+// startToolCall); one it does not serve is looked up in the store (see route): another
 // replica may have named a tool this one has not relisted yet, and MCP Apps
 // and prompts call a downstream's tools by their own bare names, which the
 // gateway may have qualified ([toolname.Names.Lookup]). A name that leads
@@ -112,11 +113,26 @@ func (g *gateway) byToolName(next mcp.MethodHandler) mcp.MethodHandler {
 		if _, ok := g.table.Load().tools[call.Params.Name]; ok {
 			return next(ctx, method, req)
 		}
-		// The lookup and the call share one deadline: the whole call
-		// fits -timeout.
+		// The lookup, a starting replica's wait and the call share one
+		// deadline: the whole call fits -timeout.
 		ctx, cancel := context.WithTimeout(ctx, g.cfg.timeout)
 		defer cancel()
-		st, err := g.route(ctx, call.Params.Name)
+		// A starting replica answers a name it is about to serve once it
+		// serves it, or as unavailable (see starting.go).
+		began := time.Now()
+		k, unready, err := g.startToolCall(ctx, call.Params.Name)
+		if unready {
+			g.logCall(servedTool{key: k}, call.Params.Name, string(mcpid.CodeResourceUnavailable), time.Since(began),
+				errors.New("the server has not listed its tools since the gateway started"))
+			return toolError(nil, unavailable(call.Params.Name)), nil
+		}
+		if _, ok := g.table.Load().tools[call.Params.Name]; ok {
+			return next(ctx, method, req)
+		}
+		var st servedTool
+		if err == nil {
+			st, err = g.route(call.Params.Name, k)
+		}
 		var terr *toolname.Error
 		switch {
 		case err == nil:

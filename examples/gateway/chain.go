@@ -49,11 +49,11 @@ import (
 // serves the table that Update returns. On an error, the last table stored
 // keeps being served.
 func (g *gateway) nameTools() error {
-	live := g.liveTools()
+	live, listed := g.liveTools()
 	ctx, cancel := context.WithTimeout(g.ctx, g.cfg.timeout)
 	defer cancel()
 	err := g.tools.update(ctx, g.cfg.profile, keysOf(live), g.nameOptions())
-	g.serve(live)
+	g.serve(live, listed)
 	if err != nil {
 		return fmt.Errorf("naming tools: %w", err)
 	}
@@ -426,15 +426,13 @@ func unknownName(name string) error {
 	return &toolname.Error{Code: toolname.CodeUnknownTool, Index: -1, Offset: -1, Input: name}
 }
 
-// route finds the tool that a called name this replica does not serve
-// belongs to (see chain.lookup), and returns it only when this replica
-// lists that very key; otherwise the name is unknown here.
-func (g *gateway) route(ctx context.Context, name string) (servedTool, error) {
-	k, err := g.tools.lookup(ctx, name, g.cfg.timeout)
-	if err != nil {
-		return servedTool{}, err
-	}
-	st, ok := g.liveTools()[k]
+// route returns the tool of the key k that the store's table gives a
+// called name this replica does not serve (see storedKey, which looks it
+// up), only when this replica lists that very key; otherwise the name is
+// unknown here.
+func (g *gateway) route(name string, k toolname.Key) (servedTool, error) {
+	live, _ := g.liveTools()
+	st, ok := live[k]
 	if !ok {
 		return servedTool{}, g.tools.notHere(name)
 	}

@@ -124,7 +124,8 @@ func TestNameNotServedYet(t *testing.T) {
 	failures := stuck.failures.Load()
 	addEchoTool(alphaB.transport.(inProcess).srv, "alpha", "list")
 	require.Eventually(t, func() bool { return stuck.failures.Load() > failures }, testTimeout, 10*time.Millisecond)
-	require.Contains(t, b.liveTools(), toolname.Key{Server: "alpha", Tool: "list"})
+	live, _ := b.liveTools()
+	require.Contains(t, live, toolname.Key{Server: "alpha", Tool: "list"})
 	addEchoTool(alphaA.transport.(inProcess).srv, "alpha", "list")
 	require.Eventually(t, ca.hasNames(t.Context(), 3), testTimeout, 10*time.Millisecond)
 
@@ -147,7 +148,7 @@ func TestStoreLostWhileServing(t *testing.T) {
 
 	require.NoError(t, os.Remove(state))
 	addEchoTool(alpha.transport.(inProcess).srv, "alpha", "fetch")
-	require.Eventually(t, func() bool { return len(g.liveTools()) == 2 }, testTimeout, 10*time.Millisecond)
+	require.Eventually(t, func() bool { live, _ := g.liveTools(); return len(live) == 2 }, testTimeout, 10*time.Millisecond)
 	require.NoError(t, g.flush(t.Context()))
 	assert.Equal(t, []string{"search"}, c.names(t))
 	assert.Equal(t, `alpha answered search(query="x")`, resultText(c.call(t, "search", "x")))

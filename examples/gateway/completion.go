@@ -27,7 +27,7 @@ func (g *gateway) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.
 		d, own.Name = sp.d, sp.key.Tool
 	case "ref/resource":
 		var err error
-		if d, own.URI, err = g.routeURI(ref.URI); err != nil {
+		if d, own.URI, err = g.routeStarting(ctx, ref.URI); err != nil {
 			return nil, routeError(err)
 		}
 	default:

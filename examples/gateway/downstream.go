@@ -67,6 +67,12 @@ type backend struct {
 	answered     atomic.Bool
 	more         kinds         // its prompts, resources and templates (relayed.go)
 	kindsChanged chan struct{} // holds a list_changed of prompts or resources not yet acted on
+
+	// Opened once its first listing of each kind is served (see
+	// starting.go): its tools by a round of the tools' chain, its
+	// prompts by a round of the prompt chain, its resources at once.
+	toolsServed, promptsServed, kindsListed *latch
+	toolsListed                             bool // it listed its tools once; guarded by the gateway's mu
 }
 
 func newBackend(spec downstreamSpec) *backend {
@@ -78,6 +84,10 @@ func newBackend(spec downstreamSpec) *backend {
 		ever:      map[string]bool{},
 
 		kindsChanged: make(chan struct{}, 1),
+
+		toolsServed:   newLatch(),
+		promptsServed: newLatch(),
+		kindsListed:   newLatch(),
 	}
 }
 
@@ -197,6 +207,10 @@ func (g *gateway) connect(d *backend) (*mcp.ClientSession, error) {
 	g.clientHandlers(d, opts)
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcpid-gateway", Version: "v0.1.0"}, opts)
 	client.AddReceivingMiddleware(relayElicitation(d))
+	// A downstream's requests and notifications (sampling, elicitation,
+	// list changes) run the gateway's handlers too: a panic there costs
+	// that one message, not the process.
+	client.AddReceivingMiddleware(g.recovered)
 	ctx, cancel := context.WithTimeout(g.ctx, g.cfg.timeout)
 	defer cancel()
 	cs, err := connectLink(ctx, client, d.relay.Transport(d.transport))
@@ -224,29 +238,33 @@ func (g *gateway) relist(d *backend, cs *mcp.ClientSession) error {
 		}
 		listed = append(listed, t)
 	}
-	if g.update(d, g.servable(d.name, listed)) {
+	// The first listing starts a round even when it lists no tool: the
+	// round tells the requests waiting for it (see starting.go).
+	if changed, first := g.update(d, g.servable(d.name, listed)); changed || first {
 		g.changed()
 	}
 	return nil
 }
 
 // update replaces d's tools with the listing l, but for the new tools
-// beyond the cap on distinct tools, and reports whether they changed. A
-// tool listed again as it was (the same JSON) keeps its value, so that the
-// assigner sees it unchanged.
-func (g *gateway) update(d *backend, l listing) bool {
-	changed, refused := g.admit(d, l)
+// beyond the cap on distinct tools, and reports whether they changed, and
+// whether this is d's first listing. A tool listed again as it was (the
+// same JSON) keeps its value, so that the assigner sees it unchanged.
+func (g *gateway) update(d *backend, l listing) (changed, first bool) {
+	changed, first, refused := g.admit(d, l)
 	if refused > 0 {
 		g.cfg.logger.Warn("gateway: server has had too many distinct tools; its new tools are refused", "server", d.name, "max", maxEver, "refused", refused)
 	}
-	return changed
+	return changed, first
 }
 
 // admit is update under the gateway's mu; it also returns how many new
 // tools the cap refused.
-func (g *gateway) admit(d *backend, l listing) (changed bool, refused int) {
+func (g *gateway) admit(d *backend, l listing) (changed, first bool, refused int) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	first = !d.toolsListed
+	d.toolsListed = true
 	kept := l.tools[:0]
 	for _, t := range l.tools {
 		if !d.ever[t.Name] {
@@ -263,14 +281,14 @@ func (g *gateway) admit(d *backend, l listing) (changed bool, refused int) {
 		kept = append(kept, t)
 	}
 	if slices.Equal(d.tools, kept) {
-		return false, refused
+		return false, first, refused
 	}
 	d.tools = slices.Clone(kept)
 	d.defs = make(map[string]string, len(kept))
 	for _, t := range kept {
 		d.defs[t.Name] = l.defs[t.Name]
 	}
-	return true, refused
+	return true, first, refused
 }
 
 func byName(t *mcp.Tool, name string) int { return strings.Compare(t.Name, name) }

@@ -34,6 +34,9 @@ type config struct {
 	// promptStore is where the prompt chain lives; nil keeps it in this
 	// process (see prompts.go).
 	promptStore toolname.Store
+	// probeEvery is how often /readyz's view of the store is probed
+	// between naming rounds; 0 means storeProbeEvery.
+	probeEvery time.Duration
 }
 
 // Timing of the gateway's own work. Each is a bound that keeps one
@@ -90,6 +93,9 @@ type gateway struct {
 	// has named them, or startTimeout has passed.
 	ready     chan struct{}
 	readyOnce sync.Once
+	// startOver is closed startTimeout after start: requests that route
+	// by a name wait no longer for its first listing (see starting.go).
+	startOver chan struct{}
 	listed    atomic.Bool // every downstream listed, or failed to start, once
 	health    storeHealth // the store, as the last naming round found it
 
@@ -131,6 +137,9 @@ func newGateway(cfg config) (*gateway, error) {
 		cfg.startTimeout = defaultStartTimeout
 	}
 	cfg.startTimeout = min(cfg.startTimeout, cfg.timeout)
+	if cfg.probeEvery <= 0 {
+		cfg.probeEvery = storeProbeEvery
+	}
 	if cfg.store == nil {
 		cfg.store = new(memStore)
 	}
@@ -140,6 +149,7 @@ func newGateway(cfg config) (*gateway, error) {
 		ever:        map[string]map[string]bool{},
 		flushes:     make(chan chan struct{}),
 		ready:       make(chan struct{}),
+		startOver:   make(chan struct{}),
 		served:      map[string]servedTool{},
 	}
 	var err error
@@ -152,8 +162,12 @@ func newGateway(cfg config) (*gateway, error) {
 	}
 	g.table.Store(&table{names: g.tools.stored})
 	g.ctx, g.cancel = context.WithCancel(context.Background())
+	sdkLogger := cfg.logger
+	if cfg.stateless {
+		sdkLogger = slog.New(quietSessions{cfg.logger.Handler()})
+	}
 	g.srv = mcp.NewServer(&mcp.Implementation{Name: "mcpid-gateway", Version: "v0.1.0"}, &mcp.ServerOptions{
-		Logger: cfg.logger,
+		Logger: sdkLogger,
 		// The gateway has no tools of its own, but announces changes
 		// to the tools it relays, and relays its downstreams' logs.
 		Capabilities: downstream.WithLogging(&mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true},
@@ -169,6 +183,8 @@ func newGateway(cfg config) (*gateway, error) {
 		g.srv.AddReceivingMiddleware(refuseSubscriptions, askedLevel)
 		g.srv.AddSendingMiddleware(sendAskedLogs)
 	}
+	// Added last, so that it runs first: around every other middleware.
+	g.srv.AddReceivingMiddleware(g.recovered)
 	return g, nil
 }
 
@@ -183,6 +199,7 @@ func (g *gateway) start(ctx context.Context, specs []downstreamSpec) error {
 	// URIs are shown in forms that name their downstream when there are
 	// several, by the configuration alone (see uriform.go).
 	g.relayed.formURIs.Store(len(specs) > 1)
+	time.AfterFunc(g.cfg.startTimeout, func() { close(g.startOver) })
 	var firsts []chan struct{}
 	for _, spec := range specs {
 		d, err := g.launch(spec)
@@ -211,11 +228,12 @@ func (g *gateway) start(ctx context.Context, specs []downstreamSpec) error {
 			}
 		}
 		g.started.Do(func() {
-			g.wg.Add(4)
+			g.wg.Add(5)
 			go g.assignLoop()
 			go g.follow()
 			go g.promptLoop()
 			go g.followPrompts()
+			go g.probeStore()
 		})
 		// The first round that succeeds from now on (this one, or a
 		// retry while the store is down) lets the listing go, or the
@@ -283,6 +301,7 @@ func (g *gateway) join(ctx context.Context, spec downstreamSpec) error {
 // downstream of one name is an error.
 func (g *gateway) launch(spec downstreamSpec) (*backend, error) {
 	d := newBackend(spec)
+	d.relay.Logger = g.cfg.logger
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if _, dup := g.downstreams[spec.name]; dup {
@@ -365,24 +384,36 @@ func (g *gateway) follow() {
 	g.tools.watch(g.ctx, g.cfg.logger)
 }
 
-// liveTools returns the tools every downstream lists now.
-func (g *gateway) liveTools() map[toolname.Key]servedTool {
+// liveTools returns the tools every downstream lists now, and the
+// downstreams that have listed their tools once.
+func (g *gateway) liveTools() (map[toolname.Key]servedTool, []*backend) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	live := map[toolname.Key]servedTool{}
+	var listed []*backend
 	for _, d := range g.downstreams {
+		if d.toolsListed {
+			listed = append(listed, d)
+		}
 		for _, t := range d.tools {
 			k := toolname.Key{Server: d.name, Tool: t.Name}
 			live[k] = servedTool{key: k, d: d, tool: t}
 		}
 	}
-	return live
+	return live, listed
 }
 
 // serve puts the live tools that the stored table names on the MCP server,
 // changing only what changed, so that the SDK tells clients that the list
-// changed only when it did. Runs on the assigner only.
-func (g *gateway) serve(live map[toolname.Key]servedTool) {
+// changed only when it did, and tells the requests waiting for the first
+// listing of a downstream in listed that it is served. Runs on the
+// assigner only.
+func (g *gateway) serve(live map[toolname.Key]servedTool, listed []*backend) {
+	defer func() {
+		for _, d := range listed {
+			d.toolsServed.open()
+		}
+	}()
 	next := &table{names: g.tools.stored, tools: map[string]servedTool{}, byKey: map[toolname.Key]string{}}
 	var added []string
 	for k, name := range g.tools.stored.All() {

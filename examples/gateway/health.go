@@ -1,25 +1,35 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mcpid/mcpid/toolname"
 )
 
 // The states of the store that /readyz names, as the last naming round
-// found it.
+// or probe (see probeStore) found it.
 const (
 	storeUnknown = "unknown" // no round has ended yet
-	storeUp      = "up"      // the last round read and, if it had to, wrote the chain
-	storeDown    = "down"    // the last round could not reach it, or it failed
+	storeUp      = "up"      // the last round read and, if it had to, wrote the chain; or a probe read it since it was down
+	storeDown    = "down"    // the last round or probe could not reach it, or it failed
 	storeRefused = "refused" // it holds less than this replica held, or records other naming options
 )
 
-// storeHealth is the state of the store after the last naming round.
+// storeProbeEvery is how often the store is probed for /readyz: a naming
+// round runs only when something changed, so without a probe an outage
+// between rounds would go unseen, and /readyz would say "up" throughout.
+// A probe every 5 s, each bounded by 5 s (or -timeout, when shorter), has
+// /readyz say "down" within 10 s of an outage.
+const storeProbeEvery = 5 * time.Second
+
+// storeHealth is the state of the store after the last naming round or
+// probe.
 type storeHealth struct{ state atomic.Pointer[string] }
 
 // round records the outcome of a naming round.
@@ -32,6 +42,44 @@ func (h *storeHealth) round(err error) {
 		state = storeDown
 	}
 	h.state.Store(&state)
+}
+
+// probe records the outcome of a probe of the store (a Load): an error is
+// a store down or refused, as after a round; a success makes a store that
+// was down up, and leaves any other state as the last round found it (a
+// chain that records other naming options loads well, and stays refused).
+func (h *storeHealth) probe(err error) {
+	if err != nil {
+		h.round(err)
+		return
+	}
+	up := storeUp
+	if s := h.state.Load(); s != nil && *s == storeDown {
+		h.state.CompareAndSwap(s, &up)
+	}
+}
+
+// probeStore probes the tools' store every probeEvery, each probe
+// bounded by probeEvery or -timeout, whichever is shorter, so that
+// /readyz tells an outage between naming rounds (see storeProbeEvery).
+func (g *gateway) probeStore() {
+	defer g.wg.Done()
+	tick := time.NewTicker(g.cfg.probeEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-tick.C:
+		case <-g.ctx.Done():
+			return
+		}
+		ctx, cancel := context.WithTimeout(g.ctx, min(g.cfg.probeEvery, g.cfg.timeout))
+		_, _, err := g.cfg.store.Load(ctx)
+		cancel()
+		if g.ctx.Err() != nil {
+			return
+		}
+		g.health.probe(err)
+	}
 }
 
 // String returns the state.

@@ -144,3 +144,25 @@ func TestReadyzWaitsForBothChains(t *testing.T) {
 		assert.NotEqual(t, "starting", r.Status, "both chains' first rounds are done")
 	}
 }
+
+// TestReadyzProbesStore: /readyz tells a store outage that happens
+// between naming rounds, and the store's return, from its probes alone
+// (no round runs: nothing changed), and stays 200 meanwhile, since the
+// held table routes.
+func TestReadyzProbesStore(t *testing.T) {
+	store := &outageStore{Store: new(memStore)}
+	g, _ := startGateway(t, config{store: store, probeEvery: 10 * time.Millisecond}, inProcessServer("alpha", "fetch"))
+	srv := httptest.NewServer(g.withHealth(http.NotFoundHandler()))
+	t.Cleanup(srv.Close)
+	var r readiness
+	require.Eventually(t, func() bool { return get(t, srv.URL+"/readyz", &r) == http.StatusOK && r.Store == storeUp }, testTimeout, 10*time.Millisecond)
+
+	store.down.Store(true)
+	require.Eventually(t, func() bool { get(t, srv.URL+"/readyz", &r); return r.Store == storeDown }, testTimeout, 10*time.Millisecond,
+		"the body says down without a round")
+	assert.Equal(t, http.StatusOK, get(t, srv.URL+"/readyz", &r), "the held table routes")
+	assert.Equal(t, readiness{Status: "ready", Store: storeDown, Tools: 1}, r)
+
+	store.down.Store(false)
+	require.Eventually(t, func() bool { get(t, srv.URL+"/readyz", &r); return r.Store == storeUp }, testTimeout, 10*time.Millisecond)
+}

@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpid/mcpid/examples/internal/downstream"
 	"github.com/mcpid/mcpid/examples/internal/serve"
 	"github.com/mcpid/mcpid/gosdk"
 )
@@ -39,8 +40,8 @@ func (g *gateway) handler(lim serve.Limits, stateless bool) http.Handler {
 func refuseSubscriptions(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		subscribes := method == "resources/subscribe" || method == "resources/unsubscribe"
-		if listen, ok := req.GetParams().(*mcp.SubscriptionsListenParams); ok && method == "subscriptions/listen" &&
-			listen.Notifications != nil && len(listen.Notifications.ResourceSubscriptions) > 0 {
+		if listen, ok := downstream.Params(req).(*mcp.SubscriptionsListenParams); ok && method == "subscriptions/listen" &&
+			listen != nil && listen.Notifications != nil && len(listen.Notifications.ResourceSubscriptions) > 0 {
 			subscribes = true
 		}
 		if subscribes {

@@ -78,8 +78,10 @@
 // once (the first naming round is done, or -start-timeout passed) and
 // while a held table routes, whether the store is up, down or refused; 503
 // before, or while no table is held (the store never reached, and no
-// -backup). Its JSON body names the state:
-// {"status":"ready","store":"down","tools":12}.
+// -backup). Its JSON body names the state, the store's as the last naming
+// round or probe found it (the store is probed every 5 s, each probe
+// within 5 s or -timeout, so the body says "down" within 10 s of an
+// outage): {"status":"ready","store":"down","tools":12}.
 //
 // -backup FILE keeps, on local disk, the last table loaded from or stored
 // in the store, in a file store of its own ([toolname.NewFileStore]:
@@ -94,8 +96,10 @@
 // disk; -backup is what protects a replica that restarts after a restore
 // or an edit, since without it the replica has nothing to compare with.
 // The chain is put back on purpose only: -seed FILE stores a backup, or a
-// state file, as the first table of an EMPTY chain (also how a gateway
-// moves from a state file to Redis or PostgreSQL), then runs as usual.
+// state file, as the first table of an EMPTY chain, and FILE.prompts as
+// the first of the prompts' (also how a gateway moves from a state file
+// to Redis or PostgreSQL), then runs as usual. Both chains are checked
+// empty before either is written: a -seed that fails seeds neither.
 //
 // The start checks the stores (a value that is not a table, naming options
 // other than the chain's) within one -timeout in all; with -http, /healthz
@@ -107,6 +111,15 @@
 // (default 10 s, at most -timeout); it then answers with what is stored
 // (the backup's names while the store is down or refused). Clients that
 // list once see every tool; later listings never wait.
+// A request that routes by a name (tools/call, prompts/get,
+// resources/read, completion/complete, resources/subscribe) during the
+// start, to a name the stored table holds or while no table is stored
+// yet, waits in the same way for the first listing of the downstream the
+// name belongs to (or the chain's first round), so that a replica that has
+// just started never answers "unknown tool" for a tool it is about to
+// serve; past -start-timeout it answers resource_unavailable, which says
+// to try again (a tool error for tools/call, the envelope as the JSON-RPC
+// error's data for the others).
 //
 // # Faults
 //
@@ -139,6 +152,10 @@
 //   - relists of one downstream are coalesced, one at a time and at most
 //     four a second; a relist that changes nothing stores nothing and
 //     notifies no one; calls never wait on a relist or the store.
+//   - a panic on a request's path (a handler, a middleware, the goroutine
+//     that relays a call's notifications) costs that request alone: it is
+//     answered with the JSON-RPC internal error -32603 and logged at Error
+//     with the method.
 //
 // A failure on the way to a downstream is a tool error with the mcpid JSON
 // envelope (resource_unavailable; invalid_arguments for arguments that are
@@ -428,20 +445,44 @@ func (s serverFlag) spec(environ []string, stderr io.Writer, logger *slog.Logger
 	}}
 }
 
-// seed stores the table in the file at path as the first table of the
-// store's chain, which must be empty.
-func seed(ctx context.Context, store toolname.Store, path string, timeout time.Duration) error {
-	names, err := readTable(path)
-	if err == nil && names == nil {
-		err = fmt.Errorf("%s: no such file", path)
-	}
-	if err != nil {
-		return fmt.Errorf("-seed: %w", err)
-	}
+// seedChains stores the table in the file at path as the first table of
+// the tools' chain, and the one at path+".prompts" as the first of the
+// prompts' chain, within timeout. Both files are read, and both chains
+// checked empty, before either is written: a -seed that would fail on
+// one chain seeds neither, so that it can be run again as it is once the
+// operator has emptied both (toolname.Seed still refuses a chain written
+// meanwhile). run calls it before the stores hold their backups, which
+// would refuse a load of an empty chain.
+func seedChains(ctx context.Context, path string, timeout time.Duration, tools, prompts toolname.Store) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if _, err := toolname.Seed(ctx, store, names); err != nil {
-		return fmt.Errorf("-seed %s: %w", path, err)
+	chains := []struct {
+		store toolname.Store
+		path  string
+		names *toolname.Names
+	}{{tools, path, nil}, {prompts, path + promptsSuffix, nil}}
+	for i := range chains {
+		c := &chains[i]
+		names, err := readTable(c.path)
+		if err == nil && names == nil {
+			err = fmt.Errorf("%s: no such file", c.path)
+		}
+		if err != nil {
+			return fmt.Errorf("-seed: %w", err)
+		}
+		c.names = names
+		held, _, err := c.store.Load(ctx)
+		if err == nil && held != nil {
+			err = &toolname.Error{Code: toolname.CodeChainNotEmpty, Index: -1, Offset: -1}
+		}
+		if err != nil {
+			return fmt.Errorf("-seed %s: nothing seeded: %w", c.path, err)
+		}
+	}
+	for _, c := range chains {
+		if _, err := toolname.Seed(ctx, c.store, c.names); err != nil {
+			return fmt.Errorf("-seed %s: %w", c.path, err)
+		}
 	}
 	return nil
 }
@@ -497,25 +538,28 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer closeStore()
 	o.cfg.store = store
-	if err := holdBackup("tool", store, o.cfg.backupPath); err != nil {
-		return err
-	}
-	if err := checkStore(checkCtx, store, o.state, o.cfg.timeout); err != nil {
-		return err
-	}
-	promptStore, closePromptStore, err := openPromptStore(checkCtx, o)
+	promptStore, closePromptStore, err := openStore(checkCtx, promptState(o.state), o.chain+"/prompts")
 	if err != nil {
 		return err
 	}
 	defer closePromptStore()
 	o.cfg.promptStore = promptStore
 	if o.seed != "" {
-		if err := seed(ctx, store, o.seed, o.cfg.timeout); err != nil {
+		if err := seedChains(ctx, o.seed, o.cfg.timeout, store, promptStore); err != nil {
 			return err
 		}
-		if err := seed(ctx, promptStore, o.seed+promptsSuffix, o.cfg.timeout); err != nil {
-			return err
-		}
+	}
+	if err := holdBackup("tool", store, o.cfg.backupPath); err != nil {
+		return err
+	}
+	if err := checkStore(checkCtx, store, o.state, o.cfg.timeout); err != nil {
+		return err
+	}
+	if err := holdBackup("prompt", promptStore, promptBackup(o.cfg.backupPath)); err != nil {
+		return err
+	}
+	if err := checkStore(checkCtx, promptStore, promptState(o.state), o.cfg.timeout); err != nil {
+		return err
 	}
 	// A fatal error (see config.fatal) ends serving, and is the result.
 	ctx, stop := context.WithCancel(ctx)

@@ -163,9 +163,11 @@ func TestDistinctToolCap(t *testing.T) {
 		return &mcp.Tool{Name: name, InputSchema: map[string]any{"type": "object"}}
 	}
 	list := func(tools ...*mcp.Tool) listing { return g.servable(d.name, tools) }
-	assert.True(t, g.update(d, list(tool("new1"), tool("new2"), tool("old1"))))
+	changed, _ := g.update(d, list(tool("new1"), tool("new2"), tool("old1")))
+	assert.True(t, changed)
 	assert.Equal(t, []string{"new1", "old1"}, toolNames(d.tools), "new1 is the last one the cap admits")
-	assert.False(t, g.update(d, list(tool("new1"), tool("new3"), tool("old1"))), "new3 is refused: nothing changed")
+	changed, _ = g.update(d, list(tool("new1"), tool("new3"), tool("old1")))
+	assert.False(t, changed, "new3 is refused: nothing changed")
 	assert.Len(t, d.ever, maxEver)
 }
 

@@ -95,7 +95,7 @@ func TestPromptBackupRefusesAFork(t *testing.T) {
 			logs := new(syncbuf.Buffer)
 			cfg := config{store: store, promptStore: pstore, backupPath: backup, startTimeout: 300 * time.Millisecond, logger: slog.New(slog.NewTextHandler(logs, nil))}
 			g, c = startGateway(t, cfg, alpha, beta, gamma)
-			require.Eventually(t, func() bool { return len(g.livePrompts()) == 4 }, testTimeout, 20*time.Millisecond, "gamma lists its prompts")
+			require.Eventually(t, func() bool { live, _ := g.livePrompts(); return len(live) == 4 }, testTimeout, 20*time.Millisecond, "gamma lists its prompts")
 			require.Eventually(t, func() bool { return strings.Contains(logs.String(), "does not continue") }, testTimeout, 20*time.Millisecond)
 			assert.Contains(t, logs.String(), string(toolname.CodeRollback))
 			assert.Equal(t, want, c.promptNames(t), "the backup's names, and no new one")

@@ -39,6 +39,7 @@ type promptChain struct {
 
 // prompts is the served prompt table: immutable, read without locks.
 type prompts struct {
+	names  *toolname.Names // the stored table the names come from
 	byName map[string]servedPrompt
 }
 
@@ -124,8 +125,9 @@ func (g *gateway) followPrompts() {
 	g.relayed.prompts.chain.watch(g.ctx, g.cfg.logger)
 }
 
-// livePrompts returns the prompts every downstream lists now.
-func (g *gateway) livePrompts() map[toolname.Key]servedPrompt {
+// livePrompts returns the prompts every downstream lists now, and the
+// downstreams that have listed their prompts once.
+func (g *gateway) livePrompts() (map[toolname.Key]servedPrompt, []*backend) {
 	g.mu.Lock()
 	ds := make([]*backend, 0, len(g.downstreams))
 	for _, d := range g.downstreams {
@@ -133,15 +135,19 @@ func (g *gateway) livePrompts() map[toolname.Key]servedPrompt {
 	}
 	g.mu.Unlock()
 	live := map[toolname.Key]servedPrompt{}
+	var listed []*backend
 	for _, d := range ds {
 		d.more.mu.Lock()
+		if d.more.listed {
+			listed = append(listed, d)
+		}
 		for _, p := range d.more.prompts {
 			k := toolname.Key{Server: d.name, Tool: p.Name}
 			live[k] = servedPrompt{key: k, d: d, prompt: p}
 		}
 		d.more.mu.Unlock()
 	}
-	return live
+	return live, listed
 }
 
 // namePrompts is one round of the prompt chain, as nameTools is of the
@@ -149,11 +155,14 @@ func (g *gateway) livePrompts() map[toolname.Key]servedPrompt {
 // the prompts listed now, so that each is stored before it is served.
 func (g *gateway) namePrompts() error {
 	c := g.relayed.prompts.chain
-	live := g.livePrompts()
+	live, listed := g.livePrompts()
 	ctx, cancel := context.WithTimeout(g.ctx, g.cfg.timeout)
 	defer cancel()
 	err := c.update(ctx, g.cfg.profile, keysOf(live), g.nameOptions())
 	g.servePrompts(live)
+	for _, d := range listed {
+		d.promptsServed.open()
+	}
 	if err != nil {
 		return fmt.Errorf("naming prompts: %w", err)
 	}
@@ -166,7 +175,7 @@ func (g *gateway) namePrompts() error {
 func (g *gateway) servePrompts(live map[toolname.Key]servedPrompt) {
 	pc := &g.relayed.prompts
 	old := pc.table.Load().byName
-	next := &prompts{byName: map[string]servedPrompt{}}
+	next := &prompts{names: pc.chain.stored, byName: map[string]servedPrompt{}}
 	for k, name := range pc.chain.stored.All() {
 		sp, ok := live[k]
 		if ok && g.cfg.profile.Valid(name) {
@@ -219,12 +228,24 @@ func (g *gateway) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mc
 }
 
 // prompt returns the prompt served under name, or the one routePrompt
-// finds; a name that routes nowhere is an invalid_params error.
+// finds; a name that routes nowhere is an invalid_params error, and one
+// that a starting replica is about to serve resource_unavailable (see
+// startPrompt).
 func (g *gateway) prompt(ctx context.Context, name string) (servedPrompt, error) {
 	if sp, ok := g.relayed.prompts.table.Load().byName[name]; ok {
 		return sp, nil
 	}
-	sp, err := g.routePrompt(ctx, name)
+	k, unready, err := g.startPrompt(ctx, name)
+	if unready {
+		return servedPrompt{}, unavailableError(name)
+	}
+	if sp, ok := g.relayed.prompts.table.Load().byName[name]; ok {
+		return sp, nil
+	}
+	var sp servedPrompt
+	if err == nil {
+		sp, err = g.routePrompt(name, k)
+	}
 	if err != nil {
 		return servedPrompt{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("no prompt is named %q", name)}
 	}
@@ -234,38 +255,14 @@ func (g *gateway) prompt(ctx context.Context, name string) (servedPrompt, error)
 // routePrompt finds the prompt that a name this replica does not serve
 // belongs to, as route does for tools (see chain.lookup): looked up in the
 // prompt store, and returned only when this replica lists that very key.
-func (g *gateway) routePrompt(ctx context.Context, name string) (servedPrompt, error) {
+func (g *gateway) routePrompt(name string, k toolname.Key) (servedPrompt, error) {
 	c := g.relayed.prompts.chain
-	k, err := c.lookup(ctx, name, g.cfg.timeout)
-	if err != nil {
-		return servedPrompt{}, err
-	}
-	sp, ok := g.livePrompts()[k]
+	live, _ := g.livePrompts()
+	sp, ok := live[k]
 	if !ok {
 		return servedPrompt{}, c.notHere(name)
 	}
 	return sp, nil
-}
-
-// openPromptStore opens the prompt chain's store beside the tools' one
-// (see promptState), holding its backup's table (see holdBackup), and
-// stops a start on one whose value is not a table, as checkStore does,
-// within ctx's deadline: the start's checks share one.
-func openPromptStore(ctx context.Context, o *options) (toolname.Store, func(), error) {
-	state := promptState(o.state)
-	store, closeStore, err := openStore(ctx, state, o.chain+"/prompts")
-	if err != nil {
-		return nil, nil, err
-	}
-	err = holdBackup("prompt", store, promptBackup(o.cfg.backupPath))
-	if err == nil {
-		err = checkStore(ctx, store, state, o.cfg.timeout)
-	}
-	if err != nil {
-		closeStore()
-		return nil, nil, err
-	}
-	return store, closeStore, nil
 }
 
 // countPromptsEver adds, once, the prompts of the prompt chain's whole

@@ -20,8 +20,7 @@ func TestPromptChainFiles(t *testing.T) {
 	dir := t.TempDir()
 	state := filepath.Join(dir, "names.json")
 	cfg, _ := fromArgs(t, io.Discard)
-	o := &options{state: state, chain: "mcpid", cfg: cfg}
-	store, closeStore, err := openPromptStore(t.Context(), o)
+	store, closeStore, err := openStore(t.Context(), promptState(state), "mcpid/prompts")
 	require.NoError(t, err)
 	cfg.promptStore = store
 	g, _ := startGateway(t, cfg, inProcessServer("alpha", "search"),

@@ -26,6 +26,7 @@ type kinds struct {
 	templates []*mcp.ResourceTemplate // sorted by template, as the downstream wrote them
 	matchers  []*uritemplate.Template // templates' parsers, for the candidates of a bare URI
 	ever      map[string]bool         // the prompts of it that the prompt chain has named
+	listed    bool                    // its prompts were listed once (or it has none to list)
 	subs      map[string]int          // the downstream's own URIs subscribed to, by how many callers
 }
 
@@ -56,7 +57,10 @@ func (g *gateway) relistKinds(d *backend, cs *mcp.ClientSession) {
 		} else if g.setPrompts(d, capped(g, d, "prompts", prompts)) {
 			g.promptsChanged()
 		}
+	} else if d.more.listedOnce() {
+		g.promptsChanged() // a round tells the requests waiting for it (see starting.go)
 	}
+	defer d.kindsListed.open()
 	if caps.Resources != nil {
 		resources, err := listAll(cs.Resources(ctx, nil))
 		if err == nil {
@@ -123,11 +127,25 @@ func (g *gateway) setPrompts(d *backend, listed []*mcp.Prompt) bool {
 	if refused > 0 {
 		g.cfg.logger.Warn("gateway: server has had too many distinct prompts; its new prompts are refused", "server", d.name, "max", maxEver, "refused", refused)
 	}
+	// The first listing starts a round even when it lists no prompt:
+	// the round tells the requests waiting for it (see starting.go).
+	first := !k.listed
+	k.listed = true
 	if slices.EqualFunc(k.prompts, kept, samePrompt) {
-		return false
+		return first
 	}
 	k.prompts = kept
 	return true
+}
+
+// listedOnce records that k's prompts were listed (a downstream without
+// prompts lists none), and reports whether this is the first time.
+func (k *kinds) listedOnce() bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	first := !k.listed
+	k.listed = true
+	return first
 }
 
 // samePrompt reports whether two listings of a prompt are alike.

@@ -123,7 +123,7 @@ func (g *gateway) readHandler(ctx context.Context, req *mcp.ReadResourceRequest)
 // routes to, relaying the read's progress and logs, and returns the
 // contents with their URIs in that downstream's form.
 func (g *gateway) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	d, own, err := g.routeURI(req.Params.URI)
+	d, own, err := g.routeStarting(ctx, req.Params.URI)
 	if err != nil {
 		return nil, routeError(err)
 	}
@@ -162,7 +162,7 @@ func routeError(err error) error {
 // writes the form, and the SDK matches them exactly); the downstream its
 // URI routes to is subscribed once for all its callers.
 func (g *gateway) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
-	d, own, err := g.routeURI(req.Params.URI)
+	d, own, err := g.routeStarting(ctx, req.Params.URI)
 	if err != nil {
 		return routeError(err)
 	}
@@ -197,7 +197,7 @@ func (g *gateway) subscribe(ctx context.Context, req *mcp.SubscribeRequest) erro
 // gateway writes it (see subscribe); the downstream is unsubscribed when
 // its last caller is.
 func (g *gateway) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {
-	d, own, err := g.routeURI(req.Params.URI)
+	d, own, err := g.routeStarting(ctx, req.Params.URI)
 	if err != nil {
 		return routeError(err)
 	}
@@ -279,6 +279,7 @@ func (g *gateway) resourceUpdated(d *backend, p *mcp.ResourceUpdatedNotification
 	}
 	out := &mcp.ResourceUpdatedNotificationParams{URI: g.outURI(d, p.URI)}
 	go func() {
+		defer g.recoverIn("notifications/resources/updated")
 		ctx, cancel := context.WithTimeout(g.ctx, g.cfg.timeout)
 		defer cancel()
 		_ = g.srv.ResourceUpdated(ctx, out)

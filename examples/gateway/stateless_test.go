@@ -225,3 +225,47 @@ func TestStatelessLogsOnlyWhenAsked(t *testing.T) {
 		})
 	}
 }
+
+// TestStatelessDebugLogs: a stateless caller whose request's _meta asks
+// for debug gets the debug messages of its call, on 2025-11-25 as on
+// 2026-07-28 (before 2026-07-28 the SDK gives the request's session the
+// level info, and filtered them out before the gateway saw them).
+func TestStatelessDebugLogs(t *testing.T) {
+	srv, env := testServer(t, "logger", "logs")
+	cfg, specs := fromArgs(t, io.Discard, "-server", srv, "-env", env)
+	cfg.stateless = true
+	g, _ := startGateway(t, cfg, specs...)
+	hs := httptest.NewServer(g.handler(serve.DefaultLimits, true))
+	t.Cleanup(hs.Close)
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(version, func(t *testing.T) {
+			var mu sync.Mutex
+			var got []string
+			client := mcp.NewClient(&mcp.Implementation{Name: "caller", Version: "v0"}, &mcp.ClientOptions{
+				//lint:ignore SA1019 the gateway relays logs while hosts use them
+				LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+					mu.Lock()
+					defer mu.Unlock()
+					got = append(got, string(req.Params.Level))
+				},
+			})
+			cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: hs.URL + "/mcp", MaxRetries: -1, DisableStandaloneSSE: true},
+				&mcp.ClientSessionOptions{ProtocolVersion: version})
+			require.NoError(t, err)
+			defer cs.Close()
+			require.Equal(t, version, cs.InitializeResult().ProtocolVersion)
+			//lint:ignore SA1019 the gateway relays logs while hosts use them
+			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "search", Arguments: map[string]any{}, Meta: mcp.Meta{mcp.MetaKeyLogLevel: "debug"}})
+			require.NoError(t, err)
+			require.Equal(t, "test answered search", resultText(res))
+			require.Eventually(t, func() bool {
+				mu.Lock()
+				defer mu.Unlock()
+				return len(got) >= len(testLogLevels)
+			}, testTimeout, 5*time.Millisecond)
+			mu.Lock()
+			defer mu.Unlock()
+			assert.Equal(t, testLogLevels, got)
+		})
+	}
+}

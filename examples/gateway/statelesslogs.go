@@ -6,6 +6,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/mcpid/mcpid/examples/internal/downstream"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -29,15 +30,35 @@ type askedLevelKey struct{}
 // askedLevel is the receiving middleware of a stateless gateway that
 // notes, in the request's context, the log level its _meta asks for, when
 // it asks for one MCP knows.
+//
+// The SDK's session of a caller before 2026-07-28 is at level "info", and
+// [mcp.ServerSession.Log] drops a message below its session's level before
+// sendAskedLogs sees it: a request that asks for debug sets its session
+// (which lives for this request alone) to debug first, through the SDK's
+// own logging/setLevel handler, so that the level asked alone decides.
 func askedLevel(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if p := req.GetParams(); p != nil {
+		if p := downstream.Params(req); p != nil {
 			if level, ok := p.GetMeta()[mcp.MetaKeyLogLevel].(string); ok && slices.Contains(logLevels, mcp.LoggingLevel(level)) {
 				ctx = context.WithValue(ctx, askedLevelKey{}, mcp.LoggingLevel(level))
+				if ss, ok := req.GetSession().(*mcp.ServerSession); ok && level == "debug" && beforeMetaLevels(ss) {
+					setLevel := &mcp.ServerRequest[*mcp.SetLoggingLevelParams]{Session: ss, Params: &mcp.SetLoggingLevelParams{Level: "debug"}}
+					if _, err := next(ctx, "logging/setLevel", setLevel); err != nil {
+						return nil, err
+					}
+				}
 			}
 		}
 		return next(ctx, method, req)
 	}
+}
+
+// beforeMetaLevels reports whether ss speaks a protocol before MCP
+// 2026-07-28, where the SDK reads a request's level from its session, not
+// from its _meta.
+func beforeMetaLevels(ss *mcp.ServerSession) bool {
+	init := ss.InitializeParams()
+	return init == nil || init.ProtocolVersion < "2026-07-28"
 }
 
 // sendAskedLogs is the sending middleware of a stateless gateway that

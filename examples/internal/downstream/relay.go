@@ -5,6 +5,9 @@ package downstream
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -50,6 +53,11 @@ import (
 // with logging/setLevel; a caller that asked for no level gets no logs.
 // The zero Relay is ready to use.
 type Relay struct {
+	// Logger is told, at Error, of a panic while a notification was sent
+	// on to a caller (the notification is lost, nothing else); nil logs
+	// nothing.
+	Logger *slog.Logger
+
 	mu      sync.Mutex
 	byToken map[string]*Call // the gateway's progress token -> its call
 	calls   map[*Call]bool   // the calls in flight, and the stale ones (see Call.stale)
@@ -104,7 +112,7 @@ func (r *Relay) Start(ctx context.Context, req mcp.Request, out mcp.Params, time
 	if extra := req.GetExtra(); extra != nil && extra.TokenInfo != nil {
 		c.user = extra.TokenInfo.UserID
 	}
-	if in, ok := req.GetParams().(mcp.RequestParams); ok && in != nil {
+	if in, ok := Params(req).(mcp.RequestParams); ok {
 		c.token = in.GetProgressToken()
 	}
 	meta := out.GetMeta()
@@ -129,7 +137,7 @@ func (r *Relay) Start(ctx context.Context, req mcp.Request, out mcp.Params, time
 		r.byToken[c.ours] = c
 	}
 	r.mu.Unlock()
-	go c.forward()
+	go c.forward(r.Logger)
 	return c.ctx, c
 }
 
@@ -257,18 +265,20 @@ func (c *Call) sameCaller(o *Call) bool {
 func (c *Call) Session() (context.Context, *mcp.ServerSession) { return c.ctx, c.session }
 
 // forward sends c's notifications on until its answer is in, then the
-// ones still queued.
-func (c *Call) forward() {
+// ones still queued. A panic while one is sent (in the SDK, or in a
+// sending middleware) loses that one: the others are still sent, and End
+// still returns.
+func (c *Call) forward(logger *slog.Logger) {
 	defer close(c.drained)
 	for {
 		select {
 		case n := <-c.queue:
-			c.send(n)
+			c.send(logger, n)
 		case <-c.answered:
 			for {
 				select {
 				case n := <-c.queue:
-					c.send(n)
+					c.send(logger, n)
 				default:
 					return
 				}
@@ -277,11 +287,22 @@ func (c *Call) forward() {
 	}
 }
 
-// send sends one notification to the caller, within c.timeout.
-func (c *Call) send(n any) {
+// send sends one notification to the caller, within c.timeout, and
+// recovers a panic on the way, telling logger of it.
+func (c *Call) send(logger *slog.Logger, n any) {
 	if c.session == nil {
 		return
 	}
+	defer func() {
+		if r := recover(); r != nil && logger != nil {
+			method := "notifications/message"
+			if _, ok := n.(*mcp.ProgressNotificationParams); ok {
+				method = "notifications/progress"
+			}
+			logger.Error("gateway: panic while relaying a notification", "method", method,
+				"panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+		}
+	}()
 	ctx, cancel := context.WithTimeout(c.ctx, c.timeout)
 	defer cancel()
 	switch n := n.(type) {
