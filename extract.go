@@ -107,23 +107,6 @@ func lineHit(line string) (Hit, bool) {
 	return h, true
 }
 
-// hitValue returns the field of h that val names.
-func hitValue(h *Hit, val int) *string {
-	switch val {
-	case valStream:
-		return &h.Stream
-	case valConnectorKey:
-		return &h.ConnectorKey
-	case valDisplayName:
-		return &h.DisplayName
-	case valTitle:
-		return &h.Title
-	case valSnippet:
-		return &h.Snippet
-	}
-	return &h.URL
-}
-
 // readValue reads an id or connection id of the text form at the start of
 // s, bare up to the next space or a JSON string literal, and returns it
 // with the rest of s.

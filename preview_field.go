@@ -12,6 +12,23 @@ const (
 	valURL
 )
 
+// hitValue returns the field of h that val names.
+func hitValue(h *Hit, val int) *string {
+	switch val {
+	case valStream:
+		return &h.Stream
+	case valConnectorKey:
+		return &h.ConnectorKey
+	case valDisplayName:
+		return &h.DisplayName
+	case valTitle:
+		return &h.Title
+	case valSnippet:
+		return &h.Snippet
+	}
+	return &h.URL
+}
+
 // field is a free-text field of a hit, in the order a format shows them.
 type field struct {
 	val  int    // which value of the Hit
@@ -81,8 +98,10 @@ func (p *preview) url(u string, room int) (string, bool) {
 // number of its fields still to write.
 type share struct{ room, items int }
 
-// appendFields writes the free-text fields of h.
-func (p *preview) appendFields(dst []byte, h *Hit, sh *share) []byte {
+// appendFields writes the free-text fields of h, and, when shown is not
+// nil, sets its fields to the values written, as a reader of the text
+// decodes them.
+func (p *preview) appendFields(dst []byte, h *Hit, sh *share, shown *Hit) []byte {
 	for _, fd := range p.fields {
 		k := fd.kind
 		s := ""
@@ -97,15 +116,19 @@ func (p *preview) appendFields(dst []byte, h *Hit, sh *share) []byte {
 				p.urlLeft -= fd.over + len(s)
 			}
 		}
+		kept := 0
 		switch {
 		case fd.always():
 			dst = append(dst, fd.key...)
 			if s != "" {
-				dst = p.appendValue(dst, &fd, s, sh)
+				dst, kept = p.appendValue(dst, &fd, s, sh)
 			}
 			dst = append(dst, '"')
 		case s != "":
-			dst = p.appendValue(dst, &fd, s, sh)
+			dst, kept = p.appendValue(dst, &fd, s, sh)
+		}
+		if shown != nil && kept > 0 {
+			*hitValue(shown, fd.val) = shownValue(s, kept)
 		}
 	}
 	return dst
@@ -119,10 +142,12 @@ func (p *preview) appendFields(dst []byte, h *Hit, sh *share) []byte {
 // the fields after it can still have the level. Without a level, the
 // fields take the room in order: the first hits keep useful text rather
 // than every hit a stub, and a field cut to less than minShare is left
-// out. Nothing is written past the field's room, even for a moment.
-func (p *preview) appendValue(dst []byte, fd *field, s string, sh *share) []byte {
+// out. Nothing is written past the field's room, even for a moment. It
+// returns the bytes of s written: len(s) uncut, those before the "…" when
+// cut, 0 when none.
+func (p *preview) appendValue(dst []byte, fd *field, s string, sh *share) ([]byte, int) {
 	limit, minCut := p.fieldLimit(fd, sh)
-	mark, read := len(dst), 0
+	mark, read, kept := len(dst), 0, 0
 	if limit-fd.over > 0 {
 		if !fd.always() {
 			dst = append(dst, fd.key...)
@@ -131,14 +156,14 @@ func (p *preview) appendValue(dst []byte, fd *field, s string, sh *share) []byte
 		if fd.whole {
 			if fd.over+len(s) <= limit {
 				dst = append(dst, s...)
-				read = len(s)
+				read, kept = len(s), len(s)
 			}
 		} else {
-			dst, read = appendCut(dst, s, limit-fd.over, minCut, escapesFor(p.format))
+			dst, read, kept = appendCut(dst, s, limit-fd.over, minCut, escapesFor(p.format))
 		}
 		switch {
 		case len(dst) == n:
-			dst = dst[:mark]
+			dst, kept = dst[:mark], 0
 		case !fd.always() && !fd.bare:
 			dst = append(dst, '"')
 		}
@@ -155,7 +180,7 @@ func (p *preview) appendValue(dst []byte, fd *field, s string, sh *share) []byte
 			sh.room -= min(sh.room, read)
 		}
 	}
-	return dst
+	return dst, kept
 }
 
 // fieldLimit returns the most bytes the field may take with its key and

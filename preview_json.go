@@ -42,7 +42,7 @@ func (p *preview) appendJSON(dst []byte) []byte {
 		}
 		dst = append(dst, jsonIDKey...)
 		dst = appendQuotedID(dst, h.ID)
-		dst = p.appendFields(dst, h, &sh)
+		dst = p.appendFields(dst, h, &sh, p.out.add(h, i, false))
 		dst = append(dst, '}')
 	}
 	return append(dst, jsonClose...)

@@ -81,6 +81,9 @@ type preview struct {
 	// writing URLs uncut, what is left of the room planning found they
 	// take, which no URL that planning did not examine may exceed.
 	urlRoom, urlLeft int
+
+	// out, when not nil, receives the hits written (see renderShown).
+	out *shownHits
 }
 
 func newPreview(hits []Hit, opts PreviewOptions) preview {

@@ -70,7 +70,7 @@ func (p *preview) appendText(dst []byte) []byte {
 			dst = append(dst, connectionKey...)
 			dst = appendID(dst, h.ConnectionID, l.bareConn)
 		}
-		dst = p.appendFields(dst, h, &sh)
+		dst = p.appendFields(dst, h, &sh, p.out.add(h, i, l.conn))
 	}
 	if p.terse {
 		return dst

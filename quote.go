@@ -186,35 +186,37 @@ func appendQuotedID(dst []byte, id string) []byte {
 }
 
 // appendCut appends s escaped for a JSON string literal by the table esc,
-// without quotes, in at most room bytes, and returns the bytes of s it read. When s does
+// without quotes, in at most room bytes, and returns the bytes of s it read
+// and the bytes of s it shows: len(s) uncut, the prefix before "…" when
+// cut, 0 when it appends nothing. When s does
 // not fit, it is cut at the last normalization boundary that leaves room
 // for "…", so that no UTF-8 sequence or combining sequence is split. When
 // nothing of s fits, or s must be cut and room+2 (the size of the quoted
 // value) is less than minCut, nothing is appended; then a value longer
 // than room is not read at all.
-func appendCut(dst []byte, s string, room, minCut int, esc *[256]uint8) ([]byte, int) {
+func appendCut(dst []byte, s string, room, minCut int, esc *[256]uint8) (out []byte, read, kept int) {
 	if room <= 0 || room+2 < minCut && len(s) > room {
-		return dst, 0
+		return dst, 0, 0
 	}
 	mark := len(dst)
 	dst, n := appendEscaped(dst, s, room-len(ellipsis), esc)
-	read := min(len(s), n+utf8.UTFMax)
+	read = min(len(s), n+utf8.UTFMax)
 	if n == len(s) {
-		return dst, read
+		return dst, read, len(s)
 	}
 	// The rest may still fit whole in the room kept for "…".
 	cut := len(dst)
 	dst, m := appendEscaped(dst, s[n:], room-(cut-mark), esc)
 	read = min(len(s), n+m+utf8.UTFMax)
 	if n+m == len(s) {
-		return dst, read
+		return dst, read, len(s)
 	}
 	p, back := cutBoundary(s, n)
 	if p == 0 || room+2 < minCut {
-		return dst[:mark], read + back
+		return dst[:mark], read + back, 0
 	}
 	q, _, _ := quotedLen(s[p:n], room+2, esc)
-	return append(dst[:cut-(q-2)], ellipsis...), read + back
+	return append(dst[:cut-(q-2)], ellipsis...), read + back, p
 }
 
 // maxNonStarters is the longest run of combining runes that cutBoundary

@@ -8,7 +8,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/mcpid/mcpid"
+	"github.com/mcpid/mcpid/internal/previewshown"
 	"github.com/mcpid/mcpid/internal/testkit/previewcheck"
 )
 
@@ -182,11 +184,27 @@ func FuzzPreview(f *testing.F) {
 	})
 }
 
-// checkPreview checks out with the checker of its format.
+// checkPreview checks out with the checker of its format, and the
+// renderer's account of what it showed against the hits read back.
 func checkPreview(t *testing.T, out string, hits []mcpid.Hit, opts mcpid.PreviewOptions) {
 	t.Helper()
 	previewcheck.Check(t, out, hits, opts)
+	text, shown, at := renderShown(hits, opts)
+	if text != out {
+		t.Errorf("renderShown's text differs from RenderPreview's:\n%q\n%q", text, out)
+	}
+	if diff := cmp.Diff(mcpid.ExtractHits(out), shown); diff != "" {
+		t.Errorf("hits shown (-read back +reported):\n%s", diff)
+	}
+	for k, i := range at {
+		if i >= len(hits) || hits[i].ID != shown[k].ID || k > 0 && at[k-1] >= i {
+			t.Errorf("hit %d shown: index %d of %d hits", k, i, len(hits))
+		}
+	}
 }
+
+// renderShown is the renderer's account of a preview (mcpid's renderShown).
+var renderShown = previewshown.Render.(func([]mcpid.Hit, mcpid.PreviewOptions) (string, []mcpid.Hit, []int))
 
 // lookalikeSeeds are pairs of ids a person cannot tell apart bare.
 var lookalikeSeeds = [][2]string{

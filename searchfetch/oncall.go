@@ -43,9 +43,10 @@ type callKey struct{}
 type callRecord struct {
 	context.Context
 	call Call
-	// hits are the hits the search kept, as shown (ids sealed, aliased
-	// connections), whose connections those shown are read from.
-	hits []mcpid.Hit
+	// shown are the hits a search's text shows, as the search kept them
+	// (ids sealed, aliased connections), whose connections Connections
+	// reads.
+	shown []mcpid.Hit
 	// conn holds the one connection of a fetch: Connections without an
 	// allocation of its own.
 	conn [1]string
@@ -88,7 +89,7 @@ func (t *Tools) endCall(ctx context.Context, res *Result) {
 	case res.IsError:
 		c.Code = envelopeCode(res.Text)
 	case c.Tool == t.opts.SearchName:
-		c.Shown, c.Connections = t.shownConnections(res.Text, r.hits)
+		c.Shown, c.Connections = len(r.shown), t.shownConnections(r.shown)
 	}
 	t.opts.OnCall(r.Context, *c)
 }
@@ -107,18 +108,35 @@ func (t *Tools) recordOf(ctx context.Context) *callRecord {
 // is inlined, and costs a test where OnCall is not set.
 func (t *Tools) noteSelection(ctx context.Context, sel selection) {
 	if t.opts.OnCall != nil {
-		selected(ctx, sel.hits, sel.dropped, sel.denied)
+		selected(ctx, sel.dropped, sel.denied)
 	}
 }
 
-// selected records, in the record that ctx is, the hits a search kept
-// and the counts of those it left out. It is not inlined, so that
-// noteSelection is.
+// selected records, in the record that ctx is, the counts of the hits a
+// search left out. It is not inlined, so that noteSelection is.
 //
 //go:noinline
-func selected(ctx context.Context, hits []mcpid.Hit, dropped, denied int) {
+func selected(ctx context.Context, dropped, denied int) {
 	if r, ok := ctx.Value(callKey{}).(*callRecord); ok {
-		r.hits, r.call.Dropped, r.call.Denied = hits, dropped, denied
+		r.call.Dropped, r.call.Denied = dropped, denied
+	}
+}
+
+// noteShown records the hits a search's text shows, as the renderer said
+// it showed them. It is inlined, and costs a test where OnCall is not set.
+func (t *Tools) noteShown(ctx context.Context, hits []mcpid.Hit) {
+	if t.opts.OnCall != nil {
+		shownHits(ctx, hits)
+	}
+}
+
+// shownHits records, in the record that ctx is, the hits a search's text
+// shows. It is not inlined, so that noteShown is.
+//
+//go:noinline
+func shownHits(ctx context.Context, hits []mcpid.Hit) {
+	if r, ok := ctx.Value(callKey{}).(*callRecord); ok {
+		r.shown = hits
 	}
 }
 
@@ -153,30 +171,16 @@ func (r *callRecord) timed(authorizer bool, start time.Time) {
 	r.backend.Add(d)
 }
 
-// shownConnections returns how many hits text, a search's answer, shows,
-// and the distinct connections of those hits, as the backend gave them:
-// each shown hit is found among kept, the hits the search kept, in order.
-func (t *Tools) shownConnections(text string, kept []mcpid.Hit) (int, []string) {
-	if len(kept) == 0 {
-		return 0, nil // the text shows none of no hits: nothing to read
-	}
-	shown := mcpid.ExtractHits(text)
+// shownConnections returns the distinct connections of shown, the hits a
+// search's text shows, as the backend gave them, in the order shown.
+func (t *Tools) shownConnections(shown []mcpid.Hit) []string {
 	var conns []string
-	next := 0
-	for _, s := range shown {
-		for i := range kept {
-			k := (next + i) % len(kept)
-			if kept[k].ID != s.ID {
-				continue
-			}
-			next = k + 1
-			if conn := t.realConnection(kept[k].ConnectionID); !slices.Contains(conns, conn) {
-				conns = append(conns, conn)
-			}
-			break
+	for _, h := range shown {
+		if conn := t.realConnection(h.ConnectionID); !slices.Contains(conns, conn) {
+			conns = append(conns, conn)
 		}
 	}
-	return len(shown), conns
+	return conns
 }
 
 // envelopeCode returns the code of the error envelope text.

@@ -463,3 +463,23 @@ func TestPageShowingNone(t *testing.T) {
 	assert.Empty(t, p.cursor)
 	assert.Equal(t, 3, p.total)
 }
+
+// TestPageAllocs: a default-mode page learns which hits it shows from the
+// renderer, so its allocations are those of the renders and of the
+// answer, never of reading each render's text back: a page of ten hits
+// with 1 MiB fields, laid out in a few rounds, stays within the budget.
+func TestPageAllocs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("AllocsPerRun")
+	}
+	if raceEnabled {
+		t.Skip("the race detector makes sync.Pool, and so encoding/json, allocate at random")
+	}
+	const budget = 40 // allocations of a search that shows ten hits
+	tools := searchfetch.New(hugeBackend(10), &searchfetch.Options{Inline: true})
+	ctx := context.Background()
+	args := json.RawMessage(`{"query":"q"}`)
+	require.False(t, tools.Search(ctx, args).IsError)
+	got := testing.AllocsPerRun(20, func() { tools.Search(ctx, args) })
+	assert.LessOrEqual(t, got, float64(budget), "allocations of a search")
+}

@@ -84,13 +84,33 @@ func (t *Tools) Search(ctx context.Context, args json.RawMessage) (r Result) {
 	opts := t.opts.Preview
 	opts.Total, opts.HasMore, opts.MayHaveMore = t.counts(&sel, res, c)
 	if t.opts.Mode == ModeChatGPT {
-		text := mcpid.RenderPreview(hits, opts)
-		if t.opts.Structured == StructuredNone {
-			return okResult(text, nil)
-		}
-		return okResult(text, json.RawMessage(text))
+		return t.chatGPTResult(ctx, hits, opts)
 	}
-	return t.pageResult(hits, opts, t.newPaging(ctx, bound, res, &sel, c, next, opts))
+	p := t.pageResult(hits, opts, t.newPaging(ctx, bound, res, &sel, c, next, opts))
+	t.noteShown(ctx, hits[p.lo:p.hi])
+	return p.r
+}
+
+// chatGPTResult renders a ChatGPT-mode page of hits, the hits the
+// selection kept: the JSON form, in both channels as Options.Structured
+// chooses.
+func (t *Tools) chatGPTResult(ctx context.Context, hits []mcpid.Hit, opts mcpid.PreviewOptions) Result {
+	var text string
+	if t.opts.OnCall == nil {
+		text = mcpid.RenderPreview(hits, opts)
+	} else {
+		var at []int
+		text, _, at = renderShown(hits, opts)
+		shown := make([]mcpid.Hit, len(at))
+		for k, i := range at {
+			shown[k] = hits[i]
+		}
+		t.noteShown(ctx, shown)
+	}
+	if t.opts.Structured == StructuredNone {
+		return okResult(text, nil)
+	}
+	return okResult(text, json.RawMessage(text))
 }
 
 // countsFor reports whether the tools may use res's counts: with no
