@@ -38,7 +38,10 @@
 // the order of the keys, and only a qualified name holds "__", so that no
 // server can name its tools after another's. Every key whose name is not
 // its bare tool name is reported, with a [Reason], by [Table.Fallbacks]
-// and [WithLogger].
+// and [WithLogger]. The [Table] that Assign returns gives each key's name
+// ([Table.Name]) and each name's key ([Table.Key], an exact lookup);
+// [Table.Route], for the calls a gateway serves, also accepts a
+// downstream's own bare tool name while one live key has it.
 //
 // # Names over a gateway's life
 //
