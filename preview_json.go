@@ -30,7 +30,7 @@ var jsonFields = []field{
 func (p *preview) appendJSON(dst []byte) []byte {
 	p.urlRoom = p.budget
 	dst = append(dst, jsonOpen...)
-	var sel selection
+	var sel choice
 	sh := share{room: p.room, items: p.items}
 	for i := range p.window {
 		h := &p.window[i]

@@ -11,7 +11,7 @@ const minShare = 24
 const maxLevelFields = 64
 
 // minTitle is the room, in bytes of a title's value (the … of a cut
-// included), that the selection keeps for the title of each hit it shows:
+// included), that the choice keeps for the title of each hit it shows:
 // the first three or four words of a title, enough for a model to tell
 // hits apart and choose one. With MaxHits raised, fewer hits are shown,
 // each with its title, rather than more ids with nothing to choose by. It
@@ -32,7 +32,7 @@ const (
 
 // preview is the plan of a preview: which hits fit, and how the room left
 // by the fixed text and the mandatory part of each hit goes to free text.
-// It is computed in one pass over the window, and the same selection is
+// It is computed in one pass over the window, and the same choice is
 // replayed while writing, so that no more than the sizes of a bounded
 // number of fields is stored.
 type preview struct {
@@ -51,8 +51,8 @@ type preview struct {
 	mayHaveMore, terse bool
 	caps               [nKinds]int // the cap of each kind of field, at most budget; -1 hides it
 
-	sel selection // the selection after the planning pass
-	all bool      // every hit is shown, so no line counts hits left out
+	sel choice // the choice after the planning pass
+	all bool   // every hit is shown, so no line counts hits left out
 
 	// full is the number of kinds shown uncut, in kind order; kind full
 	// (if any) shares room and the kinds after it are hidden.

@@ -5,10 +5,10 @@ import (
 	"strings"
 )
 
-// selection is the state of the greedy choice of hits: a hit is shown when
+// choice is the state of the greedy choice of hits: a hit is shown when
 // its mandatory text fits beside the hits already chosen and the fixed
 // text, all at their final length.
-type selection struct {
+type choice struct {
 	shown    int
 	quoted   bool // some shown id is quoted, which the fetch hint explains
 	lines    int  // bytes of the shown hits' mandatory text, with separators
@@ -35,7 +35,7 @@ type idLine struct {
 // other hit is shown. Once the ids measured add up to twice the budget, no
 // further hit is looked at: ids that do not fit cannot make the cost grow
 // past the budget. When p.all, every hit is shown.
-func (s *selection) next(p *preview, i int, h *Hit) (idLine, bool) {
+func (s *choice) next(p *preview, i int, h *Hit) (idLine, bool) {
 	if p.all {
 		l, _ := p.measure(i+1, h, p.budget)
 		s.shown++
@@ -76,7 +76,7 @@ func (s *selection) next(p *preview, i int, h *Hit) (idLine, bool) {
 	return l, true
 }
 
-// titleReserve returns the room the selection keeps for the title of h:
+// titleReserve returns the room the choice keeps for the title of h:
 // the bytes its field takes with a value of minTitle bytes, or at the
 // title's cap when that is smaller, and 0 when h shows no title. Every
 // title gets the same room, however short, so that the titles of the hits

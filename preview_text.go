@@ -54,7 +54,7 @@ func (p *preview) appendText(dst []byte) []byte {
 		return dst
 	}
 	dst = p.appendHeader(dst, p.sel.shown)
-	var sel selection
+	var sel choice
 	sh := share{room: p.room, items: p.items}
 	for i := range p.window {
 		h := &p.window[i]

@@ -243,7 +243,7 @@ func checkOneSet(t *testing.T, r namecases.Rule, p toolname.Profile, keys []tool
 func checkChain(t *testing.T, r namecases.Rule, p toolname.Profile, sets [][]toolname.Key, opts []toolname.Option) {
 	t.Helper()
 	profile := r.Name
-	var prev *toolname.Names
+	var prev *toolname.Table
 	everHeld := map[string]toolname.Key{}
 	for step, keys := range sets {
 		names, err := toolname.Assign(p, keys, append(opts, toolname.WithPrevious(prev))...)
@@ -264,7 +264,7 @@ func checkChain(t *testing.T, r namecases.Rule, p toolname.Profile, sets [][]too
 		if err != nil {
 			t.Fatalf("%s: step %d: MarshalJSON: %v", profile, step, err)
 		}
-		restored := new(toolname.Names)
+		restored := new(toolname.Table)
 		if err := json.Unmarshal(data, restored); err != nil {
 			t.Fatalf("%s: step %d: UnmarshalJSON of %s: %v", profile, step, data, err)
 		}
@@ -277,7 +277,7 @@ func checkChain(t *testing.T, r namecases.Rule, p toolname.Profile, sets [][]too
 
 // checkAssigned checks the promises Assign makes about names, the result
 // for keys under p, whose rule is r.
-func checkAssigned(t *testing.T, r namecases.Rule, p toolname.Profile, keys []toolname.Key, names *toolname.Names) {
+func checkAssigned(t *testing.T, r namecases.Rule, p toolname.Profile, keys []toolname.Key, names *toolname.Table) {
 	t.Helper()
 	if err := namecases.CheckNames(names, keys, r.Re, r.MaxLen, toolname.Qualified, p.Valid, toolname.MCP.Valid); err != nil {
 		t.Fatalf("%s: %v", r.Name, err)

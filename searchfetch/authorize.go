@@ -36,7 +36,7 @@ func (t *Tools) authorize(ctx context.Context, a Access) error {
 	if t.opts.Authorize == nil {
 		return nil
 	}
-	_, err := callBackend(ctx, t, a.Tool, authorizeCall, authorization{t.opts.Authorize, a, t.logger()})
+	_, err := runBackend(ctx, t, a.Tool, authorizerMethod, authorization{t.opts.Authorize, a, t.logger()})
 	return err
 }
 
@@ -46,7 +46,7 @@ func denied(err error) bool {
 	return errors.Is(err, mcpid.ErrForbidden)
 }
 
-// authorization is one call of an authorizer, in the form callBackend
+// authorization is one call of an authorizer, in the form runBackend
 // runs.
 type authorization struct {
 	authorize func(context.Context, Access) error
@@ -54,9 +54,9 @@ type authorization struct {
 	logger    *slog.Logger
 }
 
-// authorizeCall runs the authorization a, with the signature of a backend
-// method, so that callBackend bounds it as it bounds the backend.
-func authorizeCall(_ Backend, ctx context.Context, a authorization) (struct{}, error) {
+// authorizerMethod runs the authorization a, with the signature of a backend
+// method, so that runBackend bounds it as it bounds the backend.
+func authorizerMethod(_ Backend, ctx context.Context, a authorization) (struct{}, error) {
 	return struct{}{}, a.run(ctx)
 }
 

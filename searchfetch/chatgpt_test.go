@@ -46,7 +46,7 @@ func backendErrors(code mcpid.Code) map[string]error {
 // hint a backend returns from Search or Fetch, the answer keeps its code
 // and asks for no connection_id: no hint names it, no retry_with is it,
 // and no connections are listed to choose from. In ModeDefault, the
-// backend's own hint is relayed as written.
+// backend's own hint is passed on as written.
 func TestChatGPTNeverAsksForConnectionID(t *testing.T) {
 	for _, code := range backendCodes {
 		for form, err := range backendErrors(code) {
@@ -83,7 +83,7 @@ func TestChatGPTNeverAsksForConnectionID(t *testing.T) {
 				res := searchfetch.New(b, nil).Fetch(context.Background(), raw(`{"id":"orders:o9"}`))
 				e := requireError(t, res, code)
 				if strings.Contains(form, "own hint") {
-					assert.Equal(t, want.Hint(), e.Hint(), "ModeDefault relays the backend's hint")
+					assert.Equal(t, want.Hint(), e.Hint(), "ModeDefault passes the backend's hint on")
 				}
 			})
 		}

@@ -168,7 +168,7 @@
 //     to read it in;
 //   - an [*mcpid.Error] the backend returns, such as
 //     [mcpid.AmbiguousConnection] for a resource server's 409 or a not_found,
-//     relayed as it is (but for ambiguous_connection in ModeChatGPT, above);
+//     passed on as it is (but for ambiguous_connection in ModeChatGPT, above);
 //   - a backend that does not answer within [Options.Timeout], and any other
 //     backend error that says the same call may succeed later (a deadline, a
 //     cancellation, Timeout or Temporary reporting true): a generic

@@ -26,11 +26,11 @@ func (t *Tools) Fetch(ctx context.Context, args json.RawMessage) (r Result) {
 	}
 	t.noteFetch(ctx, access)
 	if err := t.authorize(ctx, access); err != nil {
-		return t.relay(err, err, nil, false)
+		return t.passOn(err, err, nil, false)
 	}
-	doc, err := callBackend(ctx, t, t.opts.FetchName, Backend.Fetch, FetchRequest{FetchRequest: req, Args: extra})
+	doc, err := runBackend(ctx, t, t.opts.FetchName, Backend.Fetch, FetchRequest{FetchRequest: req, Args: extra})
 	if err != nil {
-		return t.relayedError(ctx, err, access, &req, sealed)
+		return t.backendError(ctx, err, access, &req, sealed)
 	}
 	doc.ID = vals[0] // as given, sealed or not
 	if t.opts.Mode == ModeChatGPT && !weburl.Valid(doc.URL) {

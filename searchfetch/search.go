@@ -56,9 +56,9 @@ func (t *Tools) Search(ctx context.Context, args json.RawMessage) (r Result) {
 			return t.errorResult(err)
 		}
 	}
-	res, err := callBackend(ctx, t, t.opts.SearchName, Backend.Search, Query{Text: query, Cursor: c.backend, Limit: t.window, Args: extra})
+	res, err := runBackend(ctx, t, t.opts.SearchName, Backend.Search, Query{Text: query, Cursor: c.backend, Limit: t.window, Args: extra})
 	if err != nil {
-		return t.relayedError(ctx, err, Access{Tool: t.opts.SearchName}, nil, false)
+		return t.backendError(ctx, err, Access{Tool: t.opts.SearchName}, nil, false)
 	}
 	limit := t.window
 	if t.opts.Structured == StructuredAll && t.opts.Mode == ModeDefault {
@@ -68,7 +68,7 @@ func (t *Tools) Search(ctx context.Context, args json.RawMessage) (r Result) {
 	sel, err := t.selectHits(ctx, res.Hits, g, c.passed, limit)
 	t.noteSelection(ctx, sel)
 	if err != nil {
-		return t.relay(err, err, nil, false) // the authorizer's
+		return t.passOn(err, err, nil, false) // the authorizer's
 	}
 	var next string // the backend page a model pages on to
 	if t.opts.Mode == ModeDefault {
@@ -78,7 +78,7 @@ func (t *Tools) Search(ctx context.Context, args json.RawMessage) (r Result) {
 	// a cursor to the next backend page, as is such a page reached by a
 	// cursor: only a first page that is also the last fails.
 	if sel.none != nil && vals[1] == "" && next == "" {
-		return t.relay(sel.none, sel.none, nil, false)
+		return t.passOn(sel.none, sel.none, nil, false)
 	}
 	hits := sel.hits
 	opts := t.opts.Preview

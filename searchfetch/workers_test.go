@@ -104,7 +104,7 @@ func closed() chan struct{} {
 // context, beside running it inline: a pooled worker (the default) and a
 // goroutine, channel and select of its own per call (as a tool written by
 // hand would, and as Options.Isolate did before the pool). Each call gets
-// a context with the timeout's deadline, as callBackend gives it.
+// a context with the timeout's deadline, as runBackend gives it.
 func BenchmarkBound(b *testing.B) {
 	resolved, err := mcpid.ResolveFetch("c1/orders:o1", "")
 	req := FetchRequest{FetchRequest: resolved}
@@ -129,11 +129,11 @@ func BenchmarkBound(b *testing.B) {
 		call func(context.Context) error
 	}{
 		{"inline", func(ctx context.Context) error {
-			_, err := callBackend(ctx, inline, FetchName, Backend.Fetch, req)
+			_, err := runBackend(ctx, inline, FetchName, Backend.Fetch, req)
 			return err
 		}},
 		{"pooled", func(ctx context.Context) error {
-			_, err := callBackend(ctx, pooled, FetchName, Backend.Fetch, req)
+			_, err := runBackend(ctx, pooled, FetchName, Backend.Fetch, req)
 			return err
 		}},
 		{"goroutine", own},

@@ -10,7 +10,7 @@ import (
 // tool name without "__" stays bare; any other is "server__tool", folded,
 // shortened or hashed, and only such a qualified name holds "__". The
 // result is injective and deterministic across processes and releases.
-func Assign(profile Profile, keys []Key, opts ...Option) (*Names, error) {
+func Assign(profile Profile, keys []Key, opts ...Option) (*Table, error) {
 	o := collect(opts)
 	r, maxLen, err := profile.check()
 	if err != nil {
@@ -338,10 +338,10 @@ func hashCut(serverLen, toolLen, maxLen int) (keepServer, keepTool int, withTool
 	return keepServer, min(toolLen, room-keepServer), true, true
 }
 
-// table builds the Names of this call: the names given, and the names of
+// table builds the Table of this call: the names given, and the names of
 // the chain that no key holds now.
-func (a *assignment) table() *Names {
-	n := &Names{
+func (a *assignment) table() *Table {
+	n := &Table{
 		keys:   a.keys,
 		byKey:  make(map[Key]named, len(a.keys)),
 		byName: a.byName,

@@ -9,7 +9,7 @@ import (
 )
 
 var (
-	sinkNames *Names
+	sinkNames *Table
 	sinkKey   Key
 	sinkOK    bool
 )
@@ -71,7 +71,7 @@ func BenchmarkAssignPrevious(b *testing.B) {
 	}
 }
 
-func BenchmarkResolve(b *testing.B) {
+func BenchmarkKey(b *testing.B) {
 	keys := manyKeys(1000, 10)
 	n, err := Assign(OpenAI, keys)
 	if err != nil {
@@ -84,7 +84,7 @@ func BenchmarkResolve(b *testing.B) {
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		sinkKey, sinkOK = n.Resolve(names[i%len(names)])
+		sinkKey, sinkOK = n.Key(names[i%len(names)])
 		i++
 	}
 }
@@ -111,7 +111,7 @@ func BenchmarkAssignLongChain(b *testing.B) {
 	live := manyKeys(100, 10) // 1,000 live tools
 	for _, history := range []int{0, 1_000_000} {
 		b.Run(fmt.Sprintf("retired=%d", history), func(b *testing.B) {
-			var cur *Names
+			var cur *Table
 			if history > 0 {
 				gone := manyKeys(history/10, 10)
 				for i := range gone {

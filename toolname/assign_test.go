@@ -428,23 +428,23 @@ func TestReasonString(t *testing.T) {
 }
 
 func TestNilNames(t *testing.T) {
-	var n *Names
+	var n *Table
 	name, ok := n.Name(Key{"s", "t"})
 	assert.False(t, ok)
 	assert.Empty(t, name)
-	k, ok := n.Resolve("t")
+	k, ok := n.Key("t")
 	assert.False(t, ok)
 	assert.Equal(t, Key{}, k)
 	assert.Zero(t, n.Len())
 	assert.Nil(t, n.Fallbacks())
 }
 
-func TestResolveUnknown(t *testing.T) {
+func TestKeyUnknown(t *testing.T) {
 	n, err := Assign(OpenAI, goldenKeys)
 	require.NoError(t, err)
 	for _, name := range []string{"", "github::search", "github__search_x", "Github__search", "a.b__fetch"} {
 		t.Run(name, func(t *testing.T) {
-			_, ok := n.Resolve(name)
+			_, ok := n.Key(name)
 			assert.False(t, ok)
 		})
 	}
@@ -467,10 +467,10 @@ func TestNamesAllocs(t *testing.T) {
 	k := keys[len(keys)/2]
 	name, _ := n.Name(k)
 	assert.Equal(t, 0.0, testing.AllocsPerRun(100, func() {
-		if got, ok := n.Resolve(name); !ok || got != k {
-			t.Fatal("Resolve failed")
+		if got, ok := n.Key(name); !ok || got != k {
+			t.Fatal("Key failed")
 		}
-	}), "Resolve")
+	}), "Key")
 	assert.Equal(t, 0.0, testing.AllocsPerRun(100, func() {
 		if got, ok := n.Name(k); !ok || got != name {
 			t.Fatal("Name failed")
@@ -480,7 +480,7 @@ func TestNamesAllocs(t *testing.T) {
 
 // checkNames verifies every promise Assign makes about n, the result for
 // keys under p, against the independent regexp of p's rule.
-func checkNames(t *testing.T, p Profile, keys []Key, n *Names) {
+func checkNames(t *testing.T, p Profile, keys []Key, n *Table) {
 	t.Helper()
 	re, maxLen := referenceRule(t, p)
 	require.NoError(t, namecases.CheckNames(n, keys, re, maxLen, Qualified, p.Valid, MCP.Valid))
@@ -521,7 +521,7 @@ func referenceRule(t *testing.T, p Profile) (re *regexp.Regexp, maxLen int) {
 	return nil, 0
 }
 
-func namesOf(n *Names, keys []Key) map[Key]string {
+func namesOf(n *Table, keys []Key) map[Key]string {
 	m := map[Key]string{}
 	for _, k := range keys {
 		name, ok := n.Name(k)
@@ -632,7 +632,7 @@ func TestShortenedNamesKeepTheTool(t *testing.T) {
 }
 
 // retiredNames returns the names n's chain has retired.
-func (n *Names) retiredNames() []string {
+func (n *Table) retiredNames() []string {
 	var out []string
 	n.retiredAll(func(name string, _ named) { out = append(out, name) })
 	return out

@@ -15,7 +15,7 @@ import (
 
 // longTable returns a table of live live keys on a chain that has retired
 // retired names.
-func longTable(b *testing.B, live, retired int) *toolname.Names {
+func longTable(b *testing.B, live, retired int) *toolname.Table {
 	b.Helper()
 	gone := make([]toolname.Key, retired)
 	for i := range gone {
@@ -48,7 +48,7 @@ func BenchmarkFileStoreUpdate(b *testing.B) {
 	}{{"new-name", true}, {"unchanged", false}} {
 		b.Run(bm.name, func(b *testing.B) {
 			// A table of its own, as a gateway loads it from a file.
-			table := new(toolname.Names)
+			table := new(toolname.Table)
 			require.NoError(b, table.UnmarshalJSON(data))
 			live = live[:0]
 			for k := range table.All() {
@@ -81,7 +81,7 @@ func BenchmarkFileStoreUpdate(b *testing.B) {
 // retired names of a few bytes each, where the table's own maps weigh
 // most beside the text.
 func BenchmarkUnmarshalLongTable(b *testing.B) {
-	short := func() *toolname.Names {
+	short := func() *toolname.Table {
 		keys := make([]toolname.Key, 100_000)
 		for i := range keys {
 			keys[i] = toolname.Key{Server: fmt.Sprintf("s%d", i%100), Tool: fmt.Sprintf("t%d", i)}
@@ -94,9 +94,9 @@ func BenchmarkUnmarshalLongTable(b *testing.B) {
 	}
 	for _, bm := range []struct {
 		name  string
-		table func() *toolname.Names
+		table func() *toolname.Table
 	}{
-		{"gateway", func() *toolname.Names { return longTable(b, 10_000, 100_000) }},
+		{"gateway", func() *toolname.Table { return longTable(b, 10_000, 100_000) }},
 		{"short", short},
 	} {
 		b.Run(bm.name, func(b *testing.B) {
@@ -108,7 +108,7 @@ func BenchmarkUnmarshalLongTable(b *testing.B) {
 			runtime.ReadMemStats(&before)
 			n := 0
 			for b.Loop() {
-				var names toolname.Names
+				var names toolname.Table
 				if err := names.UnmarshalJSON(data); err != nil {
 					b.Fatal(err)
 				}
@@ -168,7 +168,7 @@ func BenchmarkLongChainCost(b *testing.B) {
 			b.Run("start", func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					got := new(toolname.Names)
+					got := new(toolname.Table)
 					if err := got.UnmarshalJSON(data); err != nil {
 						b.Fatal(err)
 					}
@@ -185,7 +185,7 @@ func BenchmarkLongChainCost(b *testing.B) {
 				for b.Loop() {
 					runtime.GC()
 					runtime.ReadMemStats(&before)
-					got := new(toolname.Names)
+					got := new(toolname.Table)
 					if err := got.UnmarshalJSON(data); err != nil {
 						b.Fatal(err)
 					}

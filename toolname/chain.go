@@ -37,8 +37,8 @@ func validChainID(id string) bool {
 }
 
 // Chain returns the id of the chain n belongs to and n's generation in it.
-// A nil *Names returns "" and 0.
-func (n *Names) Chain() (id string, generation uint64) {
+// A nil *Table returns "" and 0.
+func (n *Table) Chain() (id string, generation uint64) {
 	if n == nil {
 		return "", 0
 	}
@@ -85,7 +85,7 @@ func (m *naming) String() string {
 // contentID derives the chain id of a version 1 table from its names and
 // retired names, in the order MarshalJSON writes them, so that every load
 // of one table gives one id, however the text was laid out.
-func (n *Names) contentID() string {
+func (n *Table) contentID() string {
 	h := sha256.New()
 	write := func(k Key, name string, reason Reason) {
 		writeField(h, k.Server)
@@ -114,7 +114,7 @@ func writeField(h hash.Hash, s string) {
 
 // retiredSorted returns the retired names of n's generation with their
 // keys, sorted by name.
-func (n *Names) retiredSorted() []named {
+func (n *Table) retiredSorted() []named {
 	var out []named
 	n.retiredAll(func(name string, e named) {
 		e.name = name

@@ -34,7 +34,7 @@ func TestChainIdentity(t *testing.T) {
 
 	data, err := json.Marshal(second)
 	require.NoError(t, err)
-	var restored Names
+	var restored Table
 	require.NoError(t, json.Unmarshal(data, &restored))
 	rid, rgen := restored.Chain()
 	assert.Equal(t, id, rid)
@@ -45,7 +45,7 @@ func TestChainIdentity(t *testing.T) {
 	assert.Equal(t, id, id3)
 	assert.Equal(t, uint64(3), gen3)
 
-	var nilNames *Names
+	var nilNames *Table
 	nid, ngen := nilNames.Chain()
 	assert.Empty(t, nid)
 	assert.Zero(t, ngen)
@@ -62,7 +62,7 @@ func TestChainRecordsOptions(t *testing.T) {
 	data, err := json.Marshal(n)
 	require.NoError(t, err)
 	assert.Contains(t, string(data), `"options":{"profile":"OpenAI","max_len":40,"qualify_all":true,"reserved":["help","zz"]}`)
-	var restored Names
+	var restored Table
 	require.NoError(t, json.Unmarshal(data, &restored))
 	require.NotNil(t, restored.naming)
 	assert.True(t, n.naming.equal(restored.naming))
@@ -85,9 +85,9 @@ const (
 // is derived from its content, records no options, writes itself back as
 // version 1, and starts recording once a table follows it.
 func TestVersion1Loads(t *testing.T) {
-	load := func(data string) *Names {
+	load := func(data string) *Table {
 		t.Helper()
-		var n Names
+		var n Table
 		require.NoError(t, json.Unmarshal([]byte(data), &n))
 		return &n
 	}
@@ -155,15 +155,15 @@ func TestVersion2Errors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := new(Names).UnmarshalJSON([]byte(tt.data))
-			require.ErrorIs(t, err, ErrInvalidNames)
+			err := new(Table).UnmarshalJSON([]byte(tt.data))
+			require.ErrorIs(t, err, ErrInvalidTable)
 			var e *Error
 			require.ErrorAs(t, err, &e)
 			assert.Equal(t, tt.field, e.Field)
 			assert.Equal(t, tt.input, e.Input)
 		})
 	}
-	var n Names
+	var n Table
 	require.NoError(t, n.UnmarshalJSON([]byte(table(good, `{"server":"s","tool":"x","name":"x"}`))))
 	gotID, gen := n.Chain()
 	assert.Equal(t, id, gotID)

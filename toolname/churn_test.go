@@ -97,10 +97,10 @@ func (c churnCount) String() string {
 
 // countChurn runs assign over the events, each call given the previous
 // result, and counts renames and reuses over the whole chain.
-func countChurn(t *testing.T, events []churnEvent, assign func(keys []Key, prev *Names) (*Names, error)) churnCount {
+func countChurn(t *testing.T, events []churnEvent, assign func(keys []Key, prev *Table) (*Table, error)) churnCount {
 	t.Helper()
 	var c churnCount
-	var prev *Names
+	var prev *Table
 	everHeld := map[string]Key{}
 	for i, ev := range events {
 		n, err := assign(ev.keys, prev)
@@ -145,7 +145,7 @@ func TestChurnSimulation(t *testing.T) {
 				opts = append(opts, WithQualifyAll())
 			}
 			t.Run(fmt.Sprintf("%s/qualifyAll=%v", pr.name, qualify), func(t *testing.T) {
-				chained := countChurn(t, events, func(keys []Key, prev *Names) (*Names, error) {
+				chained := countChurn(t, events, func(keys []Key, prev *Table) (*Table, error) {
 					n, err := Assign(pr.profile, keys, append(opts, WithPrevious(prev))...)
 					if err == nil {
 						checkNames(t, pr.profile, keys, n)
@@ -154,7 +154,7 @@ func TestChurnSimulation(t *testing.T) {
 				})
 				assert.Equal(t, churnCount{}, chained, "with WithPrevious: %s", chained)
 
-				alone := countChurn(t, events, func(keys []Key, _ *Names) (*Names, error) {
+				alone := countChurn(t, events, func(keys []Key, _ *Table) (*Table, error) {
 					return Assign(pr.profile, keys, opts...)
 				})
 				if qualify {
@@ -225,7 +225,7 @@ func TestChurnScenarios(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var prev *Names
+			var prev *Table
 			for i, st := range tt.steps {
 				n, err := Assign(OpenAI, st.keys, WithPrevious(prev))
 				require.NoError(t, err)

@@ -5,7 +5,7 @@ import "strconv"
 // Continues returns nil when n continues held: every name that held gives,
 // live or retired, n gives to the same key. Otherwise it returns an [*Error]
 // with Code [CodeRollback] naming the first name n drops or gives away.
-func (n *Names) Continues(held *Names) error {
+func (n *Table) Continues(held *Table) error {
 	if held == nil {
 		return nil
 	}
@@ -50,7 +50,7 @@ func (n *Names) Continues(held *Names) error {
 // retiredTo reports whether name is a retired name of n that k held
 // last. For a name live in n it may report whether k holds it: a table
 // never holds as retired a name that another key holds.
-func (n *Names) retiredTo(name string, k Key) bool {
+func (n *Table) retiredTo(name string, k Key) bool {
 	if n == nil {
 		return false
 	}
@@ -60,7 +60,7 @@ func (n *Names) retiredTo(name string, k Key) bool {
 
 // keyOf returns the key that n gives name to, live or retired, and reports
 // whether n gives it to any.
-func (n *Names) keyOf(name string) (Key, bool) {
+func (n *Table) keyOf(name string) (Key, bool) {
 	if n == nil {
 		return Key{}, false
 	}
@@ -73,7 +73,7 @@ func (n *Names) keyOf(name string) (Key, bool) {
 
 // forkError is the error of a table, got, that does not continue held: it
 // drops name, which held gives to heldKey, or gives it to another key.
-func forkError(held, got *Names, name string, heldKey Key) error {
+func forkError(held, got *Table, name string, heldKey Key) error {
 	id, gen := held.Chain()
 	detail := "the store's table gives the name to no key"
 	if k, ok := got.keyOf(name); ok {

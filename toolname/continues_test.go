@@ -14,7 +14,7 @@ import (
 )
 
 // assign runs Assign under Portable with WithPrevious(prev).
-func assign(t testing.TB, prev *toolname.Names, keys ...toolname.Key) *toolname.Names {
+func assign(t testing.TB, prev *toolname.Table, keys ...toolname.Key) *toolname.Table {
 	t.Helper()
 	n, err := toolname.Assign(toolname.Portable, keys, toolname.WithPrevious(prev))
 	require.NoError(t, err)
@@ -23,7 +23,7 @@ func assign(t testing.TB, prev *toolname.Names, keys ...toolname.Key) *toolname.
 
 // edited returns n's JSON with each old replaced by its new, decoded: a
 // well-formed table written by hand.
-func edited(t *testing.T, n *toolname.Names, oldNew ...string) *toolname.Names {
+func edited(t *testing.T, n *toolname.Table, oldNew ...string) *toolname.Table {
 	t.Helper()
 	data, err := json.Marshal(n)
 	require.NoError(t, err)
@@ -32,7 +32,7 @@ func edited(t *testing.T, n *toolname.Names, oldNew ...string) *toolname.Names {
 		require.Contains(t, text, oldNew[i])
 		text = strings.Replace(text, oldNew[i], oldNew[i+1], 1)
 	}
-	out := new(toolname.Names)
+	out := new(toolname.Table)
 	require.NoError(t, out.UnmarshalJSON([]byte(text)), text)
 	return out
 }
@@ -45,7 +45,7 @@ func TestContinues(t *testing.T) {
 	other := assign(t, assign(t, nil, ax, by), ax, bx) // another chain, the same names
 	tests := []struct {
 		name      string
-		held, got *toolname.Names
+		held, got *toolname.Table
 		wantName  string // the first name that differs; "" when got continues held
 	}{
 		{"nothing held", nil, first, ""},
@@ -104,7 +104,7 @@ func TestContinuesNamesTheFirstName(t *testing.T) {
 		e.Message())
 }
 
-func chainID(n *toolname.Names) string {
+func chainID(n *toolname.Table) string {
 	id, _ := n.Chain()
 	return id
 }
@@ -118,8 +118,8 @@ func TestAssignContinuesItsPrevious(t *testing.T) {
 	for i := range pool {
 		pool[i] = toolname.Key{Server: fmt.Sprintf("s%d", i%4), Tool: fmt.Sprintf("t%d", i%7)}
 	}
-	var chain []*toolname.Names
-	var prev *toolname.Names
+	var chain []*toolname.Table
+	var prev *toolname.Table
 	for range 40 {
 		var keys []toolname.Key
 		for _, k := range pool {
@@ -144,12 +144,12 @@ func BenchmarkContinues(b *testing.B) {
 	held := longTable(b, 10_000, 100_000)
 	data, err := json.Marshal(held)
 	require.NoError(b, err)
-	got := new(toolname.Names)
+	got := new(toolname.Table)
 	require.NoError(b, got.UnmarshalJSON(data))
 	b.Run("decode", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if err := new(toolname.Names).UnmarshalJSON(data); err != nil {
+			if err := new(toolname.Table).UnmarshalJSON(data); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -10,7 +10,7 @@ package toolname
 const saltSlack = 64
 
 // deriveCheck tells whether a qualified name is one that Assign derives
-// from its own key, for [Names.UnmarshalJSON]. It keeps its buffers from
+// from its own key, for [Table.UnmarshalJSON]. It keeps its buffers from
 // one name to the next.
 type deriveCheck struct {
 	budget int // the salts that the table's names may still take together

@@ -52,12 +52,12 @@ func TestUnmarshalRefusesAnotherKeysName(t *testing.T) {
 				lists := map[string]string{"names": "", "retired": ""}
 				lists[list] = string(e)
 				data := `{"version":1,"names":[` + lists["names"] + `],"retired":[` + lists["retired"] + `]}`
-				err = new(Names).UnmarshalJSON([]byte(data))
+				err = new(Table).UnmarshalJSON([]byte(data))
 				if tt.ok {
 					require.NoError(t, err)
 					return
 				}
-				require.ErrorIs(t, err, ErrInvalidNames)
+				require.ErrorIs(t, err, ErrInvalidTable)
 				var ne *Error
 				require.ErrorAs(t, err, &ne)
 				assert.Equal(t, "name", ne.Field)
@@ -79,8 +79,8 @@ func TestTamperedTableIsRefused(t *testing.T) {
 	tampered := strings.NewReplacer(`"name":"a__search"`, `"name":"x__search"`, `"name":"evil__search"`, `"name":"a__search"`).Replace(string(data))
 	tampered = strings.Replace(tampered, `"name":"x__search"`, `"name":"evil__search"`, 1)
 	require.NotEqual(t, string(data), tampered)
-	err = new(Names).UnmarshalJSON([]byte(tampered))
-	require.ErrorIs(t, err, ErrInvalidNames)
+	err = new(Table).UnmarshalJSON([]byte(tampered))
+	require.ErrorIs(t, err, ErrInvalidTable)
 }
 
 // TestUnmarshalAcceptsWhatAssignGives: every table Assign gives loads,
@@ -91,7 +91,7 @@ func TestUnmarshalAcceptsWhatAssignGives(t *testing.T) {
 	profiles := []Profile{OpenAI, Anthropic, Gemini, MCP, Portable}
 	servers := append(append([]string{}, churnServers...), strings.Repeat("long-server.", 8), "a__", "é", "\u0301")
 	tools := append(append([]string{}, churnTools...), strings.Repeat("t", 70), "__", "x_", "\u0301")
-	var prev *Names
+	var prev *Table
 	for step := range 200 {
 		p := profiles[rng.IntN(len(profiles))]
 		if rng.IntN(3) == 0 {
@@ -115,7 +115,7 @@ func TestUnmarshalAcceptsWhatAssignGives(t *testing.T) {
 		require.NoError(t, err)
 		data, err := json.Marshal(n)
 		require.NoError(t, err)
-		var back Names
+		var back Table
 		require.NoError(t, back.UnmarshalJSON(data), "step %d: %s", step, data)
 
 		// Swapping two keys' qualified names is refused: a few pairs
@@ -136,8 +136,8 @@ func TestUnmarshalAcceptsWhatAssignGives(t *testing.T) {
 			swapped := strings.Replace(string(data), fmt.Sprintf(`"name":%q`, a.Name), `"name":"\u0000"`, 1)
 			swapped = strings.Replace(swapped, fmt.Sprintf(`"name":%q`, b.Name), fmt.Sprintf(`"name":%q`, a.Name), 1)
 			swapped = strings.Replace(swapped, `"name":"\u0000"`, fmt.Sprintf(`"name":%q`, b.Name), 1)
-			err := new(Names).UnmarshalJSON([]byte(swapped))
-			assert.ErrorIs(t, err, ErrInvalidNames, "step %d: %v and %v swapped %q and %q", step, a, b, a.Name, b.Name)
+			err := new(Table).UnmarshalJSON([]byte(swapped))
+			assert.ErrorIs(t, err, ErrInvalidTable, "step %d: %v and %v swapped %q and %q", step, a, b, a.Name, b.Name)
 		}
 		prev = n
 	}

@@ -9,7 +9,7 @@
 //   - The model-facing name, handed out by [Assign], is what the model sees
 //     and calls. It is bounded and valid for the provider's tool-name rule
 //     ([Profile]), and it is mapped back to its server and tool by looking
-//     it up in the [Names] table, never by parsing it.
+//     it up in the [Table] table, never by parsing it.
 //
 // # Routing keys
 //
@@ -37,21 +37,24 @@
 // hashed as needed. Names are injective, deterministic and independent of
 // the order of the keys, and only a qualified name holds "__", so that no
 // server can name its tools after another's. Every key whose name is not
-// its bare tool name is reported, with a [Reason], by [Names.Fallbacks]
-// and [WithLogger].
+// its bare tool name is reported, with a [Reason], by [Table.Fallbacks]
+// and [WithLogger]. The [Table] that Assign returns gives each key's name
+// ([Table.Name]) and each name's key ([Table.Key], an exact lookup);
+// [Table.Route], for the calls a gateway serves, also accepts a
+// downstream's own bare tool name while one live key has it.
 //
 // # Names over a gateway's life
 //
 // A gateway builds each table from the one before with [WithPrevious]: a
 // key keeps its name while it is present, a name is never given to
-// another key, and [Names.MarshalJSON] carries the chain across restarts
+// another key, and [Table.MarshalJSON] carries the chain across restarts
 // ([WithPrevious]'s example runs one). [Update] with a [Store] does all of
 // this, [NewFileStore] keeping the file (see below); by hand it is:
 //
 //	// Start: restore the table saved by the last run, if any.
-//	var prev *toolname.Names
+//	var prev *toolname.Table
 //	if data, err := os.ReadFile(path); err == nil {
-//		prev = new(toolname.Names)
+//		prev = new(toolname.Table)
 //		if err := prev.UnmarshalJSON(data); err != nil {
 //			return err // a damaged table is an error, not a new chain
 //		}
@@ -62,7 +65,7 @@
 //		return err
 //	}
 //	data, err := json.Marshal(names)
-//	// write data to path, serve names, route calls with names.Resolve
+//	// write data to path, serve names, route calls with names.Route
 //	prev = names
 //
 // # Names shared by every replica
@@ -82,7 +85,7 @@
 //
 //   - A table records its chain: a random id made with the chain's first
 //     table, a generation one past the table it continues, and the
-//     options that shape names ([Names.Chain]). Update with other options is [ErrChainMismatch], never
+//     options that shape names ([Table.Chain]). Update with other options is [ErrChainMismatch], never
 //     a renaming of every tool; options change only on purpose, by
 //     seeding a new chain ([Seed]).
 //   - A chain never goes backwards: a store value remembers the chain id
@@ -92,13 +95,13 @@
 //     starts a chain again, only on an empty one.
 //   - Nor sideways: a generation number is a claim, the names are the
 //     proof. A store value refuses ([ErrRollback]) any later table that
-//     does not continue the one it holds ([Names.Continues]: every name it
+//     does not continue the one it holds ([Table.Continues]: every name it
 //     gives, live or retired, to the same key), so that neither a fork
 //     from a restored backup nor a well-formed edit of the stored value
 //     sends a name to another tool. The store is trusted like a gateway's
 //     own disk: a process that starts has nothing to compare its first
 //     load with but a backup of its own (examples/gateway's -backup).
-//   - A stored value that is not a table is an error ([ErrInvalidNames]),
+//   - A stored value that is not a table is an error ([ErrInvalidTable]),
 //     never an empty chain, and is left as it is.
 //
 // Every write stores the whole table, with every name the chain ever

@@ -32,20 +32,20 @@ const (
 	// not valid under the profile, so it could never be a tool's name.
 	CodeInvalidReserved Code = "invalid_reserved"
 
-	// CodeInvalidNames means that [Names.UnmarshalJSON] was given text
+	// CodeInvalidTable means that [Table.UnmarshalJSON] was given text
 	// that is not a table MarshalJSON writes: not JSON of that shape, an
 	// unknown version, an invalid key or name, or a name or key listed
 	// twice.
-	CodeInvalidNames Code = "invalid_names"
+	CodeInvalidTable Code = "invalid_table"
 
-	// CodeUnknownTool means that [Names.Lookup] found no live key by the
+	// CodeUnknownTool means that [Table.Route] found no live key by the
 	// name called: neither a name the table gives nor, failing that, the
 	// own tool name of a live key. A retired name is unknown.
 	CodeUnknownTool Code = "unknown_tool"
 
-	// CodeAmbiguousTool means that [Names.Lookup] was called with a bare
+	// CodeAmbiguousTool means that [Table.Route] was called with a bare
 	// tool name that several live keys have, and that is no name of the
-	// table; Candidates lists their names.
+	// table; Available lists their names.
 	CodeAmbiguousTool Code = "ambiguous_tool"
 
 	// CodeStale means that [Store.Swap] was given a revision that is no
@@ -59,7 +59,7 @@ const (
 	// CodeRollback means that a store returned a table of another chain,
 	// or an older table of the chain, than the store value had already
 	// seen, or a table that does not continue the one it held
-	// ([Names.Continues]): the store lost, restored or was given state.
+	// ([Table.Continues]): the store lost, restored or was given state.
 	CodeRollback Code = "rollback"
 
 	// CodeChainNotEmpty means that [Seed] was given a store whose chain
@@ -78,7 +78,7 @@ var (
 	ErrInvalidKey        = errors.New("toolname: " + string(CodeInvalidKey))
 	ErrInvalidProfile    = errors.New("toolname: " + string(CodeInvalidProfile))
 	ErrInvalidReserved   = errors.New("toolname: " + string(CodeInvalidReserved))
-	ErrInvalidNames      = errors.New("toolname: " + string(CodeInvalidNames))
+	ErrInvalidTable      = errors.New("toolname: " + string(CodeInvalidTable))
 	ErrUnknownTool       = errors.New("toolname: " + string(CodeUnknownTool))
 	ErrAmbiguousTool     = errors.New("toolname: " + string(CodeAmbiguousTool))
 	ErrStale             = errors.New("toolname: " + string(CodeStale))
@@ -97,12 +97,12 @@ var codes = errcode.Table[Code, *Error]{
 	CodeInvalidReserved: {Sentinel: ErrInvalidReserved,
 		Message: "reserved name is not valid under the profile",
 		Hint:    "reserve only names the profile allows"},
-	CodeInvalidNames: {Sentinel: ErrInvalidNames, Explain: (*Error).explainNames},
+	CodeInvalidTable: {Sentinel: ErrInvalidTable, Explain: (*Error).explainTable},
 	CodeUnknownTool: {Sentinel: ErrUnknownTool,
 		Message: "no tool has this name",
 		Hint:    "call a tool by a name the tool list gives"},
 	CodeAmbiguousTool: {Sentinel: ErrAmbiguousTool, Explain: func(e *Error) (string, string) {
-		return strconv.Itoa(len(e.Candidates)) + " tools have this own name", "call one of the candidates by its name"
+		return strconv.Itoa(len(e.Available)) + " tools have this own name", "call one of the available names"
 	}},
 	CodeStale: {Sentinel: ErrStale,
 		Message: "another writer stored a newer table of the chain",
@@ -127,17 +127,17 @@ var codes = errcode.Table[Code, *Error]{
 // with [errors.Is] and the sentinels, never the message. [Error.Message]
 // states the fault, [Error.Hint] the remedy, and the fields the input.
 type Error struct {
-	Code       Code     // what kind of input was rejected
-	Field      string   // the rejected part ("server", "tool", a JSON member…), or ""
-	Index      int      // the culprit's position in its list, or -1
-	Offset     int      // the byte offset of the fault in Input, or -1
-	Input      string   // the rejected text, as given
-	Candidates []string // ambiguous_tool: the names of the keys called, sorted
+	Code      Code     // what kind of input was rejected
+	Field     string   // the rejected part ("server", "tool", a JSON member…), or ""
+	Index     int      // the culprit's position in its list, or -1
+	Offset    int      // the byte offset of the fault in Input, or -1
+	Input     string   // the rejected text, as given
+	Available []string // ambiguous_tool: the names to call instead, sorted
 
 	maxLen int    // CodeInvalidProfile: the MaxLen given
 	limit  int    // CodeInvalidProfile: the rule's own limit
-	detail string // CodeInvalidNames: what is wrong
-	err    error  // CodeInvalidNames: the JSON error, if any
+	detail string // CodeInvalidTable: what is wrong
+	err    error  // CodeInvalidTable: the JSON error, if any
 }
 
 // Error returns the text for logs: "toolname: <code>: <message>", the
@@ -231,10 +231,10 @@ func (e *Error) explainProfile() (message, hint string) {
 		"use a larger MaxLen, or 0 for the profile's own limit"
 }
 
-// explainNames words an invalid table: what is wrong, and the JSON error
+// explainTable words an invalid table: what is wrong, and the JSON error
 // behind it, if any.
-func (e *Error) explainNames() (message, hint string) {
-	message = "not a table that Names.MarshalJSON writes: " + e.detail
+func (e *Error) explainTable() (message, hint string) {
+	message = "not a table that Table.MarshalJSON writes: " + e.detail
 	if e.err != nil {
 		message += ": " + e.err.Error()
 	}
@@ -242,7 +242,7 @@ func (e *Error) explainNames() (message, hint string) {
 }
 
 // explainRollback words a store that went backwards or sideways: the
-// detail says how, when the error came from a store or [Names.Continues].
+// detail says how, when the error came from a store or [Table.Continues].
 func (e *Error) explainRollback() (message, hint string) {
 	message = "the store holds another chain, an older table of it, or a table that does not continue the one held"
 	if e.detail != "" {
@@ -269,7 +269,7 @@ func (e *Error) Is(target error) bool {
 // sentinel returns the exported sentinel for c, or nil.
 func sentinel(c Code) error { return codes.Sentinel(c) }
 
-// Unwrap returns the JSON error behind a CodeInvalidNames error, if any.
+// Unwrap returns the JSON error behind a CodeInvalidTable error, if any.
 func (e *Error) Unwrap() error {
 	if e == nil {
 		return nil
@@ -317,8 +317,8 @@ func chainMismatchError(stored, given *naming) error {
 	return &Error{Code: CodeChainMismatch, Field: "options", Index: -1, Offset: -1, Input: given.String(), detail: stored.String()}
 }
 
-// namesError is a CodeInvalidNames error; field and input name the culprit
+// namesError is a CodeInvalidTable error; field and input name the culprit
 // of entry index, if there is one.
 func namesError(detail string, index int, field, input string, err error) *Error {
-	return &Error{Code: CodeInvalidNames, Field: field, Index: index, Offset: -1, Input: input, detail: detail, err: err}
+	return &Error{Code: CodeInvalidTable, Field: field, Index: index, Offset: -1, Input: input, detail: detail, err: err}
 }

@@ -48,16 +48,16 @@ func producedErrors(t *testing.T) map[string]error {
 	names, err := Assign(Portable, []Key{{"a", "search"}, {"b", "search"}})
 	require.NoError(t, err)
 	for _, name := range []string{"nope", "search"} {
-		_, err := names.Lookup(name)
+		_, err := names.Route(name)
 		require.Error(t, err)
-		out["Lookup "+name] = err
+		out["Route "+name] = err
 	}
 	for name, data := range map[string]string{
 		"syntax":  `{`,
 		"version": `{"version":7}`,
 		"entry":   `{"version":1,"names":[{"server":"s","tool":"t","name":"x.y:z"}],"retired":[]}`,
 	} {
-		err = new(Names).UnmarshalJSON([]byte(data))
+		err = new(Table).UnmarshalJSON([]byte(data))
 		require.Error(t, err)
 		out["UnmarshalJSON "+name] = err
 	}
@@ -93,7 +93,7 @@ func storeErrors(t *testing.T) map[string]error {
 
 	other, err := Assign(Portable, []Key{{"a", "x"}})
 	require.NoError(t, err)
-	for name, n := range map[string]*Names{"older": first, "other chain": other} {
+	for name, n := range map[string]*Table{"older": first, "other chain": other} {
 		data, err := json.Marshal(n)
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(path, data, 0o600))
@@ -135,7 +135,7 @@ func TestErrorIs(t *testing.T) {
 }
 
 func TestSentinelPerCode(t *testing.T) {
-	codes := []Code{CodeInvalidRoutingKey, CodeInvalidKey, CodeInvalidProfile, CodeInvalidReserved, CodeInvalidNames}
+	codes := []Code{CodeInvalidRoutingKey, CodeInvalidKey, CodeInvalidProfile, CodeInvalidReserved, CodeInvalidTable}
 	seen := map[error]bool{}
 	for _, c := range codes {
 		s := sentinel(c)
@@ -209,7 +209,7 @@ func TestErrorText(t *testing.T) {
 	p.MaxLen = 40
 	_, _, mismatchErr := Update(ctx, fs, p, []Key{{"a", "x"}}, WithQualifyAll(), WithReserved("help"))
 	notEmptyErr := func() error { n, _, _ := fs.Load(ctx); _, err := Seed(ctx, fs, n); return err }()
-	namesErr := new(Names).UnmarshalJSON([]byte(`{"version":1,"names":[{"server":"s","tool":"t","name":"s__t","reason":"renamed"}],"retired":[]}`))
+	namesErr := new(Table).UnmarshalJSON([]byte(`{"version":1,"names":[{"server":"s","tool":"t","name":"s__t","reason":"renamed"}],"retired":[]}`))
 	tests := []struct {
 		name string
 		err  error
@@ -224,10 +224,10 @@ func TestErrorText(t *testing.T) {
 			`toolname: invalid_profile: MaxLen is below 13, the length of the shortest hashed name (MaxLen="5"); use a larger MaxLen, or 0 for the profile's own limit`},
 		{"reserved", reservedErr, CodeInvalidReserved,
 			`toolname: invalid_reserved: reserved name is not valid under the profile (index=1, reserved="my tool"); reserve only names the profile allows`},
-		{"names", namesErr, CodeInvalidNames,
-			`toolname: invalid_names: not a table that Names.MarshalJSON writes: names entry has an unknown reason (index=0, reason="renamed"); restore a table saved by MarshalJSON, or start a new chain`},
-		{"names, the text as a whole", new(Names).UnmarshalJSON([]byte(`{}{}`)), CodeInvalidNames,
-			`toolname: invalid_names: not a table that Names.MarshalJSON writes: text after the table; restore a table saved by MarshalJSON, or start a new chain`},
+		{"names", namesErr, CodeInvalidTable,
+			`toolname: invalid_table: not a table that Table.MarshalJSON writes: names entry has an unknown reason (index=0, reason="renamed"); restore a table saved by MarshalJSON, or start a new chain`},
+		{"names, the text as a whole", new(Table).UnmarshalJSON([]byte(`{}{}`)), CodeInvalidTable,
+			`toolname: invalid_table: not a table that Table.MarshalJSON writes: text after the table; restore a table saved by MarshalJSON, or start a new chain`},
 		{"stale", &Error{Code: CodeStale, Index: -1, Offset: -1}, CodeStale,
 			`toolname: stale_revision: another writer stored a newer table of the chain; load the chain again and retry`},
 		{"chain mismatch", mismatchErr, CodeChainMismatch,

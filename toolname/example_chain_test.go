@@ -14,7 +14,7 @@ func ExampleWithPrevious() {
 	github := []toolname.Key{{Server: "github", Tool: "search"}, {Server: "github", Tool: "create_issue"}}
 	gitlab := []toolname.Key{{Server: "gitlab", Tool: "search"}}
 	// step assigns the names after an event and shows them.
-	step := func(event string, keys []toolname.Key, opts ...toolname.Option) *toolname.Names {
+	step := func(event string, keys []toolname.Key, opts ...toolname.Option) *toolname.Table {
 		n, err := toolname.Assign(toolname.Portable, keys, opts...)
 		if err != nil {
 			fmt.Println(event+":", err)
@@ -35,7 +35,7 @@ func ExampleWithPrevious() {
 
 	// github leaves; its names are retired, not handed on.
 	day3 := step("github leaves", gitlab, toolname.WithPrevious(day2))
-	_, ok := day3.Resolve("search")
+	_, ok := day3.Key("search")
 	fmt.Println("search resolves:", ok)
 
 	// The gateway restarts from its saved table, and github comes back.
@@ -44,7 +44,7 @@ func ExampleWithPrevious() {
 		fmt.Println(err)
 		return
 	}
-	restored := new(toolname.Names)
+	restored := new(toolname.Table)
 	if err := json.Unmarshal(data, restored); err != nil {
 		fmt.Println(err)
 		return
@@ -91,7 +91,7 @@ func ExampleWithReserved() {
 	// docs::search search
 }
 
-func ExampleNames_MarshalJSON() {
+func ExampleTable_MarshalJSON() {
 	first, err := toolname.Assign(toolname.Portable, []toolname.Key{
 		{Server: "a", Tool: "search"}, {Server: "b", Tool: "search"},
 	})

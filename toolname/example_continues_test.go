@@ -10,7 +10,7 @@ import (
 // A backup of generation 1 was restored, and a replica that started
 // afterwards went on from it: its generation 2 gives delete_everything to
 // another server's tool than the generation 2 the other replicas hold.
-func ExampleNames_Continues() {
+func ExampleTable_Continues() {
 	list := toolname.Key{Server: "s1", Tool: "list"}
 	gen1, _ := toolname.Assign(toolname.Portable, []toolname.Key{list})
 	held, _ := toolname.Assign(toolname.Portable, []toolname.Key{list, {Server: "s2", Tool: "delete_everything"}}, toolname.WithPrevious(gen1))

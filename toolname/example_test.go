@@ -81,7 +81,7 @@ func ExampleAssign() {
 	// gitlab__search: qualified
 }
 
-func ExampleNames_Resolve() {
+func ExampleTable_Key() {
 	names, err := toolname.Assign(toolname.Portable, []toolname.Key{
 		{Server: "kube:prod", Tool: "get"},
 		{Server: "kube:staging", Tool: "get"},
@@ -93,7 +93,7 @@ func ExampleNames_Resolve() {
 	// The model calls a tool by the name it was given; the gateway looks
 	// the name up and routes the call.
 	for _, called := range []string{"kube_prod__get", "kube_staging__get", "kube_test__get"} {
-		k, ok := names.Resolve(called)
+		k, ok := names.Key(called)
 		fmt.Println(called, "->", k.Server, k.Tool, ok)
 	}
 	// Output:
@@ -136,23 +136,23 @@ func ExampleWithLogger() {
 }
 
 // An MCP App calls its server's tool by its own name, which the gateway
-// qualified; Lookup routes it while exactly one live tool has that name.
-func ExampleNames_Lookup() {
+// qualified; Route finds its key while exactly one live tool has that name.
+func ExampleTable_Route() {
 	names, err := toolname.Assign(toolname.Portable, []toolname.Key{
 		{Server: "docs", Tool: "search"}, {Server: "tickets", Tool: "search"}, {Server: "tickets", Tool: "close"},
 	})
 	if err != nil {
 		panic(err)
 	}
-	k, err := names.Lookup("close")
+	k, err := names.Route("close")
 	fmt.Println(k.Server, k.Tool, err)
-	k, err = names.Lookup("docs__search")
+	k, err = names.Route("docs__search")
 	fmt.Println(k.Server, k.Tool, err)
 
-	_, err = names.Lookup("search")
+	_, err = names.Route("search")
 	var e *toolname.Error
 	if errors.As(err, &e) {
-		fmt.Println(e.Code, e.Candidates)
+		fmt.Println(e.Code, e.Available)
 	}
 	// Output:
 	// tickets close <nil>

@@ -22,7 +22,7 @@ type FileStore struct {
 	path   string
 	lock   *os.File // nil until taken, and once closed
 	closed bool
-	guard  *chainguard.Guard[*Names]
+	guard  *chainguard.Guard[*Table]
 	mu     sync.Mutex   // one Load or Swap at a time: each reads or replaces the whole file
 	buf    bytes.Buffer // the file as read last, kept for its room
 }
@@ -84,8 +84,8 @@ func (s *FileStore) holdLock(f *os.File) error {
 var errLocked = errors.New("locked")
 
 // decodeNames decodes a stored table.
-func decodeNames(raw []byte) (*Names, error) {
-	n := new(Names)
+func decodeNames(raw []byte) (*Table, error) {
+	n := new(Table)
 	if err := n.UnmarshalJSON(raw); err != nil {
 		return nil, err
 	}
@@ -97,7 +97,7 @@ var errClosed = fmt.Errorf("toolname: file store: %w", os.ErrClosed)
 
 // Load returns the table in the file and its revision: nil and "" when
 // there is no file.
-func (s *FileStore) Load(ctx context.Context) (*Names, Revision, error) {
+func (s *FileStore) Load(ctx context.Context) (*Table, Revision, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, "", err
 	}
@@ -143,8 +143,8 @@ func contentRevision(data []byte) Revision {
 // Swap writes next to the file if rev is the revision of its content (""
 // for no file), and returns the new revision; otherwise it writes nothing
 // and returns an error matching [ErrStale]. A nil next is an [*Error] with
-// Code [CodeInvalidNames].
-func (s *FileStore) Swap(ctx context.Context, rev Revision, next *Names) (Revision, error) {
+// Code [CodeInvalidTable].
+func (s *FileStore) Swap(ctx context.Context, rev Revision, next *Table) (Revision, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
@@ -180,7 +180,7 @@ func (s *FileStore) Swap(ctx context.Context, rev Revision, next *Names) (Revisi
 
 // Hold sets the table this FileStore holds, before its first Load: a
 // later table must continue it, as [Holder] says.
-func (s *FileStore) Hold(n *Names) error { return s.guard.Hold(n) }
+func (s *FileStore) Hold(n *Table) error { return s.guard.Hold(n) }
 
 // Close releases the lock. The FileStore cannot be used after it.
 func (s *FileStore) Close() error {

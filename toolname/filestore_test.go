@@ -76,7 +76,7 @@ func TestFileStoreLock(t *testing.T) {
 	_, _, err = s.Load(context.Background())
 	require.ErrorIs(t, err, os.ErrClosed)
 	_, err = s.Swap(context.Background(), "", nil)
-	require.ErrorIs(t, err, toolname.ErrInvalidNames)
+	require.ErrorIs(t, err, toolname.ErrInvalidTable)
 
 	again, err := toolname.NewFileStore(path)
 	require.NoError(t, err, "the lock is released by Close")

@@ -38,8 +38,8 @@ func (s *memServer) open(chain string) *memStore {
 	return &memStore{s: s, chain: chain, guard: chainguard.New(decodeNames)}
 }
 
-func decodeNames(raw []byte) (*toolname.Names, error) {
-	n := new(toolname.Names)
+func decodeNames(raw []byte) (*toolname.Table, error) {
+	n := new(toolname.Table)
 	if err := n.UnmarshalJSON(raw); err != nil {
 		return nil, err
 	}
@@ -61,10 +61,10 @@ func (s *memServer) put(chain string, raw []byte) toolname.Revision {
 type memStore struct {
 	s     *memServer
 	chain string
-	guard *chainguard.Guard[*toolname.Names]
+	guard *chainguard.Guard[*toolname.Table]
 }
 
-func (m *memStore) Load(ctx context.Context) (*toolname.Names, toolname.Revision, error) {
+func (m *memStore) Load(ctx context.Context) (*toolname.Table, toolname.Revision, error) {
 	n, rev, err := m.guard.Load(func(string) (string, []byte, error) {
 		if err := ctx.Err(); err != nil {
 			return "", nil, err
@@ -77,7 +77,7 @@ func (m *memStore) Load(ctx context.Context) (*toolname.Names, toolname.Revision
 	return n, toolname.Revision(rev), err
 }
 
-func (m *memStore) Swap(ctx context.Context, rev toolname.Revision, next *toolname.Names) (toolname.Revision, error) {
+func (m *memStore) Swap(ctx context.Context, rev toolname.Revision, next *toolname.Table) (toolname.Revision, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
@@ -116,7 +116,7 @@ func (m *memStore) Watch(ctx context.Context) (<-chan toolname.Revision, error) 
 	return ch, nil
 }
 
-func (m *memStore) Hold(n *toolname.Names) error { return m.guard.Hold(n) }
+func (m *memStore) Hold(n *toolname.Table) error { return m.guard.Hold(n) }
 
 var (
 	_ toolname.Watcher = (*memStore)(nil)

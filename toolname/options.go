@@ -12,7 +12,7 @@ type Option struct {
 
 type options struct {
 	logger     *slog.Logger
-	prev       *Names
+	prev       *Table
 	qualifyAll bool
 	reserved   []string
 }
@@ -37,7 +37,7 @@ func WithLogger(logger *slog.Logger) Option {
 // WithPrevious continues the chain of tables that ends in prev: a key
 // keeps its name, and no name ever goes to a second key. A nil prev starts
 // a new chain.
-func WithPrevious(prev *Names) Option {
+func WithPrevious(prev *Table) Option {
 	return Option{apply: func(o *options) { o.prev = prev }}
 }
 
@@ -57,7 +57,7 @@ func WithReserved(names ...string) Option {
 }
 
 // logFallbacks logs every fallback of n, when a logger was given.
-func (o *options) logFallbacks(n *Names) {
+func (o *options) logFallbacks(n *Table) {
 	if o.logger == nil {
 		return
 	}

@@ -80,7 +80,7 @@ func TestWithReserved(t *testing.T) {
 	if diff := cmp.Diff(want, namesOf(next, keys)); diff != "" {
 		t.Errorf("names (-want +got):\n%s", diff)
 	}
-	_, ok := next.Resolve("search")
+	_, ok := next.Key("search")
 	assert.False(t, ok, "a reserved name resolves to nothing")
 }
 
@@ -121,7 +121,7 @@ func TestNoImpersonation(t *testing.T) {
 	}
 	for name, steps := range orders {
 		t.Run(name, func(t *testing.T) {
-			var prev *Names
+			var prev *Table
 			for _, keys := range steps {
 				n, err := Assign(Portable, keys, WithPrevious(prev))
 				require.NoError(t, err)
@@ -132,7 +132,7 @@ func TestNoImpersonation(t *testing.T) {
 				got, _ := prev.Name(k)
 				assert.Equal(t, want[k], got, "%q", k)
 			}
-			_, ok := prev.Resolve("a__search")
+			_, ok := prev.Key("a__search")
 			if got, _ := prev.Name(a); got != "a__search" {
 				assert.False(t, ok, "a__search must name a::search or nothing")
 			}
@@ -159,7 +159,7 @@ func TestAll(t *testing.T) {
 		break
 	}
 	assert.Equal(t, 1, count)
-	var nilNames *Names
+	var nilNames *Table
 	for range nilNames.All() {
 		t.Fatal("a nil table has no names")
 	}

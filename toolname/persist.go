@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// The versions of the JSON form of a Names table. Version 1 records no
+// The versions of the JSON form of a [Table]. Version 1 records no
 // chain: no id, no generation, no options.
 const (
 	tableVersion1 = 1
@@ -23,10 +23,10 @@ type optionsJSON struct {
 	Reserved   []string `json:"reserved"`
 }
 
-// UnmarshalJSON reads into n a table that [Names.MarshalJSON] wrote, and
+// UnmarshalJSON reads into n a table that [Table.MarshalJSON] wrote, and
 // only such a table: anything else, tampered names included, is
-// [ErrInvalidNames] and leaves n as it was. Call it on a new Names.
-func (n *Names) UnmarshalJSON(data []byte) error {
+// [ErrInvalidTable] and leaves n as it was. Call it on a new Table.
+func (n *Table) UnmarshalJSON(data []byte) error {
 	if !json.Valid(data) {
 		return invalidJSON(data)
 	}
@@ -40,7 +40,7 @@ func (n *Names) UnmarshalJSON(data []byte) error {
 	if err != nil {
 		return err
 	}
-	out := &Names{
+	out := &Table{
 		keys:   make([]Key, 0, count[0]),
 		byKey:  make(map[Key]named, count[0]),
 		byName: make(map[string]Key, count[0]),
@@ -92,7 +92,7 @@ func invalidJSON(data []byte) error {
 }
 
 // addLive adds entry i of "names", k named e.
-func (n *Names) addLive(i int, k Key, e named) error {
+func (n *Table) addLive(i int, k Key, e named) error {
 	if _, dup := n.byKey[k]; dup {
 		return namesError("names entry repeats a key", i, "tool", k.Tool, nil)
 	}
@@ -114,7 +114,7 @@ func (n *Names) addLive(i int, k Key, e named) error {
 // readChain checks the version and the chain's identity and options, and
 // sets them in out: a version 2 table records all of them, a version 1
 // table none. Both hold both lists.
-func (t *scannedTable) readChain(out *Names) error {
+func (t *scannedTable) readChain(out *Table) error {
 	switch t.version {
 	case tableVersion1:
 		if t.identity || t.options != nil {
@@ -135,7 +135,7 @@ func (t *scannedTable) readChain(out *Names) error {
 
 // readIdentity checks and sets the chain id, generation and options of a
 // version 2 table.
-func (t *scannedTable) readIdentity(out *Names) error {
+func (t *scannedTable) readIdentity(out *Table) error {
 	if !validChainID(t.chain) {
 		return namesError("chain id is not 32 lower-case hex digits", -1, "chain", t.chain, nil)
 	}

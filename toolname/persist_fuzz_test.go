@@ -23,7 +23,7 @@ func FuzzUnmarshalJSON(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var n Names
+		var n Table
 		if err := n.UnmarshalJSON(data); err != nil {
 			if _, ok := err.(*Error); !ok {
 				t.Fatalf("error %v is a %T, not an *Error", err, err)
@@ -34,7 +34,7 @@ func FuzzUnmarshalJSON(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var back Names
+		var back Table
 		if err := back.UnmarshalJSON(out); err != nil {
 			t.Fatalf("UnmarshalJSON accepted %q but not what it wrote back, %q: %v", data, out, err)
 		}

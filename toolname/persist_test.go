@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// tableJSON is the JSON form of a Names table, as encoding/json writes
+// tableJSON is the JSON form of a Table, as encoding/json writes
 // it: the reference that MarshalJSON's output is checked against.
 type tableJSON struct {
 	Version    int          `json:"version"`
@@ -30,7 +30,7 @@ type entryJSON struct {
 }
 
 // referenceJSON is what encoding/json writes for n.
-func referenceJSON(t *testing.T, n *Names) []byte {
+func referenceJSON(t *testing.T, n *Table) []byte {
 	t.Helper()
 	tj := tableJSON{Version: tableVersion1, Names: []entryJSON{}, Retired: []entryJSON{}}
 	if m := n.naming; m != nil {
@@ -81,7 +81,7 @@ func TestMarshalJSONIsEncodingJSON(t *testing.T) {
 	data, err := n.MarshalJSON()
 	require.NoError(t, err)
 	assert.Equal(t, string(referenceJSON(t, n)), string(data))
-	var back Names
+	var back Table
 	require.NoError(t, back.UnmarshalJSON(data))
 	again, err := back.MarshalJSON()
 	require.NoError(t, err)
@@ -89,9 +89,9 @@ func TestMarshalJSONIsEncodingJSON(t *testing.T) {
 }
 
 // chainAfter returns the table after the first n events of the simulation.
-func chainAfter(t testing.TB, p Profile, n int) *Names {
+func chainAfter(t testing.TB, p Profile, n int) *Table {
 	t.Helper()
-	var prev *Names
+	var prev *Table
 	for _, ev := range churnEvents(2, n) {
 		next, err := Assign(p, ev.keys, WithPrevious(prev))
 		require.NoError(t, err)
@@ -111,7 +111,7 @@ func TestNamesJSONRoundTrip(t *testing.T) {
 			data, err := json.Marshal(orig)
 			require.NoError(t, err)
 
-			restored := new(Names)
+			restored := new(Table)
 			require.NoError(t, json.Unmarshal(data, restored))
 			if diff := cmp.Diff(pairsOf(orig), pairsOf(restored)); diff != "" {
 				t.Errorf("All (-want +got):\n%s", diff)
@@ -153,7 +153,7 @@ func TestNamesJSONForm(t *testing.T) {
 		         {"server":"b","tool":"search","name":"b__search","reason":"qualified"}],
 		"retired":[{"server":"a","tool":"search","name":"a__search","reason":"qualified"}]}`, string(data))
 
-	var nilNames *Names
+	var nilNames *Table
 	data, err = nilNames.MarshalJSON()
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"version":1,"names":[],"retired":[]}`, string(data))
@@ -218,10 +218,10 @@ func TestNamesUnmarshalErrors(t *testing.T) {
 			n, err := Assign(OpenAI, []Key{{"k", "kept"}})
 			require.NoError(t, err)
 			err = n.UnmarshalJSON([]byte(tt.data))
-			require.ErrorIs(t, err, ErrInvalidNames)
+			require.ErrorIs(t, err, ErrInvalidTable)
 			var e *Error
 			require.ErrorAs(t, err, &e)
-			assert.Equal(t, CodeInvalidNames, e.Code)
+			assert.Equal(t, CodeInvalidTable, e.Code)
 			assert.Equal(t, tt.field, e.Field)
 			assert.Equal(t, tt.index, e.Index)
 			if !tt.isJSON {
@@ -241,7 +241,7 @@ type pair struct {
 	Name string
 }
 
-func pairsOf(n *Names) []pair {
+func pairsOf(n *Table) []pair {
 	var out []pair
 	for k, name := range n.All() {
 		out = append(out, pair{k, name})
@@ -249,7 +249,7 @@ func pairsOf(n *Names) []pair {
 	return out
 }
 
-func keysOf(n *Names) []Key {
+func keysOf(n *Table) []Key {
 	var out []Key
 	for k := range n.All() {
 		out = append(out, k)
@@ -271,7 +271,7 @@ func TestChainsShareHistorySafely(t *testing.T) {
 	fork, err := Assign(Portable, []Key{{"s3", "z"}}, WithPrevious(b)) // from b again: y retired, x still retired
 	require.NoError(t, err)
 
-	retired := func(n *Names) []string {
+	retired := func(n *Table) []string {
 		names := n.retiredNames()
 		slices.Sort(names)
 		return names
@@ -296,7 +296,7 @@ func TestChainsShareHistorySafely(t *testing.T) {
 	// A table saved and restored continues the chain alike.
 	data, err := json.Marshal(fork)
 	require.NoError(t, err)
-	var restored Names
+	var restored Table
 	require.NoError(t, json.Unmarshal(data, &restored))
 	assert.Equal(t, retired(fork), retired(&restored))
 }

@@ -120,7 +120,7 @@ func (s *retiredStore) names(k Key, f func(name string)) {
 
 // base returns the generation at which n reads its store: its parent's
 // when it keeps a change of its own.
-func (n *Names) base() uint64 {
+func (n *Table) base() uint64 {
 	if n.change != nil {
 		return n.gen - 1
 	}
@@ -130,7 +130,7 @@ func (n *Names) base() uint64 {
 // retiredLookup returns the key and reason of name, if it is a name of n's
 // chain that no live key of n holds. Call it only for a name that is not
 // live in n.
-func (n *Names) retiredLookup(name string) (named, bool) {
+func (n *Table) retiredLookup(name string) (named, bool) {
 	if n.change != nil {
 		if e, ok := n.change.retired[name]; ok {
 			return e, true
@@ -154,7 +154,7 @@ func (n *Names) retiredLookup(name string) (named, bool) {
 
 // retiredOf calls f with each retired name of n that k held last. It may
 // also call it with the live name of k, given back to it in n.
-func (n *Names) retiredOf(k Key, f func(name string, e named)) {
+func (n *Table) retiredOf(k Key, f func(name string, e named)) {
 	if n.change != nil {
 		for _, name := range n.change.byKey[k] {
 			f(name, n.change.retired[name])
@@ -186,7 +186,7 @@ func (n *Names) retiredOf(k Key, f func(name string, e named)) {
 }
 
 // retiredAll calls f with every retired name of n, in no order.
-func (n *Names) retiredAll(f func(name string, e named)) {
+func (n *Table) retiredAll(f func(name string, e named)) {
 	if n.change != nil {
 		for name, e := range n.change.retired {
 			f(name, e)
@@ -215,7 +215,7 @@ func (n *Names) retiredAll(f func(name string, e named)) {
 
 // retiredCap returns a bound of the number of n's retired names, for the
 // room of a slice that gathers them.
-func (n *Names) retiredCap() int {
+func (n *Table) retiredCap() int {
 	size := 0
 	if n.change != nil {
 		size += len(n.change.retired)
@@ -232,7 +232,7 @@ func (n *Names) retiredCap() int {
 // generation, for a table that continues n to read: n's own store, with
 // n's change written into it when the store still stands at n's parent's
 // generation (or already holds it), and otherwise a copy of what n sees.
-func (n *Names) continued() *retiredStore {
+func (n *Table) continued() *retiredStore {
 	s := n.retired
 	if s == nil {
 		return newRetiredStore(n.gen, 0)

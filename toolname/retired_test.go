@@ -19,7 +19,7 @@ func TestRetiredForks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	pool := manyKeys(6, 4)
 	type built struct {
-		n       *Names
+		n       *Table
 		retired map[string]Key // the reference
 	}
 	first, err := Assign(Portable, pool[:8])

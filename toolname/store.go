@@ -18,11 +18,11 @@ type Revision string
 type Store interface {
 	// Load returns the latest table and its revision: nil and "" for a
 	// chain never stored.
-	Load(ctx context.Context) (*Names, Revision, error)
+	Load(ctx context.Context) (*Table, Revision, error)
 	// Swap stores next as the table after rev if rev is still the
 	// latest, and returns the new revision; otherwise it stores nothing
 	// and returns an error matching [ErrStale].
-	Swap(ctx context.Context, rev Revision, next *Names) (Revision, error)
+	Swap(ctx context.Context, rev Revision, next *Table) (Revision, error)
 }
 
 // Watcher is implemented by a [Store] that can tell at once that another
@@ -37,13 +37,13 @@ type Watcher interface {
 // known elsewhere, such as the backup a replica keeps of the last table it
 // saw. Hold sets the table this value holds, before its first Load; a
 // later table must continue it: a chain found empty, of another chain,
-// older, or not continuing it ([Names.Continues]) is refused with an error
+// older, or not continuing it ([Table.Continues]) is refused with an error
 // matching [ErrRollback], and never held, so once the store holds that
 // table again, or one that continues it, it is accepted. A value that
 // already holds a table keeps the later of the two, and refuses n the same
 // way unless one continues the other. Hold(nil) holds nothing.
 type Holder interface {
-	Hold(n *Names) error
+	Hold(n *Table) error
 }
 
 // The stores' guard words its rollbacks as this package's errors.

@@ -7,9 +7,9 @@ import (
 )
 
 // MarshalJSON writes the whole table, every name the chain ever gave
-// included; [Names.UnmarshalJSON] gives back an equal table. The output
+// included; [Table.UnmarshalJSON] gives back an equal table. The output
 // is deterministic.
-func (n *Names) MarshalJSON() ([]byte, error) {
+func (n *Table) MarshalJSON() ([]byte, error) {
 	if n == nil {
 		return []byte(`{"version":1,"names":[],"retired":[]}`), nil
 	}

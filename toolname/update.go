@@ -10,7 +10,7 @@ import (
 // a key gets a name the chain never held, retrying on [ErrStale]. Serve only
 // what it returns. Other naming options than the chain's are
 // [ErrChainMismatch]; a store gone backwards is [ErrRollback].
-func Update(ctx context.Context, store Store, profile Profile, keys []Key, opts ...Option) (*Names, Revision, error) {
+func Update(ctx context.Context, store Store, profile Profile, keys []Key, opts ...Option) (*Table, Revision, error) {
 	o := collect(opts)
 	r, maxLen, err := profile.check()
 	if err != nil {
@@ -49,7 +49,7 @@ func Update(ctx context.Context, store Store, profile Profile, keys []Key, opts 
 // needsSwap reports whether next, assigned from latest, must be stored: it
 // gives a key a name that latest's chain never held, or latest records no
 // options.
-func needsSwap(latest, next *Names) bool {
+func needsSwap(latest, next *Table) bool {
 	if latest == nil {
 		return next.Len() > 0
 	}
@@ -67,7 +67,7 @@ func needsSwap(latest, next *Names) bool {
 // Seed stores names as the first table of the empty chain that store
 // keeps, and returns its revision; a chain that holds a table is
 // [ErrChainNotEmpty]. It moves, restores or restarts a chain, on purpose.
-func Seed(ctx context.Context, store Store, names *Names) (Revision, error) {
+func Seed(ctx context.Context, store Store, names *Table) (Revision, error) {
 	if names == nil {
 		return "", namesError("no table to seed", -1, "", "", nil)
 	}

@@ -87,7 +87,7 @@ func TestUpdateErrors(t *testing.T) {
 	require.ErrorIs(t, err, boom)
 
 	_, err = toolname.Seed(ctx, st, nil)
-	require.ErrorIs(t, err, toolname.ErrInvalidNames)
+	require.ErrorIs(t, err, toolname.ErrInvalidTable)
 
 	// An empty chain and no keys: nothing to store.
 	n, rev, err := toolname.Update(ctx, st, toolname.Portable, nil)
@@ -100,10 +100,10 @@ func TestUpdateErrors(t *testing.T) {
 // failingStore is a store that cannot be reached.
 type failingStore struct{ err error }
 
-func (f failingStore) Load(context.Context) (*toolname.Names, toolname.Revision, error) {
+func (f failingStore) Load(context.Context) (*toolname.Table, toolname.Revision, error) {
 	return nil, "", f.err
 }
 
-func (f failingStore) Swap(context.Context, toolname.Revision, *toolname.Names) (toolname.Revision, error) {
+func (f failingStore) Swap(context.Context, toolname.Revision, *toolname.Table) (toolname.Revision, error) {
 	return "", f.err
 }

@@ -100,7 +100,7 @@ func unavailable(name string) *mcpid.Error {
 // startToolCall); one it does not serve is looked up in the store (see route): another
 // replica may have named a tool this one has not relisted yet, and MCP Apps
 // and prompts call a downstream's tools by their own bare names, which the
-// gateway may have qualified ([toolname.Names.Lookup]). A name that leads
+// gateway may have qualified ([toolname.Table.Route]). A name that leads
 // to a tool this replica lists is routed to it; a bare name that several
 // tools have is an ambiguous_tool error naming them; any other is left to
 // the SDK, which answers that the tool is unknown.
@@ -139,8 +139,8 @@ func (g *gateway) byToolName(next mcp.MethodHandler) mcp.MethodHandler {
 			return g.forward(ctx, call, st), nil
 		case errors.As(err, &terr) && terr.Code == toolname.CodeAmbiguousTool:
 			return toolError(nil, mcpid.NewError(codeAmbiguousTool,
-				fmt.Sprintf("%d tools are named %q", len(terr.Candidates), call.Params.Name),
-				"call one of them by its listed name: "+clip(strings.Join(terr.Candidates, ", "), maxRefusal))), nil
+				fmt.Sprintf("%d tools are named %q", len(terr.Available), call.Params.Name),
+				"call one of them by its listed name: "+clip(strings.Join(terr.Available, ", "), maxRefusal))), nil
 		}
 		return next(ctx, method, req)
 	}

@@ -104,8 +104,8 @@ type chain struct {
 	pending atomic.Bool
 
 	// Owned by the chain's rounds.
-	stored     *toolname.Names     // the table of the last round that succeeded, or the backup's
-	backup     *toolname.Names     // the backup, until the store is found to hold it
+	stored     *toolname.Table     // the table of the last round that succeeded, or the backup's
+	backup     *toolname.Table     // the backup, until the store is found to hold it
 	backupPath string              // "" without one
 	backupFile *toolname.FileStore // where the backup is kept; nil without one
 	backupRev  toolname.Revision   // the store's revision last written to the backup
@@ -157,7 +157,7 @@ func holdBackup(kind string, store toolname.Store, path string) error {
 // that neither continues the backup nor is continued by it (a table
 // seeded with -seed that does not continue the backup) is an error: the
 // gateway would refuse its own store.
-func hold(kind string, store toolname.Store, path string, backup *toolname.Names) error {
+func hold(kind string, store toolname.Store, path string, backup *toolname.Table) error {
 	h, ok := store.(toolname.Holder)
 	if !ok || backup == nil {
 		return nil
@@ -268,7 +268,7 @@ func (c *chain) watch(ctx context.Context, logger *slog.Logger) {
 
 // checkBackup refuses a store that holds less than the backup (no table,
 // another chain, or an older table of it) or a table that does not
-// continue it ([toolname.Names.Continues]: a fork from a restored backup,
+// continue it ([toolname.Table.Continues]: a fork from a restored backup,
 // or an edit by hand). A store value that holds the backup's table (see
 // hold) refuses those itself; a store that cannot hold one is checked
 // here. Once the store holds the backup's table or one that continues it,
@@ -382,7 +382,7 @@ func (c *chain) checkNaming(ctx context.Context, profile toolname.Profile, opts 
 }
 
 // lookup looks up, in the chain's store, a called name that this replica
-// does not serve, as [toolname.Names.Lookup] does (another replica may
+// does not serve, as [toolname.Table.Route] does (another replica may
 // have named it), and starts a round when the store's table has it, so
 // that this replica serves it too. Until the store is found to hold the
 // backup's table, or one that continues it, the store routes nothing.
@@ -402,7 +402,7 @@ func (c *chain) lookup(ctx context.Context, name string, timeout time.Duration) 
 		c.misses.storeFailed(time.Now())
 		return toolname.Key{}, err
 	}
-	k, err := latest.Lookup(name)
+	k, err := latest.Route(name)
 	if errors.Is(err, toolname.ErrUnknownTool) {
 		c.misses.miss(name, time.Now())
 	}

@@ -71,7 +71,7 @@ func TestBackupRefusesALostChain(t *testing.T) {
 	}
 }
 
-func mustReadTable(t *testing.T, path string) *toolname.Names {
+func mustReadTable(t *testing.T, path string) *toolname.Table {
 	t.Helper()
 	n, err := readTable(path)
 	require.NoError(t, err)
@@ -195,7 +195,7 @@ func TestBackupFile(t *testing.T) {
 			backup := filepath.Join(dir, "backup.json")
 			require.NoError(t, os.WriteFile(backup, []byte(`{"version":1,"names":[`), 0o600))
 			return config{store: fileStore(t, filepath.Join(dir, "names.json")), backupPath: backup}, backup
-		}, toolname.ErrInvalidNames},
+		}, toolname.ErrInvalidTable},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg, backup := tc.setup(t, t.TempDir())

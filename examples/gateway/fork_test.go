@@ -44,7 +44,7 @@ func TestBackupRefusesAFork(t *testing.T) {
 			require.NoError(t, err)
 
 			tampered := tc.tamper(t, older, string(stored))
-			require.NoError(t, new(toolname.Names).UnmarshalJSON([]byte(tampered)), "a well-formed table")
+			require.NoError(t, new(toolname.Table).UnmarshalJSON([]byte(tampered)), "a well-formed table")
 			require.NoError(t, os.WriteFile(state, []byte(tampered), 0o600))
 			store = fileStore(t, state)
 			logs := new(syncbuf.Buffer)
@@ -77,9 +77,9 @@ func TestBackupRefusesAFork(t *testing.T) {
 // or by hand, giving delete to gamma's.
 var forks = []struct {
 	name   string
-	tamper func(t *testing.T, older *toolname.Names, stored string) string
+	tamper func(t *testing.T, older *toolname.Table, stored string) string
 }{
-	{"a fork from an older table", func(t *testing.T, older *toolname.Names, _ string) string {
+	{"a fork from an older table", func(t *testing.T, older *toolname.Table, _ string) string {
 		keys := []toolname.Key{{Server: "alpha", Tool: "search"}, {Server: "gamma", Tool: "delete"}, {Server: "gamma", Tool: "list"}}
 		fork, err := toolname.Assign(toolname.Portable, keys, toolname.WithPrevious(older))
 		require.NoError(t, err)
@@ -89,7 +89,7 @@ var forks = []struct {
 		require.NoError(t, err)
 		return string(data)
 	}},
-	{"a name edited to another server's", func(t *testing.T, _ *toolname.Names, stored string) string {
+	{"a name edited to another server's", func(t *testing.T, _ *toolname.Table, stored string) string {
 		entry := `{"server":"beta","tool":"delete","name":"delete"}`
 		require.Contains(t, stored, entry)
 		return strings.Replace(stored, entry, `{"server":"gamma","tool":"delete","name":"delete"},{"server":"gamma","tool":"list","name":"list"}`, 1)
@@ -103,7 +103,7 @@ func readFile(t *testing.T, path string) string {
 	return string(data)
 }
 
-func nameOf(n *toolname.Names, k toolname.Key) string {
+func nameOf(n *toolname.Table, k toolname.Key) string {
 	name, _ := n.Name(k)
 	return name
 }

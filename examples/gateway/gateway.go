@@ -110,7 +110,7 @@ type gateway struct {
 // table is what the gateway serves: an immutable value that calls read
 // without locks.
 type table struct {
-	names *toolname.Names // the stored table the names come from
+	names *toolname.Table // the stored table the names come from
 	tools map[string]servedTool
 	byKey map[toolname.Key]string
 }

@@ -86,7 +86,7 @@ type flakyStore struct {
 
 var errDiskFull = errors.New("no space left on device")
 
-func (s *flakyStore) Swap(ctx context.Context, rev toolname.Revision, next *toolname.Names) (toolname.Revision, error) {
+func (s *flakyStore) Swap(ctx context.Context, rev toolname.Revision, next *toolname.Table) (toolname.Revision, error) {
 	s.swaps.Add(1)
 	if s.fail.Load() {
 		s.failures.Add(1)

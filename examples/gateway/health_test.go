@@ -25,14 +25,14 @@ type outageStore struct {
 
 var errStoreDown = errors.New("dial tcp 127.0.0.1:6379: connection refused")
 
-func (s *outageStore) Load(ctx context.Context) (*toolname.Names, toolname.Revision, error) {
+func (s *outageStore) Load(ctx context.Context) (*toolname.Table, toolname.Revision, error) {
 	if s.down.Load() {
 		return nil, "", errStoreDown
 	}
 	return s.Store.Load(ctx)
 }
 
-func (s *outageStore) Swap(ctx context.Context, rev toolname.Revision, next *toolname.Names) (toolname.Revision, error) {
+func (s *outageStore) Swap(ctx context.Context, rev toolname.Revision, next *toolname.Table) (toolname.Revision, error) {
 	if s.down.Load() {
 		return "", errStoreDown
 	}

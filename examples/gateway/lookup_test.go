@@ -90,7 +90,7 @@ type slowStore struct {
 	delay atomic.Int64 // a time.Duration
 }
 
-func (s *slowStore) Load(ctx context.Context) (*toolname.Names, toolname.Revision, error) {
+func (s *slowStore) Load(ctx context.Context) (*toolname.Table, toolname.Revision, error) {
 	select {
 	case <-time.After(time.Duration(s.delay.Load())):
 	case <-ctx.Done():

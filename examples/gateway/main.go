@@ -24,7 +24,7 @@
 // name and loses part of the server's. Each call is routed by looking its
 // name up in the table, never by parsing it. A call by a downstream's own
 // tool name that the gateway qualified, as MCP Apps and prompts make, is
-// routed with [toolname.Names.Lookup] when exactly one live tool has that
+// routed with [toolname.Table.Route] when exactly one live tool has that
 // name, and is an ambiguous_tool error naming the candidates otherwise.
 //
 // Names are never reused, even across faults. On every change (a
@@ -459,7 +459,7 @@ func seedChains(ctx context.Context, path string, timeout time.Duration, tools, 
 	chains := []struct {
 		store toolname.Store
 		path  string
-		names *toolname.Names
+		names *toolname.Table
 	}{{tools, path, nil}, {prompts, path + promptsSuffix, nil}}
 	for i := range chains {
 		c := &chains[i]

@@ -89,7 +89,7 @@ func TestPromptBackupRefusesAFork(t *testing.T) {
 			require.NoError(t, pstore.Close())
 
 			tampered := tc.tamper(t, older, readFile(t, pstate))
-			require.NoError(t, new(toolname.Names).UnmarshalJSON([]byte(tampered)), "a well-formed table")
+			require.NoError(t, new(toolname.Table).UnmarshalJSON([]byte(tampered)), "a well-formed table")
 			require.NoError(t, os.WriteFile(pstate, []byte(tampered), 0o600))
 			store, pstore = fileStore(t, state), fileStore(t, pstate)
 			logs := new(syncbuf.Buffer)
@@ -120,7 +120,7 @@ func TestPromptBackupRefusesAFork(t *testing.T) {
 
 // promptChainTable stores, in the prompt chain beside state, a table of
 // the default naming options (-profile portable, -qualify collision).
-func promptChainTable(t *testing.T, state string) *toolname.Names {
+func promptChainTable(t *testing.T, state string) *toolname.Table {
 	t.Helper()
 	store := fileStore(t, state+promptsSuffix)
 	names, _, err := toolname.Update(t.Context(), store, toolname.Portable, chainKeys)

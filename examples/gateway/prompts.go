@@ -39,7 +39,7 @@ type promptChain struct {
 
 // prompts is the served prompt table: immutable, read without locks.
 type prompts struct {
-	names  *toolname.Names // the stored table the names come from
+	names  *toolname.Table // the stored table the names come from
 	byName map[string]servedPrompt
 }
 

@@ -31,7 +31,7 @@ func TestPromptChainFiles(t *testing.T) {
 	stored, err := readTable(state + promptsSuffix)
 	require.NoError(t, err)
 	require.NotNil(t, stored, "the prompt chain is in %s", state+promptsSuffix)
-	k, err := stored.Lookup("summarize")
+	k, err := stored.Route("summarize")
 	require.NoError(t, err)
 	assert.Equal(t, toolname.Key{Server: "a", Tool: "summarize"}, k)
 

@@ -91,7 +91,7 @@ func TestRelayReplicas(t *testing.T) {
 	stored, _, err := openRedis(t, srv.URL, "relay/prompts").Load(t.Context())
 	require.NoError(t, err)
 	for name, who := range server {
-		k, err := stored.Lookup(name)
+		k, err := stored.Route(name)
 		require.NoError(t, err)
 		assert.Equal(t, toolname.Key{Server: who, Tool: "summarize"}, k)
 	}

@@ -345,7 +345,7 @@ func (rs *replicaSet) checkAgreement() {
 
 // checkStored checks that the store's table gives every name the replicas
 // list to the tool they route it to.
-func (rs *replicaSet) checkStored(stored *toolname.Names) {
+func (rs *replicaSet) checkStored(stored *toolname.Table) {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	require.NotNil(rs.t, stored)

@@ -65,7 +65,7 @@ func TestSeedChecksBothChains(t *testing.T) {
 }
 
 // writeTable writes n to path as a backup holds it.
-func writeTable(t *testing.T, path string, n *toolname.Names) {
+func writeTable(t *testing.T, path string, n *toolname.Table) {
 	t.Helper()
 	data, err := n.MarshalJSON()
 	require.NoError(t, err)

@@ -94,8 +94,8 @@ func (g *gateway) startToolCall(ctx context.Context, name string) (k toolname.Ke
 // of a downstream that has not listed yet is retired there, so a name it
 // does not hold is looked up in the store (see chain.lookup: within a
 // second, a miss remembered), which holds every replica's.
-func (g *gateway) storedKey(ctx context.Context, c *chain, served *toolname.Names, name string) (toolname.Key, error) {
-	if k, ok := served.Resolve(name); ok {
+func (g *gateway) storedKey(ctx context.Context, c *chain, served *toolname.Table, name string) (toolname.Key, error) {
+	if k, ok := served.Key(name); ok {
 		return k, nil
 	}
 	return c.lookup(ctx, name, g.cfg.timeout)

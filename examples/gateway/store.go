@@ -66,16 +66,16 @@ func openStore(ctx context.Context, state, chain string) (toolname.Store, func()
 func checkStore(ctx context.Context, store toolname.Store, state string, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if _, _, err := store.Load(ctx); errors.Is(err, toolname.ErrInvalidNames) {
+	if _, _, err := store.Load(ctx); errors.Is(err, toolname.ErrInvalidTable) {
 		return fmt.Errorf("-state %s: %w", state, err)
 	}
 	return nil
 }
 
-// readTable reads a table written by [toolname.Names.MarshalJSON]: a
+// readTable reads a table written by [toolname.Table.MarshalJSON]: a
 // backup, or a file store's state. A missing file is nil; a file that is
 // not a table is an error.
-func readTable(path string) (*toolname.Names, error) {
+func readTable(path string) (*toolname.Table, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -83,7 +83,7 @@ func readTable(path string) (*toolname.Names, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := new(toolname.Names)
+	n := new(toolname.Table)
 	if err := n.UnmarshalJSON(data); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -93,7 +93,7 @@ func readTable(path string) (*toolname.Names, error) {
 // openBackup opens the backup at path, a [toolname.FileStore] (so that it
 // is written atomically and held by one gateway), and returns it with the
 // table it holds: nil when there is none yet.
-func openBackup(path string) (*toolname.FileStore, *toolname.Names, error) {
+func openBackup(path string) (*toolname.FileStore, *toolname.Table, error) {
 	file, err := toolname.NewFileStore(path)
 	if err != nil {
 		return nil, nil, err
@@ -110,11 +110,11 @@ func openBackup(path string) (*toolname.FileStore, *toolname.Names, error) {
 // -state: its names last as long as the process.
 type memStore struct {
 	mu    sync.Mutex
-	names *toolname.Names
+	names *toolname.Table
 	n     int
 }
 
-func (m *memStore) Load(ctx context.Context) (*toolname.Names, toolname.Revision, error) {
+func (m *memStore) Load(ctx context.Context) (*toolname.Table, toolname.Revision, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, "", err
 	}
@@ -123,7 +123,7 @@ func (m *memStore) Load(ctx context.Context) (*toolname.Names, toolname.Revision
 	return m.names, m.rev(), nil
 }
 
-func (m *memStore) Swap(ctx context.Context, rev toolname.Revision, next *toolname.Names) (toolname.Revision, error) {
+func (m *memStore) Swap(ctx context.Context, rev toolname.Revision, next *toolname.Table) (toolname.Revision, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := ctx.Err(); err != nil {

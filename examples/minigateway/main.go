@@ -117,7 +117,7 @@ func run(ctx context.Context, state string, servers []downstream, t mcp.Transpor
 	// A call by a name the gateway does not serve goes to route as well, not
 	// to the SDK's "unknown tool": a downstream's own tool name (an MCP App
 	// or a prompt calls by it) finds its tool, and any other name gets
-	// Lookup's own error, with the candidates of an ambiguous one.
+	// Route's own error, with the names available for an ambiguous one.
 	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if c, ok := req.(*mcp.CallToolRequest); ok && c.Params != nil && !served[c.Params.Name] {
@@ -152,13 +152,13 @@ func connect(ctx context.Context, servers []downstream, sessions map[string]*mcp
 }
 
 // route returns the handler of every tool: it finds the key of the called
-// name with Lookup and calls that server's tool by its own name. A name is
+// name with Route and calls that server's tool by its own name. A name is
 // never parsed: the table says what it stands for.
-func route(names *toolname.Names, sessions map[string]*mcp.ClientSession) mcp.ToolHandler {
+func route(names *toolname.Table, sessions map[string]*mcp.ClientSession) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		key, err := names.Lookup(req.Params.Name)
+		key, err := names.Route(req.Params.Name)
 		if err != nil {
-			return toolError(lookupError(err)), nil
+			return toolError(routeError(err)), nil
 		}
 		res, err := sessions[key.Server].CallTool(ctx, &mcp.CallToolParams{Name: key.Tool, Arguments: req.Params.Arguments})
 		if err != nil {
@@ -170,17 +170,17 @@ func route(names *toolname.Names, sessions map[string]*mcp.ClientSession) mcp.To
 	}
 }
 
-// lookupError is the tool error of a name Lookup refused, in Lookup's
+// routeError is the tool error of a name Route refused, in Route's
 // own words: its code (unknown_tool, or ambiguous_tool with the names to
 // call instead), message and hint, and the name called as its input.
-func lookupError(err error) *mcpid.Error {
+func routeError(err error) *mcpid.Error {
 	var terr *toolname.Error
 	if !errors.As(err, &terr) {
 		return mcpid.NewError(mcpid.CodeResourceUnavailable, "the tool table failed", "try again later")
 	}
 	hint := terr.Hint()
-	if len(terr.Candidates) > 0 {
-		hint += ": " + strings.Join(terr.Candidates, ", ")
+	if len(terr.Available) > 0 {
+		hint += ": " + strings.Join(terr.Available, ", ")
 	}
 	e := mcpid.NewError(mcpid.Code(terr.Code), terr.Message(), hint)
 	e.Input = terr.Input

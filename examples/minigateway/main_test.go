@@ -192,10 +192,10 @@ func TestToolNotServable(t *testing.T) {
 	require.NoError(t, addTool(srv, &mcp.Tool{Name: "t", InputSchema: map[string]any{"type": "object"}}, nil))
 }
 
-// TestLookupErrors: a call by a name that is no tool's is Lookup's own
+// TestRouteErrors: a call by a name that is no tool's is Route's own
 // error, unknown_tool; a call by an own tool name that two servers share
 // is ambiguous_tool, whose hint names the tools to call instead.
-func TestLookupErrors(t *testing.T) {
+func TestRouteErrors(t *testing.T) {
 	cs, _ := startGateway(t, filepath.Join(t.TempDir(), "names.json"),
 		echoServer(t, "alpha", "search"), echoServer(t, "beta", "search"))
 	for _, tc := range []struct {
@@ -216,7 +216,7 @@ func TestLookupErrors(t *testing.T) {
 			assert.Equal(t, tc.want.Input, got.Input)
 			if tc.want.Code == "ambiguous_tool" {
 				assert.Equal(t, "2 tools have this own name", got.Message())
-				assert.Equal(t, "call one of the candidates by its name: alpha__search, beta__search", got.Hint())
+				assert.Equal(t, "call one of the available names: alpha__search, beta__search", got.Hint())
 			} else {
 				assert.Equal(t, "no tool has this name", got.Message())
 			}

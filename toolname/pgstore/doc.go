@@ -14,7 +14,7 @@
 //	chain       text primary key  the chain's name, as given to New
 //	rev         text not null     the revision of the table stored
 //	generation  bigint not null   the table's generation, for people who read the row
-//	names       bytea not null    the table's JSON, as [toolname.Names.MarshalJSON] writes it
+//	names       bytea not null    the table's JSON, as [toolname.Table.MarshalJSON] writes it
 //	updated_at  timestamptz       when it was stored
 //
 // A revision is the table's generation and 128 random bits
@@ -42,7 +42,7 @@
 //     restored backup, a deleted row, another database. It keeps
 //     refusing until the chain is right again;
 //   - it refuses the same way a table that does not continue the one it
-//     holds ([toolname.Names.Continues]: a name dropped, or given to
+//     holds ([toolname.Table.Continues]: a name dropped, or given to
 //     another tool), whatever its generation: a fork that a replica
 //     started after a restore wrote, or a row edited by hand. Whoever can
 //     write the row can route calls: trust the database like the
@@ -50,7 +50,7 @@
 //     with: a gateway keeps one in a backup file (examples/gateway's
 //     -backup);
 //   - a row whose names do not decode as a table is an error matching
-//     [toolname.ErrInvalidNames], never an empty chain, and the store
+//     [toolname.ErrInvalidTable], never an empty chain, and the store
 //     leaves it as it is (no Load returns its revision, and Swap writes
 //     only over the revision it is given);
 //   - it keeps the decoded table of the revision it saw last: a Load

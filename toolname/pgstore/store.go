@@ -33,7 +33,7 @@ type Store struct {
 	pool    *pgxpool.Pool
 	chain   string
 	channel string // the notification channel
-	guard   *chainguard.Guard[*toolname.Names]
+	guard   *chainguard.Guard[*toolname.Table]
 }
 
 var (
@@ -100,8 +100,8 @@ func (s *Store) createTable(ctx context.Context) error {
 }
 
 // decode is the guard's decoder: a stored value's table.
-func decode(raw []byte) (*toolname.Names, error) {
-	n := new(toolname.Names)
+func decode(raw []byte) (*toolname.Table, error) {
+	n := new(toolname.Table)
 	if err := n.UnmarshalJSON(raw); err != nil {
 		return nil, err
 	}
@@ -118,9 +118,9 @@ const loadQuery = `SELECT rev, CASE WHEN rev = $2 THEN NULL ELSE names END FROM 
 // it again. It refuses a chain that went backwards, or a table that does
 // not continue the one this Store holds (an error matching
 // [toolname.ErrRollback]), and a row whose names are no table (one
-// matching [toolname.ErrInvalidNames]); an error of PostgreSQL or of ctx
+// matching [toolname.ErrInvalidTable]); an error of PostgreSQL or of ctx
 // is returned wrapped.
-func (s *Store) Load(ctx context.Context) (*toolname.Names, toolname.Revision, error) {
+func (s *Store) Load(ctx context.Context) (*toolname.Table, toolname.Revision, error) {
 	n, rev, err := s.guard.Load(func(cached string) (string, []byte, error) {
 		var rev string
 		var raw []byte
@@ -131,7 +131,7 @@ func (s *Store) Load(ctx context.Context) (*toolname.Names, toolname.Revision, e
 		case errors.Is(err, pgx.ErrNoRows):
 			return "", nil, nil
 		case err == nil && rev == "":
-			return "", nil, fmt.Errorf("the row has an empty revision: %w", toolname.ErrInvalidNames)
+			return "", nil, fmt.Errorf("the row has an empty revision: %w", toolname.ErrInvalidTable)
 		}
 		return rev, raw, err
 	})
@@ -165,7 +165,7 @@ const (
 // nothing and returns a [*toolname.Error] matching [toolname.ErrStale].
 // An error of PostgreSQL or of ctx is returned wrapped: the table may or
 // may not have been stored, which the next Load tells.
-func (s *Store) Swap(ctx context.Context, rev toolname.Revision, next *toolname.Names) (toolname.Revision, error) {
+func (s *Store) Swap(ctx context.Context, rev toolname.Revision, next *toolname.Table) (toolname.Revision, error) {
 	if next == nil {
 		return "", ErrNoTable
 	}
@@ -214,7 +214,7 @@ func retry(ctx context.Context, f func() error) error {
 // Hold sets the table this Store holds, before its first Load (a
 // replica's backup): a later table must continue it, as
 // [toolname.Holder] says. Its error is wrapped like Load's.
-func (s *Store) Hold(n *toolname.Names) error {
+func (s *Store) Hold(n *toolname.Table) error {
 	if err := s.guard.Hold(n); err != nil {
 		return s.wrap(err)
 	}

@@ -82,7 +82,7 @@ func TestEmptyRevision(t *testing.T) {
 	st := newStore(t, pool, chain)
 	write(t, pool, run+chain, "", []byte("{}"))
 	_, _, err := st.Load(ctx)
-	require.ErrorIs(t, err, toolname.ErrInvalidNames)
+	require.ErrorIs(t, err, toolname.ErrInvalidTable)
 	table, err := toolname.Assign(toolname.Portable, []toolname.Key{{Server: "a", Tool: "x"}})
 	require.NoError(t, err)
 	_, err = toolname.Seed(ctx, st, table)

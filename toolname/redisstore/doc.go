@@ -10,7 +10,7 @@
 //
 // A chain is one Redis hash, at the key "mcpid:toolname:" followed by the
 // chain's name, with two fields: "table", the table's JSON as
-// [toolname.Names.MarshalJSON] writes it, and "rev", its revision. A
+// [toolname.Table.MarshalJSON] writes it, and "rev", its revision. A
 // revision is the table's generation and 128 random bits
 // ("g42-K7ZQ2M4XJ3H5RN6TVBGWCYDPEA"): unique to one write, so that a
 // chain that was emptied and stored again never repeats a revision that a
@@ -31,7 +31,7 @@
 //     a Redis that restarted without its data, a restored backup, a
 //     flushed key. It keeps refusing until the chain is right again;
 //   - it refuses the same way a table that does not continue the one it
-//     holds ([toolname.Names.Continues]: a name dropped, or given to
+//     holds ([toolname.Table.Continues]: a name dropped, or given to
 //     another tool), whatever its generation: a fork that a replica
 //     started after a restore wrote, or a hash edited by hand. Whoever can
 //     write the key can route calls: trust Redis like the gateway's own
@@ -39,7 +39,7 @@
 //     keeps one in a backup file (examples/gateway's -backup);
 //   - a key that holds anything but a table (another type, a hash
 //     without its fields, JSON that does not decode) is an error matching
-//     [toolname.ErrInvalidNames], never an empty chain, and the store
+//     [toolname.ErrInvalidTable], never an empty chain, and the store
 //     leaves it as it is: Swap refuses to write over it;
 //   - it keeps the decoded table of the revision it saw last: a Load
 //     whose revision did not change transfers and decodes nothing, one

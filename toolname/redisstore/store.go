@@ -32,7 +32,7 @@ type Store struct {
 	client redis.UniversalClient
 	chain  string
 	key    string
-	guard  *chainguard.Guard[*toolname.Names]
+	guard  *chainguard.Guard[*toolname.Table]
 }
 
 var (
@@ -56,8 +56,8 @@ func New(client redis.UniversalClient, chain string) *Store {
 }
 
 // decode is the guard's decoder: a stored value's table.
-func decode(raw []byte) (*toolname.Names, error) {
-	n := new(toolname.Names)
+func decode(raw []byte) (*toolname.Table, error) {
+	n := new(toolname.Table)
 	if err := n.UnmarshalJSON(raw); err != nil {
 		return nil, err
 	}
@@ -106,9 +106,9 @@ return 1
 // it again. It refuses a chain that went backwards, or a table that does
 // not continue the one this Store holds (an error matching
 // [toolname.ErrRollback]), and a key that holds no table (one matching
-// [toolname.ErrInvalidNames]); an error of Redis or of ctx is returned
+// [toolname.ErrInvalidTable]); an error of Redis or of ctx is returned
 // wrapped.
-func (s *Store) Load(ctx context.Context) (*toolname.Names, toolname.Revision, error) {
+func (s *Store) Load(ctx context.Context) (*toolname.Table, toolname.Revision, error) {
 	if s.chain == "" {
 		return nil, "", ErrNoChain
 	}
@@ -132,9 +132,9 @@ func (s *Store) read(ctx context.Context, cached string) (string, []byte, error)
 	case len(reply) == 0:
 		return "", nil, nil
 	case reply[0] == "!type" && len(reply) == 2:
-		return "", nil, fmt.Errorf("the key %q holds a %s, not a table: %w", s.key, reply[1], toolname.ErrInvalidNames)
+		return "", nil, fmt.Errorf("the key %q holds a %s, not a table: %w", s.key, reply[1], toolname.ErrInvalidTable)
 	case reply[0] == "!fields":
-		return "", nil, fmt.Errorf("the hash %q lacks its table or a revision: %w", s.key, toolname.ErrInvalidNames)
+		return "", nil, fmt.Errorf("the hash %q lacks its table or a revision: %w", s.key, toolname.ErrInvalidTable)
 	case len(reply) == 1:
 		return reply[0], nil, nil
 	case len(reply) == 2:
@@ -151,7 +151,7 @@ func (s *Store) read(ctx context.Context, cached string) (string, []byte, error)
 // ErrStale, or Redis's error for a key of another type. An error of
 // Redis or of ctx is returned wrapped: the table may or may not have been
 // stored, which the next Load tells.
-func (s *Store) Swap(ctx context.Context, rev toolname.Revision, next *toolname.Names) (toolname.Revision, error) {
+func (s *Store) Swap(ctx context.Context, rev toolname.Revision, next *toolname.Table) (toolname.Revision, error) {
 	if s.chain == "" {
 		return "", ErrNoChain
 	}
@@ -178,7 +178,7 @@ func (s *Store) Swap(ctx context.Context, rev toolname.Revision, next *toolname.
 // Hold sets the table this Store holds, before its first Load (a
 // replica's backup): a later table must continue it, as
 // [toolname.Holder] says. Its error is wrapped like Load's.
-func (s *Store) Hold(n *toolname.Names) error {
+func (s *Store) Hold(n *toolname.Table) error {
 	if err := s.guard.Hold(n); err != nil {
 		return s.wrap(err)
 	}

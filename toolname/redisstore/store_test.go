@@ -95,9 +95,9 @@ func TestNotATable(t *testing.T) {
 
 			st := redisstore.New(c, chain)
 			_, _, err = st.Load(ctx)
-			require.ErrorIs(t, err, toolname.ErrInvalidNames)
+			require.ErrorIs(t, err, toolname.ErrInvalidTable)
 			_, _, err = toolname.Update(ctx, st, toolname.Portable, []toolname.Key{{Server: "a", Tool: "x"}})
-			require.ErrorIs(t, err, toolname.ErrInvalidNames)
+			require.ErrorIs(t, err, toolname.ErrInvalidTable)
 			_, err = toolname.Seed(ctx, st, table)
 			require.ErrorIs(t, err, toolname.ErrChainNotEmpty)
 			_, err = st.Swap(ctx, "r1", table)

@@ -160,7 +160,7 @@ func keys(server string, tools ...string) []toolname.Key {
 }
 
 // mustUpdate runs Update and fails the test on an error.
-func mustUpdate(t *testing.T, st toolname.Store, ks []toolname.Key, opts ...toolname.Option) (*toolname.Names, toolname.Revision) {
+func mustUpdate(t *testing.T, st toolname.Store, ks []toolname.Key, opts ...toolname.Option) (*toolname.Table, toolname.Revision) {
 	t.Helper()
 	n, rev, err := toolname.Update(context.Background(), st, toolname.Portable, ks, opts...)
 	if err != nil {
@@ -170,7 +170,7 @@ func mustUpdate(t *testing.T, st toolname.Store, ks []toolname.Key, opts ...tool
 }
 
 // mustLoad runs Load and fails the test on an error.
-func mustLoad(t *testing.T, st toolname.Store) (*toolname.Names, toolname.Revision) {
+func mustLoad(t *testing.T, st toolname.Store) (*toolname.Table, toolname.Revision) {
 	t.Helper()
 	n, rev, err := st.Load(context.Background())
 	if err != nil {
@@ -189,7 +189,7 @@ func wantErr(t *testing.T, what string, err, target error) {
 
 // sameTable fails the test unless want and got are the same table: the
 // same names, retired names, chain, generation and options.
-func sameTable(t *testing.T, what string, want, got *toolname.Names) {
+func sameTable(t *testing.T, what string, want, got *toolname.Table) {
 	t.Helper()
 	wantJSON, err := json.Marshal(want)
 	if err != nil {
@@ -370,14 +370,14 @@ const longHistory = 100_000
 
 var (
 	longOnce  sync.Once
-	longTable *toolname.Names
+	longTable *toolname.Table
 	longErr   error
 )
 
 // longChainTable returns a table with longHistory retired names (the tools
 // "t000000" to "t099999" of 1,000 servers that left) and ten live keys,
 // built once per test binary.
-func longChainTable() (*toolname.Names, error) {
+func longChainTable() (*toolname.Table, error) {
 	longOnce.Do(func() {
 		gone := make([]toolname.Key, 0, longHistory)
 		for i := range longHistory {
@@ -584,13 +584,13 @@ func (s *suite) damagedValues(t *testing.T) {
 			st := s.h.Open(t, chain)
 			ctx := context.Background()
 			_, _, err := st.Load(ctx)
-			wantErr(t, "Load of a damaged value", err, toolname.ErrInvalidNames)
+			wantErr(t, "Load of a damaged value", err, toolname.ErrInvalidTable)
 			_, _, err = toolname.Update(ctx, st, toolname.Portable, keys("b", "y"))
-			wantErr(t, "Update over a damaged value", err, toolname.ErrInvalidNames)
+			wantErr(t, "Update over a damaged value", err, toolname.ErrInvalidTable)
 			_, err = toolname.Seed(ctx, st, good)
 			wantErr(t, "Seed over a damaged value", err, toolname.ErrChainNotEmpty)
 			_, _, err = st.Load(ctx)
-			wantErr(t, "Load of a damaged value, again", err, toolname.ErrInvalidNames)
+			wantErr(t, "Load of a damaged value, again", err, toolname.ErrInvalidTable)
 		})
 	}
 	// A value damaged under a live store value is refused the same way.
@@ -599,7 +599,7 @@ func (s *suite) damagedValues(t *testing.T) {
 	mustUpdate(t, st, keys("a", "x"))
 	s.h.Corrupt(t, chain, data[:len(data)-1])
 	_, _, err = st.Load(context.Background())
-	wantErr(t, "Load of a value damaged under a live store value", err, toolname.ErrInvalidNames)
+	wantErr(t, "Load of a value damaged under a live store value", err, toolname.ErrInvalidTable)
 }
 
 func (s *suite) resetIsRollback(t *testing.T) {
@@ -686,7 +686,7 @@ func wantFork(t *testing.T, what string, err error, name string) {
 }
 
 // marshal returns n's JSON, as a store holds it.
-func marshal(t *testing.T, n *toolname.Names) []byte {
+func marshal(t *testing.T, n *toolname.Table) []byte {
 	t.Helper()
 	data, err := json.Marshal(n)
 	if err != nil {
@@ -723,7 +723,7 @@ func (s *suite) forkIsRollback(t *testing.T) {
 	_, _, err := a.Load(ctx)
 	wantErr(t, "Load of the restored generation 1", err, toolname.ErrRollback)
 
-	var fork *toolname.Names
+	var fork *toolname.Table
 	var forkRev toolname.Revision
 	b := s.open(t, "c")
 	if !same(a, b) {
@@ -828,7 +828,7 @@ func (s *suite) editedIsRollback(t *testing.T) {
 			if tt.edited == text {
 				t.Fatalf("storetest: the edit changed nothing in %.300s", text)
 			}
-			if err := new(toolname.Names).UnmarshalJSON([]byte(tt.edited)); err != nil {
+			if err := new(toolname.Table).UnmarshalJSON([]byte(tt.edited)); err != nil {
 				t.Fatalf("storetest: the edited table is not well formed: %v", err)
 			}
 			s.h.Corrupt(t, s.chain("c"), []byte(tt.edited))
@@ -856,7 +856,7 @@ func (s *suite) holdRefuses(t *testing.T) {
 	ctx := context.Background()
 	list := keys("s1", "list")
 	s2, s3 := toolname.Key{Server: "s2", Tool: "delete_everything"}, toolname.Key{Server: "s3", Tool: "delete_everything"}
-	assign := func(prev *toolname.Names, ks ...toolname.Key) *toolname.Names {
+	assign := func(prev *toolname.Table, ks ...toolname.Key) *toolname.Table {
 		t.Helper()
 		n, err := toolname.Assign(toolname.Portable, ks, toolname.WithPrevious(prev))
 		if err != nil {
@@ -889,7 +889,7 @@ func (s *suite) holdRefuses(t *testing.T) {
 	}
 	for _, tt := range []struct {
 		name  string
-		table *toolname.Names
+		table *toolname.Table
 		fork  bool
 	}{
 		{"an older table of the chain", gen1, false},

@@ -106,12 +106,12 @@ var Rules = []Rule{
 	{"zero", regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]{0,62}$`), 63},
 }
 
-// Table is a table of names as [CheckNames] reads it: *toolname.Names,
+// Table is a table of names as [CheckNames] reads it: *toolname.Table,
 // with K toolname.Key and F toolname.Fallback.
 type Table[K, F any] interface {
 	Len() int
 	Name(k K) (string, bool)
-	Resolve(name string) (K, bool)
+	Key(name string) (K, bool)
 	Fallbacks() []F
 }
 
@@ -162,7 +162,7 @@ func CheckNames[K interface {
 			return fmt.Errorf("%q and %q are both named %q", other, k, name)
 		}
 		owner[name] = k
-		if got, ok := names.Resolve(name); !ok || got != k {
+		if got, ok := names.Key(name); !ok || got != k {
 			return fmt.Errorf("resolving %q gives %q, %v; want %q", name, got, ok, k)
 		}
 	}

@@ -29,7 +29,7 @@ type testTable struct {
 func (n testTable) Len() int                      { return len(n.names) }
 func (n testTable) Name(k testKey) (string, bool) { name, ok := n.names[k]; return name, ok }
 func (n testTable) Fallbacks() []testFallback     { return n.fallbacks }
-func (n testTable) Resolve(name string) (testKey, bool) {
+func (n testTable) Key(name string) (testKey, bool) {
 	for k, v := range n.names {
 		if v == name {
 			return k, true

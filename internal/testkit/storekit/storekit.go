@@ -70,7 +70,7 @@ func Outage(t *testing.T, srv *dbserver.Server, open Open) {
 
 	srv.Start()
 	var (
-		got *toolname.Names
+		got *toolname.Table
 		rev toolname.Revision
 	)
 	require.NoError(t, retry(func() (err error) { got, rev, err = a.Load(ctx); return err }), "Load after the restart")
@@ -79,7 +79,7 @@ func Outage(t *testing.T, srv *dbserver.Server, open Open) {
 	id, gen := got.Chain()
 	assert.Equal(t, [2]any{id1, gen1}, [2]any{id, gen}, "the chain after the restart")
 
-	var second *toolname.Names
+	var second *toolname.Table
 	var rev2 toolname.Revision
 	require.NoError(t, retry(func() (err error) {
 		second, rev2, err = toolname.Update(ctx, b, toolname.Portable, []toolname.Key{x, y})
@@ -119,7 +119,7 @@ func retry(f func() error) error {
 		if err == nil || time.Now().After(deadline) {
 			return err
 		}
-		if errors.Is(err, toolname.ErrRollback) || errors.Is(err, toolname.ErrInvalidNames) {
+		if errors.Is(err, toolname.ErrRollback) || errors.Is(err, toolname.ErrInvalidTable) {
 			return err // not an outage: no use waiting
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -136,7 +136,7 @@ const (
 
 // longChain returns a table of benchLive live and benchRetired retired
 // names, and its live keys.
-func longChain(tb testing.TB) (*toolname.Names, []toolname.Key) {
+func longChain(tb testing.TB) (*toolname.Table, []toolname.Key) {
 	tb.Helper()
 	all := make([]toolname.Key, benchLive+benchRetired)
 	for i := range all {

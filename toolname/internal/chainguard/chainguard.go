@@ -9,11 +9,11 @@
 //     table, or no table at all once it has seen one;
 //   - it also remembers the table it holds (the last one it loaded or
 //     stored), and refuses the same way any later table that does not
-//     continue it (toolname.Names.Continues: a name it gives dropped, or
+//     continue it (toolname.Table.Continues: a name it gives dropped, or
 //     given to another key), whatever its generation: a fork from a
 //     restored backup, or a well-formed edit of the stored value;
 //   - a value that does not decode is the decoder's error
-//     (toolname.ErrInvalidNames), never an empty chain;
+//     (toolname.ErrInvalidTable), never an empty chain;
 //   - the decoded table of the revision last seen is kept, and a value is
 //     decoded and checked again only when the revision changed; so is the
 //     refusal of the revision last refused.
@@ -32,8 +32,8 @@
 // A store keeps one Guard per store value, and goes through it on every
 // load and after every swap that stored (toolname.FileStore is one):
 //
-//	guard := chainguard.New(func(raw []byte) (*toolname.Names, error) {
-//		n := new(toolname.Names)
+//	guard := chainguard.New(func(raw []byte) (*toolname.Table, error) {
+//		n := new(toolname.Table)
 //		if err := n.UnmarshalJSON(raw); err != nil {
 //			return nil, err
 //		}
@@ -56,7 +56,7 @@ package chainguard
 
 import "sync"
 
-// Table is a decoded table: *toolname.Names.
+// Table is a decoded table: *toolname.Table.
 type Table[T any] interface {
 	comparable
 	Chain() (id string, generation uint64)

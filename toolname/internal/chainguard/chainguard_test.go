@@ -22,7 +22,7 @@ type stored struct {
 // another chain.
 func chain(t *testing.T, n int) (tables [][]byte, other []byte) {
 	t.Helper()
-	var prev *toolname.Names
+	var prev *toolname.Table
 	for i := range n {
 		next, err := toolname.Assign(toolname.Portable, []toolname.Key{{Server: "s", Tool: string(rune('a' + i))}}, toolname.WithPrevious(prev))
 		require.NoError(t, err)
@@ -39,10 +39,10 @@ func chain(t *testing.T, n int) (tables [][]byte, other []byte) {
 }
 
 // newGuard returns a guard that counts its decodes.
-func newGuard(decodes *int) *chainguard.Guard[*toolname.Names] {
-	return chainguard.New(func(raw []byte) (*toolname.Names, error) {
+func newGuard(decodes *int) *chainguard.Guard[*toolname.Table] {
+	return chainguard.New(func(raw []byte) (*toolname.Table, error) {
 		*decodes++
-		n := new(toolname.Names)
+		n := new(toolname.Table)
 		if err := n.UnmarshalJSON(raw); err != nil {
 			return nil, err
 		}
@@ -70,16 +70,16 @@ func TestGuardLoads(t *testing.T) {
 		{"older", []stored{{"r3", tables[2]}, {"r1", tables[0]}}, toolname.ErrRollback, 0},
 		{"emptied", []stored{{"r1", tables[0]}, {"", nil}}, toolname.ErrRollback, 0},
 		{"another chain", []stored{{"r1", tables[0]}, {"x", other}}, toolname.ErrRollback, 0},
-		{"damaged", []stored{{"r1", []byte(`{"version":2,`)}}, toolname.ErrInvalidNames, 0},
-		{"empty value", []stored{{"r1", []byte{}}}, toolname.ErrInvalidNames, 0},
-		{"damaged after a table", []stored{{"r1", tables[0]}, {"r2", []byte("garbage")}}, toolname.ErrInvalidNames, 0},
+		{"damaged", []stored{{"r1", []byte(`{"version":2,`)}}, toolname.ErrInvalidTable, 0},
+		{"empty value", []stored{{"r1", []byte{}}}, toolname.ErrInvalidTable, 0},
+		{"damaged after a table", []stored{{"r1", tables[0]}, {"r2", []byte("garbage")}}, toolname.ErrInvalidTable, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var decodes int
 			g := newGuard(&decodes)
 			var (
-				n   *toolname.Names
+				n   *toolname.Table
 				rev string
 				err error
 			)
@@ -166,7 +166,7 @@ func TestGuardCache(t *testing.T) {
 func forked(t *testing.T) (gen1, gen2, fork2, fork3 []byte) {
 	t.Helper()
 	list := toolname.Key{Server: "s1", Tool: "list"}
-	assign := func(prev *toolname.Names, keys ...toolname.Key) (*toolname.Names, []byte) {
+	assign := func(prev *toolname.Table, keys ...toolname.Key) (*toolname.Table, []byte) {
 		n, err := toolname.Assign(toolname.Portable, keys, toolname.WithPrevious(prev))
 		require.NoError(t, err)
 		data, err := json.Marshal(n)
@@ -239,13 +239,13 @@ func TestGuardRefusalForgottenWhenHeldChanges(t *testing.T) {
 	_, _, err = g.Load(from(stored{"f2", fork2}))
 	require.ErrorIs(t, err, toolname.ErrRollback)
 	// Seeded again on purpose, through this value, from generation 1.
-	var first toolname.Names
+	var first toolname.Table
 	require.NoError(t, first.UnmarshalJSON(gen1))
 	g.Stored("s1", &first)
 	n, rev, err := g.Load(from(stored{"f2", fork2}))
 	require.NoError(t, err, "the fork continues the table seeded")
 	assert.Equal(t, "f2", rev)
-	k, _ := n.Resolve("delete_everything")
+	k, _ := n.Key("delete_everything")
 	assert.Equal(t, "s3", k.Server)
 }
 
@@ -257,7 +257,7 @@ func TestGuardRaceChecksTheNewHeld(t *testing.T) {
 	g := newGuard(&decodes)
 	_, _, err := g.Load(from(stored{"r1", gen1}))
 	require.NoError(t, err)
-	var second toolname.Names
+	var second toolname.Table
 	require.NoError(t, second.UnmarshalJSON(gen2))
 	_, _, err = g.Load(func(string) (string, []byte, error) {
 		g.Stored("r2", &second) // a swap through the same value, while this load reads
@@ -279,7 +279,7 @@ func TestGuardRaceIsNotRollback(t *testing.T) {
 	g := newGuard(&decodes)
 	_, _, err := g.Load(from(stored{"r1", tables[0]}))
 	require.NoError(t, err)
-	var third toolname.Names
+	var third toolname.Table
 	require.NoError(t, third.UnmarshalJSON(tables[2]))
 	n, rev, err := g.Load(func(string) (string, []byte, error) {
 		g.Stored("r3", &third) // a swap through the same value, while this load reads
@@ -304,7 +304,7 @@ func TestGuardRaceNeverReturnsAnUncheckedTable(t *testing.T) {
 	g := newGuard(&decodes)
 	_, _, err := g.Load(from(stored{"r1", gen1}))
 	require.NoError(t, err)
-	var second toolname.Names
+	var second toolname.Table
 	require.NoError(t, second.UnmarshalJSON(gen2))
 	third, err := toolname.Assign(toolname.Portable, []toolname.Key{
 		{Server: "s1", Tool: "list"}, {Server: "s2", Tool: "delete_everything"}, {Server: "s2", Tool: "x"},
@@ -318,7 +318,7 @@ func TestGuardRaceNeverReturnsAnUncheckedTable(t *testing.T) {
 	require.NoError(t, err)
 	assert.Same(t, third, n)
 	assert.Equal(t, "r3", rev)
-	k, ok := n.Resolve("delete_everything")
+	k, ok := n.Key("delete_everything")
 	require.True(t, ok)
 	assert.Equal(t, "s2", k.Server)
 	_, _, err = g.Load(from(stored{"f2", fork2}))
@@ -333,7 +333,7 @@ func TestGuardStoredResets(t *testing.T) {
 	g := newGuard(&decodes)
 	_, _, err := g.Load(from(stored{"r3", tables[2]}))
 	require.NoError(t, err)
-	var first toolname.Names
+	var first toolname.Table
 	require.NoError(t, first.UnmarshalJSON(tables[0]))
 	g.Stored("s1", &first)
 	n, _, err := g.Load(from(stored{"s1", nil}))
@@ -346,9 +346,9 @@ func TestGuardStoredResets(t *testing.T) {
 }
 
 // held decodes one of the tables that forked returns.
-func held(t *testing.T, data []byte) *toolname.Names {
+func held(t *testing.T, data []byte) *toolname.Table {
 	t.Helper()
-	n := new(toolname.Names)
+	n := new(toolname.Table)
 	require.NoError(t, n.UnmarshalJSON(data))
 	return n
 }

@@ -165,8 +165,8 @@ func gatewayNames(ctx context.Context, dir string, keys []toolname.Key, calledNa
 	if err != nil {
 		return err // nothing new is served until a table is stored
 	}
-	// Route each call; the error is ambiguous_tool (with candidates) or unknown_tool.
-	key, err := names.Lookup(calledName) // key.Server, key.Tool: the downstream and its own name
+	// Route each call; the error is ambiguous_tool (with the names available) or unknown_tool.
+	key, err := names.Route(calledName) // key.Server, key.Tool: the downstream and its own name
 	if err != nil || key.Tool != "search" {
 		return fmt.Errorf("toolname: %v, %v", key, err)
 	}

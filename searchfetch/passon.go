@@ -8,7 +8,7 @@ import (
 	"github.com/mcpid/mcpid"
 )
 
-// relayedError returns the tool error for err, an error of the backend for
+// backendError returns the tool error for err, an error of the backend for
 // a call that a describes, as the model can act on it. Result.Err is err
 // itself.
 //
@@ -34,12 +34,12 @@ import (
 //
 // An error of the search backend whose hint is mcpid's default for a code
 // about fetch's arguments gets the search tool's hint ([Tools.searchError]).
-func (t *Tools) relayedError(ctx context.Context, err error, a Access, req *mcpid.FetchRequest, sealed bool) Result {
+func (t *Tools) backendError(ctx context.Context, err error, a Access, req *mcpid.FetchRequest, sealed bool) Result {
 	shown := t.readableOnly(ctx, err, a)
 	if req == nil && a.Tool == t.opts.SearchName {
 		shown = t.searchError(shown)
 	}
-	return t.relay(shown, err, req, sealed)
+	return t.passOn(shown, err, req, sealed)
 }
 
 // searchError returns err, an error of the search backend, as the search
@@ -61,17 +61,17 @@ func (t *Tools) searchError(err error) error {
 	return c
 }
 
-// relay returns the tool error for shown, an error that someone else wrote
+// passOn returns the tool error for shown, an error that someone else wrote
 // (a backend, an authorizer), with Result.Err set to cause: in ModeChatGPT
-// as relayedError describes it (req nil for an error of no fetch's
+// as backendError describes it (req nil for an error of no fetch's
 // backend), and with the tools' hints where shown has mcpid's.
-func (t *Tools) relay(shown, cause error, req *mcpid.FetchRequest, sealed bool) Result {
+func (t *Tools) passOn(shown, cause error, req *mcpid.FetchRequest, sealed bool) Result {
 	r := t.errorResult(t.chatGPTError(t.aliasedError(shown), req, sealed))
 	r.Err = cause
 	return r
 }
 
-// chatGPTError returns err as relayedError describes it: unchanged but in
+// chatGPTError returns err as backendError describes it: unchanged but in
 // ModeChatGPT.
 func (t *Tools) chatGPTError(err error, req *mcpid.FetchRequest, sealed bool) error {
 	var e *mcpid.Error

@@ -9,13 +9,13 @@ import (
 	"github.com/mcpid/mcpid"
 )
 
-// outcome is what a backend call returned.
+// outcome is what a run of the backend (or the authorizer) returned.
 type outcome[T any] struct {
 	val T
 	err error
 }
 
-// callBackend runs f, a method of the backend, on arg, with ctx bounded by
+// runBackend runs f, a method of the backend, on arg, with ctx bounded by
 // the timeout, and recovers a panic as an error. By default f runs on one
 // of the pooled workers (see [pool]) and the call ends at the deadline
 // whatever f does: a backend that ignores ctx is answered at the timeout,
@@ -27,7 +27,7 @@ type outcome[T any] struct {
 //
 // f is a method expression (Backend.Search, Backend.Fetch) rather than a
 // closure over arg, so that the inline path allocates nothing of its own.
-func callBackend[A, T any](ctx context.Context, t *Tools, tool string, f func(Backend, context.Context, A) (T, error), arg A) (T, error) {
+func runBackend[A, T any](ctx context.Context, t *Tools, tool string, f func(Backend, context.Context, A) (T, error), arg A) (T, error) {
 	if rec := t.recordOf(ctx); rec != nil {
 		_, authorizer := any(arg).(authorization)
 		defer rec.timed(authorizer, time.Now())

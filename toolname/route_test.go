@@ -7,10 +7,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestLookup: a name of the table, or the own tool name of exactly one
+// TestRoute: a name of the table, or the own tool name of exactly one
 // live key, byte for byte; otherwise a typed error, and a retired name is
 // unknown.
-func TestLookup(t *testing.T) {
+func TestRoute(t *testing.T) {
 	first, err := Assign(Portable, []Key{{"x", "gone"}})
 	require.NoError(t, err)
 	names, err := Assign(Portable, []Key{{"a", "search"}, {"b", "search"}, {"c", "fetch"}, {"srv", "do__it"}, {"y", "gone"}}, WithPrevious(first))
@@ -21,23 +21,23 @@ func TestLookup(t *testing.T) {
 		"srv__do__it": {"srv", "do__it"},
 		"do__it":      {"srv", "do__it"}, // its own name, which the table qualified
 	} {
-		got, err := names.Lookup(name)
+		got, err := names.Route(name)
 		require.NoError(t, err, name)
 		assert.Equal(t, want, got, name)
 	}
 
-	_, err = names.Lookup("search")
+	_, err = names.Route("search")
 	var e *Error
 	require.ErrorAs(t, err, &e)
 	require.ErrorIs(t, err, ErrAmbiguousTool)
-	assert.Equal(t, []string{"a__search", "b__search"}, e.Candidates)
+	assert.Equal(t, []string{"a__search", "b__search"}, e.Available)
 	assert.Equal(t, "search", e.Input)
 
 	for _, name := range []string{"nope", "Fetch", "fetch ", "gone"} { // "gone" is retired: x::gone held it
-		_, err := names.Lookup(name)
+		_, err := names.Route(name)
 		require.ErrorIs(t, err, ErrUnknownTool, name)
 	}
-	_, err = (*Names)(nil).Lookup("fetch")
+	_, err = (*Table)(nil).Route("fetch")
 	require.ErrorIs(t, err, ErrUnknownTool)
 }
 
@@ -54,7 +54,7 @@ func TestLookAlikeNeverTakesABareName(t *testing.T) {
 		assert.Equal(t, "evil__search", name)
 		name, _ = both.Name(real)
 		assert.Equal(t, "search", name)
-		k, err := both.Lookup("search")
+		k, err := both.Route("search")
 		require.NoError(t, err)
 		assert.Equal(t, real, k)
 	}

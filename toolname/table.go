@@ -5,11 +5,11 @@ import (
 	"slices"
 )
 
-// Names is the table of model-facing names that [Assign] built: every key
+// Table holds the model-facing names that [Assign] built: every key
 // to its name and every name back to its key, with the names the chain
-// retired. It is immutable and safe for concurrent use; a nil *Names holds
+// retired. It is immutable and safe for concurrent use; a nil *Table holds
 // no names.
-type Names struct {
+type Table struct {
 	keys      []Key // the keys named, sorted
 	byKey     map[Key]named
 	byName    map[string]Key
@@ -35,7 +35,7 @@ type named struct {
 
 // Name returns the name assigned to k, and reports whether k is a live
 // key of the table. It does not allocate.
-func (n *Names) Name(k Key) (string, bool) {
+func (n *Table) Name(k Key) (string, bool) {
 	if n == nil {
 		return "", false
 	}
@@ -43,9 +43,10 @@ func (n *Names) Name(k Key) (string, bool) {
 	return e.name, ok
 }
 
-// Resolve returns the key whose name is name, and reports whether there is
-// one: a table lookup, never a parse. It does not allocate.
-func (n *Names) Resolve(name string) (Key, bool) {
+// Key returns the key whose name in the table is name, and reports whether
+// there is one: the inverse of [Table.Name], an exact lookup, never a
+// parse. A retired name has no key. It does not allocate.
+func (n *Table) Key(name string) (Key, bool) {
 	if n == nil {
 		return Key{}, false
 	}
@@ -53,11 +54,12 @@ func (n *Names) Resolve(name string) (Key, bool) {
 	return k, ok
 }
 
-// Lookup returns the key called by name: as [Names.Resolve] finds it, or
-// else the one live key whose own tool name it is, byte for byte. Several
-// such keys are [ErrAmbiguousTool], none [ErrUnknownTool].
-func (n *Names) Lookup(name string) (Key, error) {
-	if k, ok := n.Resolve(name); ok {
+// Route returns the key that a call of name goes to: the key [Table.Key]
+// finds, or else the one live key whose own tool name (a downstream's bare
+// name) is name, byte for byte. Several such keys are [ErrAmbiguousTool],
+// none [ErrUnknownTool].
+func (n *Table) Route(name string) (Key, error) {
+	if k, ok := n.Key(name); ok {
 		return k, nil
 	}
 	if n == nil || n.isRetired(name) {
@@ -71,15 +73,15 @@ func (n *Names) Lookup(name string) (Key, error) {
 	default:
 		e := &Error{Code: CodeAmbiguousTool, Index: -1, Offset: -1, Input: name}
 		for _, k := range keys {
-			e.Candidates = append(e.Candidates, n.byKey[k].name)
+			e.Available = append(e.Available, n.byKey[k].name)
 		}
-		slices.Sort(e.Candidates)
+		slices.Sort(e.Available)
 		return Key{}, e
 	}
 }
 
 // indexTools builds byTool from keys, which must be sorted.
-func (n *Names) indexTools() {
+func (n *Table) indexTools() {
 	n.byTool = make(map[string][]Key, len(n.keys))
 	for _, k := range n.keys {
 		n.byTool[k.Tool] = append(n.byTool[k.Tool], k)
@@ -88,14 +90,14 @@ func (n *Names) indexTools() {
 
 // isRetired reports whether name is a name of the chain that no live key
 // holds.
-func (n *Names) isRetired(name string) bool {
+func (n *Table) isRetired(name string) bool {
 	_, ok := n.retiredLookup(name)
 	return ok
 }
 
 // Len returns the number of distinct keys, which is also the number of
 // names.
-func (n *Names) Len() int {
+func (n *Table) Len() int {
 	if n == nil {
 		return 0
 	}
@@ -104,7 +106,7 @@ func (n *Names) Len() int {
 
 // All returns every key with its name. Keys come in order of server and
 // then tool, compared byte for byte.
-func (n *Names) All() iter.Seq2[Key, string] {
+func (n *Table) All() iter.Seq2[Key, string] {
 	return func(yield func(Key, string) bool) {
 		if n == nil {
 			return
@@ -119,7 +121,7 @@ func (n *Names) All() iter.Seq2[Key, string] {
 
 // Fallbacks returns every key whose name is not its bare tool name. They
 // come sorted by name, with the reasons why. The slice is a fresh copy.
-func (n *Names) Fallbacks() []Fallback {
+func (n *Table) Fallbacks() []Fallback {
 	if n == nil {
 		return nil
 	}
@@ -127,7 +129,7 @@ func (n *Names) Fallbacks() []Fallback {
 }
 
 // held reports whether name is or was the name of some key in n's chain.
-func (n *Names) held(name string) bool {
+func (n *Table) held(name string) bool {
 	if n == nil {
 		return false
 	}
