@@ -140,14 +140,17 @@ ts-journeys:
 # module requires, directly over HTTP (stateless and stateful) and through
 # the example gateway (the server as its stdio downstream, the gateway on
 # HTTP), prints the table, and fails when a scenario that passes directly
-# either way fails through the gateway.
+# either way fails through the gateway; then against the example search and
+# fetch server on both SDKs, which must pass each scenario that needs no
+# tools, prompts or resources of the conformance server's.
 # globsync.mjs lets the suite load on Node 20, which lacks fs.globSync.
 conformance:
 	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && \
 	(cd examples && $(GO) build -o "$$dir/everything-server" github.com/modelcontextprotocol/go-sdk/conformance/everything-server && \
 		$(GO) build -o "$$dir/gateway" ./gateway) && \
 	cd examples/conformance && npm ci --no-audit --no-fund --loglevel=error && node globsync.mjs && \
-	node run.mjs "$$dir/everything-server" "$$dir/gateway"
+	node run.mjs "$$dir/everything-server" "$$dir/gateway" && \
+	$(GO) -C ../ build -o "$$dir/searchfetch" ./searchfetch && node run.mjs -example "$$dir/searchfetch"
 
 # installable proves that every module installs with go get once tagged:
 # the modules at HEAD, packed into a file-system module proxy at the
