@@ -165,9 +165,11 @@ func TestSetLoggingLevel(t *testing.T) {
 	for _, sdk := range sdks {
 		t.Run(sdk, func(t *testing.T) {
 			s := connect(t, newTestServer(t, sdk, false))
+			//lint:ignore SA1019 the conformance suite asks for logging while it is deprecated
 			require.NotNil(t, s.cs.InitializeResult().Capabilities.Logging, "the logging capability")
 			ctx, cancel := context.WithTimeout(t.Context(), callTimeout)
 			defer cancel()
+			//lint:ignore SA1019 the conformance suite asks for logging while it is deprecated
 			require.NoError(t, s.cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}))
 		})
 	}
