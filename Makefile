@@ -1,7 +1,9 @@
 # make check runs everything CI runs: formatting, vet, staticcheck, the tests
-# of every module with the race detector, every fuzz target for FUZZTIME, and
-# every benchmark once, with a Redis and a PostgreSQL server of its own
-# (.ci/services starts them, and stops them when check ends).
+# of every module with the race detector and at its Go floor, every fuzz
+# target for FUZZTIME, and every benchmark once, with a Redis and a
+# PostgreSQL server of its own (.ci/services starts them, and stops them
+# when check ends). make test runs the tests that need no server and no
+# Node, for the edit-test loop.
 
 GO          ?= go
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
@@ -21,16 +23,20 @@ BENCHCOUNT  ?= 6
 # ("\043" is awk's '#', which make would take for a comment.)
 MODULES     := $(shell awk 'NF && substr($$1, 1, 1) != "\043" { print $$1 }' modules.txt)
 
+# RELEASED are the modules that a release tags and users install.
+RELEASED    := $(shell awk 'NF && substr($$1, 1, 1) != "\043" && $$2 == "release" { print $$1 }' modules.txt)
+
 # STORES are the modules of the stores on a database server.
 STORES      := $(filter toolname/%store,$(MODULES))
 
-# ADAPTERS are the modules on an MCP SDK. Each one's go.mod requires the
-# oldest SDK it supports, its floor, so that adopting it moves no server's
-# SDK up, and every other target builds and tests it there; newest.mod and
-# newest.sum beside it require the newest SDK, for sdk-floors.
-ADAPTERS    := gosdk mcpgo
+# ADAPTERS are the modules on an MCP SDK: those of modules.txt with a
+# newest.mod. Each one's go.mod requires the oldest SDK it supports, its
+# floor, so that adopting it moves no server's SDK up, and every other
+# target builds and tests it there; newest.mod and newest.sum beside it
+# require the newest SDK, for sdk-floors.
+ADAPTERS    := $(patsubst %/newest.mod,%,$(wildcard $(addsuffix /newest.mod,$(MODULES))))
 
-.PHONY: check checks fmt vet staticcheck tidy docdensity test test-modules test-stores sdk-floors ts-journeys conformance installable apicheck fuzz fuzz-smoke bench bench-smoke release
+.PHONY: check checks fmt vet staticcheck tidy docdensity test test-race test-modules go-floors test-stores sdk-floors ts-journeys conformance installable apicheck fuzz fuzz-smoke bench bench-smoke release
 
 check:
 	@./.ci/services $(MAKE) --no-print-directory checks
@@ -38,7 +44,7 @@ check:
 # checks is check with the servers the environment names (MCPID_*; see
 # .ci/services): without them, the store tests skip, saying so, unless
 # CI=true, where they fail.
-checks: fmt vet staticcheck tidy docdensity test sdk-floors ts-journeys conformance installable apicheck fuzz-smoke bench-smoke
+checks: fmt vet staticcheck tidy docdensity test-race go-floors sdk-floors ts-journeys conformance installable apicheck fuzz-smoke bench-smoke
 
 # test-stores runs the tests of the stores' modules alone, with the
 # servers up; `./.ci/services COMMAND` runs any command so.
@@ -86,18 +92,35 @@ vet:
 staticcheck:
 	@for m in $(MODULES); do (cd $$m && $(GO) run $(STATICCHECK) ./...) || exit 1; done
 
-# test runs every module's tests with the race detector, and the root
+# test runs every module's tests that need no server and no Node (-short:
+# the store tests, the TypeScript client's and the slowest skip, CI=true or
+# not), without the race detector: about a minute, for the edit-test loop.
+test:
+	@for m in $(MODULES); do (cd $$m && $(GO) test -short ./...) || exit 1; done
+
+# test-race runs every module's tests with the race detector, and the root
 # module's allocation budgets without it too (the race detector makes
 # sync.Pool drop items, so it cannot hold a budget that rests on a pool).
-test: test-modules
+test-race: test-modules
 	@$(GO) test -count=1 -run 'Allocs' ./...
+
+# go-floors builds and tests each released module with the Go of its go.mod's
+# go line, the oldest Go it supports (GOTOOLCHAIN fetches that toolchain from
+# the module proxy once), -short and without the race detector: the floors
+# the README states are the go lines.
+go-floors:
+	@for m in $(RELEASED); do \
+		v=$$(awk '$$1 == "go" { print $$2 }' $$m/go.mod); \
+		echo "$$m at go$$v"; \
+		(cd $$m && GOTOOLCHAIN=go$$v $(GO) test -short -count=1 ./...) || exit 1; \
+	done
 
 # ts-journeys runs search and fetch journeys through the official
 # TypeScript MCP client, which validates every structuredContent against
 # the tool's outputSchema, error results included, against the example
 # server on both SDKs and in both modes, and the client's OAuth discovery
 # against both SDKs' HTTP handlers (examples/tsclient/discovery.mjs, run by
-# their TestHTTPTSClientDiscovery), and the client's own calls through the
+# the TestHTTPTSClientDiscovery of each module of modules.txt that has one), and the client's own calls through the
 # example gateway, stateful and -stateless (examples/tsclient/gateway.mjs,
 # run by TestTSClientCalls). npm installs the client from the lock file.
 ts-journeys:
@@ -105,7 +128,8 @@ ts-journeys:
 	(cd examples && $(GO) build -o "$$dir/searchfetch" ./searchfetch) && \
 	(cd examples/tsclient && npm ci --no-audit --no-fund --loglevel=error && \
 	node journey.mjs "$$dir/searchfetch") && \
-	for m in gosdk mcpgo; do \
+	for m in $(MODULES); do \
+		grep -qs '^func TestHTTPTSClientDiscovery(' $$m/*_test.go || continue; \
 		(cd $$m && MCPID_TSCLIENT=1 $(GO) test -count=1 -run '^TestHTTPTSClientDiscovery$$' .) || exit 1; \
 	done && \
 	(cd examples && MCPID_TSCLIENT=1 $(GO) test -count=1 -run '^TestTSClientCalls$$' ./gateway)
@@ -116,14 +140,17 @@ ts-journeys:
 # module requires, directly over HTTP (stateless and stateful) and through
 # the example gateway (the server as its stdio downstream, the gateway on
 # HTTP), prints the table, and fails when a scenario that passes directly
-# either way fails through the gateway.
+# either way fails through the gateway; then against the example search and
+# fetch server on both SDKs, which must pass each scenario that needs no
+# tools, prompts or resources of the conformance server's.
 # globsync.mjs lets the suite load on Node 20, which lacks fs.globSync.
 conformance:
 	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && \
 	(cd examples && $(GO) build -o "$$dir/everything-server" github.com/modelcontextprotocol/go-sdk/conformance/everything-server && \
 		$(GO) build -o "$$dir/gateway" ./gateway) && \
 	cd examples/conformance && npm ci --no-audit --no-fund --loglevel=error && node globsync.mjs && \
-	node run.mjs "$$dir/everything-server" "$$dir/gateway"
+	node run.mjs "$$dir/everything-server" "$$dir/gateway" && \
+	$(GO) -C ../ build -o "$$dir/searchfetch" ./searchfetch && node run.mjs -example "$$dir/searchfetch"
 
 # installable proves that every module installs with go get once tagged:
 # the modules at HEAD, packed into a file-system module proxy at the

@@ -7,11 +7,18 @@
 // directly.
 //
 //	node run.mjs SERVER GATEWAY
+//	node run.mjs -example EXAMPLE
 //
 // SERVER is the go-sdk's conformance server (everything-server), which
 // serves streamable HTTP with -http ADDR (stateless unless
 // -stateless=false) and stdio otherwise; GATEWAY is the example gateway.
 // All run on free loopback ports and are stopped at the end.
+//
+// With -example, it runs the suite against EXAMPLE, the example search and
+// fetch server, over HTTP on each SDK (-sdk gosdk, -sdk mcpgo), and fails
+// unless both pass every scenario in exampleScenarios: those a server
+// passes without the conformance server's own tools, prompts and
+// resources.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer, connect } from "node:net";
@@ -20,9 +27,11 @@ import { join } from "node:path";
 
 const [server, gateway] = process.argv.slice(2);
 if (!server || !gateway) {
-  console.error("usage: node run.mjs SERVER GATEWAY");
+  console.error("usage: node run.mjs SERVER GATEWAY | node run.mjs -example EXAMPLE");
   process.exit(2);
 }
+const exampleScenarios = ["server-initialize", "ping", "logging-set-level", "tools-list",
+  "dns-rebinding-protection", "server-sse-multiple-streams"];
 const suite = new URL("node_modules/@modelcontextprotocol/conformance/dist/index.js", import.meta.url).pathname;
 
 // freePort returns a loopback port that nothing listens on now.
@@ -85,31 +94,55 @@ async function scenarios(url) {
 const children = [];
 let status = 0;
 try {
-  const [statelessPort, statefulPort, gatewayPort] = [await freePort(), await freePort(), await freePort()];
-  const stateless = start([server, "-http", `127.0.0.1:${statelessPort}`]);
-  const stateful = start([server, "-http", `127.0.0.1:${statefulPort}`, "-stateless=false"]);
-  const relayed = start([gateway, "-http", `127.0.0.1:${gatewayPort}`, "-server", `conformance=${server}`]);
-  children.push(stateless, stateful, relayed);
-  await listening(statelessPort, stateless);
-  await listening(statefulPort, stateful);
-  await listening(gatewayPort, relayed);
-  const a = await scenarios(`http://127.0.0.1:${statelessPort}/mcp`);
-  const s = await scenarios(`http://127.0.0.1:${statefulPort}/mcp`);
-  const b = await scenarios(`http://127.0.0.1:${gatewayPort}/mcp`);
-  const names = [...new Set([...a.keys(), ...s.keys(), ...b.keys()])].sort();
-  const mark = (m, n) => (m.has(n) ? (m.get(n) ? "pass" : "FAIL") : "-");
-  const width = Math.max(...names.map((n) => n.length));
-  console.log(`${"scenario".padEnd(width)}  stateless  stateful  gateway`);
-  const lost = [];
-  for (const n of names) {
-    console.log(`${n.padEnd(width)}  ${mark(a, n).padEnd(9)}  ${mark(s, n).padEnd(8)}  ${mark(b, n)}`);
-    if ((a.get(n) || s.get(n)) && !b.get(n)) lost.push(n);
-  }
-  const count = (m) => [...m.values()].filter(Boolean).length;
-  console.log(`passed: ${count(a)} directly stateless, ${count(s)} directly stateful, ${count(b)} through the gateway`);
-  if (lost.length > 0) {
-    console.error(`pass directly but fail through the gateway: ${lost.join(", ")}`);
-    status = 1;
+  if (server === "-example") {
+    const sdks = ["gosdk", "mcpgo"];
+    const results = [];
+    for (const sdk of sdks) {
+      const port = await freePort();
+      const child = start([gateway, "-http", `127.0.0.1:${port}`, "-sdk", sdk]);
+      children.push(child);
+      await listening(port, child);
+      results.push(await scenarios(`http://127.0.0.1:${port}/mcp`));
+    }
+    const width = Math.max(...exampleScenarios.map((n) => n.length));
+    console.log(`${"example scenario".padEnd(width)}  ${sdks.join("  ")}`);
+    const failed = [];
+    for (const n of exampleScenarios) {
+      const marks = results.map((m, i) => (m.get(n) ? "pass" : "FAIL").padEnd(sdks[i].length));
+      console.log(`${n.padEnd(width)}  ${marks.join("  ")}`);
+      results.forEach((m, i) => { if (!m.get(n)) failed.push(`${n} (${sdks[i]})`); });
+    }
+    if (failed.length > 0) {
+      console.error(`the example server fails: ${failed.join(", ")}`);
+      status = 1;
+    }
+  } else {
+    const [statelessPort, statefulPort, gatewayPort] = [await freePort(), await freePort(), await freePort()];
+    const stateless = start([server, "-http", `127.0.0.1:${statelessPort}`]);
+    const stateful = start([server, "-http", `127.0.0.1:${statefulPort}`, "-stateless=false"]);
+    const relayed = start([gateway, "-http", `127.0.0.1:${gatewayPort}`, "-server", `conformance=${server}`]);
+    children.push(stateless, stateful, relayed);
+    await listening(statelessPort, stateless);
+    await listening(statefulPort, stateful);
+    await listening(gatewayPort, relayed);
+    const a = await scenarios(`http://127.0.0.1:${statelessPort}/mcp`);
+    const s = await scenarios(`http://127.0.0.1:${statefulPort}/mcp`);
+    const b = await scenarios(`http://127.0.0.1:${gatewayPort}/mcp`);
+    const names = [...new Set([...a.keys(), ...s.keys(), ...b.keys()])].sort();
+    const mark = (m, n) => (m.has(n) ? (m.get(n) ? "pass" : "FAIL") : "-");
+    const width = Math.max(...names.map((n) => n.length));
+    console.log(`${"scenario".padEnd(width)}  stateless  stateful  gateway`);
+    const lost = [];
+    for (const n of names) {
+      console.log(`${n.padEnd(width)}  ${mark(a, n).padEnd(9)}  ${mark(s, n).padEnd(8)}  ${mark(b, n)}`);
+      if ((a.get(n) || s.get(n)) && !b.get(n)) lost.push(n);
+    }
+    const count = (m) => [...m.values()].filter(Boolean).length;
+    console.log(`passed: ${count(a)} directly stateless, ${count(s)} directly stateful, ${count(b)} through the gateway`);
+    if (lost.length > 0) {
+      console.error(`pass directly but fail through the gateway: ${lost.join(", ")}`);
+      status = 1;
+    }
   }
 } catch (err) {
   console.error(String(err));

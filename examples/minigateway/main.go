@@ -31,11 +31,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/mcpid/mcpid"
 	"github.com/mcpid/mcpid/gosdk"
 	"github.com/mcpid/mcpid/toolname"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // downstream is a server to connect: its name, which qualifies its tools
@@ -69,12 +68,11 @@ func main() {
 	}
 }
 
-// run serves the tools of servers on t until the client leaves or ctx is
-// done, with their names kept in the file at state.
+// run serves the tools of servers on t, named in the file state, until
+// the client leaves or ctx is done.
 func run(ctx context.Context, state string, servers []downstream, t mcp.Transport) error {
-	// The store holds the chain of names. NewFileStore locks the file, so
-	// that one gateway at a time writes it; replicas share a chain in
-	// Redis or PostgreSQL instead (toolname/redisstore, toolname/pgstore).
+	// The store holds the chain of names; the file is locked, one gateway a
+	// time (replicas share a chain in toolname/redisstore or pgstore).
 	store, err := toolname.NewFileStore(state)
 	if err != nil {
 		return err
@@ -91,11 +89,9 @@ func run(ctx context.Context, state string, servers []downstream, t mcp.Transpor
 		return err
 	}
 
-	// Update continues the chain in the store with the keys listed now:
-	// a key the chain named before gets that name back, a new key gets a
-	// name no key ever had, and that name is stored before Update returns
-	// it, so nothing is served that a restart could give another tool.
-	// Portable names suit every model provider (toolname.OpenAI, one).
+	// Update continues the chain with the keys listed now: a key named
+	// before gets its name back, a new key a name never given, stored before
+	// it is served. Portable names suit every model provider.
 	names, _, err := toolname.Update(ctx, store, toolname.Portable, slices.Collect(maps.Keys(tools)))
 	if err != nil {
 		return err
@@ -114,10 +110,9 @@ func run(ctx context.Context, state string, servers []downstream, t mcp.Transpor
 		}
 		served[name] = true
 	}
-	// A call by a name the gateway does not serve goes to route as well, not
-	// to the SDK's "unknown tool": a downstream's own tool name (an MCP App
-	// or a prompt calls by it) finds its tool, and any other name gets
-	// Route's own error, with the names available for an ambiguous one.
+	// A call by a name not served goes to route too, not to the SDK's
+	// "unknown tool": a downstream's own tool name finds its tool, and any
+	// other name gets Route's error (with the names available for an ambiguous one).
 	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if c, ok := req.(*mcp.CallToolRequest); ok && c.Params != nil && !served[c.Params.Name] {
@@ -130,8 +125,7 @@ func run(ctx context.Context, state string, servers []downstream, t mcp.Transpor
 }
 
 // connect connects to every server, records its session in sessions, and
-// returns the tools they list, keyed by server and tool: the key is what a
-// name stands for.
+// returns their tools by key (server and tool), what a name stands for.
 func connect(ctx context.Context, servers []downstream, sessions map[string]*mcp.ClientSession) (map[toolname.Key]*mcp.Tool, error) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "minigateway", Version: "v0.1.0"}, nil)
 	tools := map[toolname.Key]*mcp.Tool{}
@@ -151,9 +145,8 @@ func connect(ctx context.Context, servers []downstream, sessions map[string]*mcp
 	return tools, nil
 }
 
-// route returns the handler of every tool: it finds the key of the called
-// name with Route and calls that server's tool by its own name. A name is
-// never parsed: the table says what it stands for.
+// route returns the handler of every tool: Route finds the called name's
+// key (a name is never parsed), and it calls that server's tool by its name.
 func route(names *toolname.Table, sessions map[string]*mcp.ClientSession) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		key, err := names.Route(req.Params.Name)
@@ -170,9 +163,8 @@ func route(names *toolname.Table, sessions map[string]*mcp.ClientSession) mcp.To
 	}
 }
 
-// routeError is the tool error of a name Route refused, in Route's
-// own words: its code (unknown_tool, or ambiguous_tool with the names to
-// call instead), message and hint, and the name called as its input.
+// routeError is the tool error of a name Route refused, in its words:
+// unknown_tool, or ambiguous_tool with the names to call instead.
 func routeError(err error) *mcpid.Error {
 	var terr *toolname.Error
 	if !errors.As(err, &terr) {
@@ -187,9 +179,8 @@ func routeError(err error) *mcpid.Error {
 	return e
 }
 
-// addTool adds t to srv. The SDK panics on a tool it cannot serve (an
-// input schema that is not an object schema, say); the tools come from
-// other servers, so here that is an error, never a crash.
+// addTool adds t to srv. The SDK panics on a tool it cannot serve (say, a
+// non-object input schema): for another server's tool, an error, not a crash.
 func addTool(srv *mcp.Server, t *mcp.Tool, h mcp.ToolHandler) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -200,9 +191,8 @@ func addTool(srv *mcp.Server, t *mcp.Tool, h mcp.ToolHandler) (err error) {
 	return nil
 }
 
-// toolError is the tool error for e: the mcpid JSON envelope as its text.
-// It leaves out structuredContent, which a client would check against the
-// output schema that the called tool may declare.
+// toolError is the tool error for e, the mcpid JSON envelope as its text,
+// without structuredContent (a client checks it against the output schema).
 func toolError(e *mcpid.Error) *mcp.CallToolResult {
 	res := gosdk.ToolError(e)
 	res.StructuredContent = nil

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -233,4 +235,12 @@ func TestCallByOwnName(t *testing.T) {
 	cs, _ := startGateway(t, state, echoServer(t, "beta", "search"))
 	assert.Equal(t, map[string]string{"beta__search": "beta/search"}, names(t, cs))
 	assert.Equal(t, "beta/search(q3)", call(t, cs, "search"))
+}
+
+// TestMainFitsOneFile: main.go, the file a reader copies to start a
+// gateway, stays within 200 lines, as the README promises.
+func TestMainFitsOneFile(t *testing.T) {
+	data, err := os.ReadFile("main.go")
+	require.NoError(t, err)
+	assert.LessOrEqual(t, bytes.Count(data, []byte("\n")), 200, "lines of main.go")
 }

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mcpid/mcpid"
 	"github.com/mcpid/mcpid/searchfetch"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -153,6 +155,22 @@ func TestChatGPTMode(t *testing.T) {
 
 			e := s.toolError(t, "fetch", map[string]any{"id": "orders:o1", "connection_id": "cin_4f2a"})
 			assert.Equal(t, searchfetch.CodeInvalidArguments, e.Code)
+		})
+	}
+}
+
+// TestSetLoggingLevel: on both SDKs the server declares logging and answers
+// logging/setLevel, as the MCP conformance suite's logging-set-level asks.
+func TestSetLoggingLevel(t *testing.T) {
+	for _, sdk := range sdks {
+		t.Run(sdk, func(t *testing.T) {
+			s := connect(t, newTestServer(t, sdk, false))
+			//lint:ignore SA1019 the conformance suite asks for logging while it is deprecated
+			require.NotNil(t, s.cs.InitializeResult().Capabilities.Logging, "the logging capability")
+			ctx, cancel := context.WithTimeout(t.Context(), callTimeout)
+			defer cancel()
+			//lint:ignore SA1019 the conformance suite asks for logging while it is deprecated
+			require.NoError(t, s.cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}))
 		})
 	}
 }

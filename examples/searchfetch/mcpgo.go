@@ -17,9 +17,11 @@ type mcpgoServer struct {
 	srv *server.MCPServer
 }
 
-// newMcpgoServer returns an mcp-go server with the tools over b.
+// newMcpgoServer returns an mcp-go server with the tools over b. It
+// declares the logging capability, as the go-sdk's server does, so that a
+// client's logging/setLevel is answered on both SDKs.
 func newMcpgoServer(b searchfetch.Backend, opts *searchfetch.Options) mcpgoServer {
-	srv := server.NewMCPServer(serverName, serverVersion)
+	srv := server.NewMCPServer(serverName, serverVersion, server.WithLogging())
 	if err := mcpgo.Register(srv, b, opts); err != nil {
 		panic(err) // the options are the program's own, on a new server
 	}

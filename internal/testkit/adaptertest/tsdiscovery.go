@@ -102,8 +102,12 @@ func RunTSClientDiscovery(t *testing.T, h HTTPHarness, metadata Metadata) {
 }
 
 // tsclientDir returns examples/tsclient, or skips the test when the
-// TypeScript client cannot run there (and MCPID_TSCLIENT is not 1).
+// TypeScript client cannot run there (and MCPID_TSCLIENT is not 1), or
+// under -short (make test runs no Node).
 func tsclientDir(t *testing.T) string {
+	if testing.Short() {
+		t.Skip("runs the TypeScript client on Node: skipped under -short (make ts-journeys runs this test)")
+	}
 	_, file, _, _ := runtime.Caller(0)
 	dir := filepath.Join(filepath.Dir(file), "..", "..", "..", "examples", "tsclient")
 	_, errNode := exec.LookPath("node")

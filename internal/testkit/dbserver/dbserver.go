@@ -7,7 +7,8 @@
 // own instances are started from MCPID_REDIS_SERVER (the redis-server
 // binary) and MCPID_PG_BINDIR (PostgreSQL's bin directory). Without them
 // a test skips, saying how to run it, except under CI=true, where it
-// fails: CI must not pass by testing nothing.
+// fails: CI must not pass by testing nothing. Under -short (make test, the
+// tests that need no server) it skips whatever the environment says.
 package dbserver
 
 import (
@@ -29,9 +30,13 @@ import (
 const howTo = "run `make test-stores` or `make check` (each starts a Redis and a PostgreSQL server of its own, and sets it), or `.ci/services go test ./...`"
 
 // Env returns the environment variable name, or skips t when it is unset
-// (fails it under CI=true).
+// (fails it under CI=true). Under -short it skips t, set or not, CI=true
+// or not: a short run needs no server.
 func Env(t testing.TB, name string) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skipf("needs a database server (%s): skipped under -short; %s", name, howTo)
+	}
 	v := os.Getenv(name)
 	if v != "" {
 		return v
