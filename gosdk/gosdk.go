@@ -1,26 +1,26 @@
 // Package gosdk serves mcpid's search and fetch tools on a server of the
 // official MCP Go SDK, github.com/modelcontextprotocol/go-sdk. The tools
 // themselves, their schemas, ids, previews and error envelopes, are
-// [searchfetch]'s; this package only registers them and turns each
+// [searchfetch]'s. This package only registers them and turns each
 // [searchfetch.Result] into an [mcp.CallToolResult].
 //
-// The tools are added with [mcp.Server.AddTool], the SDK's raw form: the
+// The tools are added with [mcp.Server.AddTool], the SDK's raw form. The
 // typed [mcp.AddTool] would validate the arguments against the schema with
-// its own error text, and it replaces the result of a handler that returns
+// its own error text. It also replaces the result of a handler that returns
 // an error, which would lose the error envelope. Here every failure is a
 // result with IsError set, one text item and structuredContent, both the
-// envelope; the error behind it is recorded with
+// envelope. The error behind it is recorded with
 // [mcp.CallToolResult.SetError] for the server's middleware, where the SDK
 // has it.
 //
 // Serve on stdio with [NewStdioTransport] rather than the SDK's own
-// transports, which end the session on the first line they cannot decode,
-// and on streamable HTTP with [NewHTTPHandler], which bounds sessions and
-// bodies, can keep no session (for replicas), and verifies the caller
-// that the tools' authorization sees.
+// transports, which end the session on the first line they cannot decode.
+// Serve on streamable HTTP with [NewHTTPHandler]. It bounds sessions and
+// bodies, can keep no session (for replicas), and verifies the caller that
+// the tools' authorization sees.
 //
 // The package builds on every go-sdk from v1.2.0, the version its go.mod
-// requires, to the newest, so that adopting it moves no server's SDK up.
+// requires, to the newest. So adopting it moves no server's SDK up.
 // Every security rule holds on each: sessions bound to the caller's
 // UserID, Verify, the bounds on sessions and bodies, the stdio guard. Two
 // conveniences of later SDKs do not:
@@ -28,8 +28,8 @@
 //     middleware (CallToolResult has no SetError), only IsError is set;
 //   - before v1.7.0 a caller that Verify returns without an Expiration
 //     reaches a server's own handlers with the TokenInfo Expiration
-//     9999-12-31T23:59:59Z, since the SDK's bearer-token middleware
-//     refuses a TokenInfo without one; the tools' caller has none.
+//     9999-12-31T23:59:59Z. The SDK's bearer-token middleware refuses a
+//     TokenInfo without one. The tools' caller has none.
 package gosdk
 
 import (

@@ -1,30 +1,31 @@
 // Package mcpgo serves mcpid's search and fetch tools on a server of
 // github.com/mark3labs/mcp-go. The tools themselves, their schemas, ids,
-// previews and error envelopes, are [searchfetch]'s; this package only
+// previews and error envelopes, are [searchfetch]'s. This package only
 // registers them and turns each [searchfetch.Result] into an
 // [mcp.CallToolResult].
 //
 // The handlers read the call's arguments as the client sent them
-// (CallToolParams.RawArguments), so that searchfetch checks them exactly;
-// arguments built in process without raw bytes are encoded to JSON first.
+// (CallToolParams.RawArguments), so that searchfetch checks them exactly.
+// Arguments built in process without raw bytes are encoded to JSON first.
 // Every failure is a result with IsError set, one text item and
-// structuredContent, both the envelope; the handlers never return a Go
+// structuredContent, both the envelope. The handlers never return a Go
 // error, which mcp-go would turn into a JSON-RPC error without the envelope.
 //
 // Serve on stdio with [ServeStdio], which bounds each line and answers
-// every malformed one, and on streamable HTTP with [NewHTTPHandler], which
+// every malformed one. Serve on streamable HTTP with [NewHTTPHandler]. It
 // bounds sessions and bodies, can keep no session (for replicas), and
 // verifies the caller that the tools' authorization sees.
 //
 // The package builds on every mcp-go from v0.46.0, the version its go.mod
-// requires, to the newest, so that adopting it moves no server's mcp-go
-// up. Every security rule holds on each: the caller's session binding,
-// Verify, the bounds on sessions and bodies, the stdio guard. Before
-// v1.0.0 mcp-go keeps no raw arguments, only the map it decoded them
-// into, and the tools check that map encoded again, so two checks that
-// need the bytes as sent do not hold there: an argument given twice is
-// read as the last one, not refused, and an offset that only float64
-// rounding makes whole (1.0000000000000001) is read as that whole number.
+// requires, to the newest. So adopting it moves no server's mcp-go up.
+// Every security rule holds on each: the caller's session binding, Verify,
+// the bounds on sessions and bodies, the stdio guard. Before v1.0.0 mcp-go
+// keeps no raw arguments, only the map it decoded them into. The tools
+// check that map encoded again, so two checks that need the bytes as sent
+// do not hold there:
+//   - an argument given twice is read as the last one, not refused;
+//   - an offset that only float64 rounding makes whole
+//     (1.0000000000000001) is read as that whole number.
 package mcpgo
 
 import (

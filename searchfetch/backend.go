@@ -10,9 +10,7 @@ import (
 // Backend is what a server implements. Its methods may be called
 // concurrently, within [Options.Timeout]; without [Options.Authorize] they
 // check the caller ([CallerFrom]) themselves. An [*mcpid.Error] they return
-// reaches the model as it is; any other error generically, as
-// resource_unavailable (retryable) when it is a timeout, a cancellation or
-// reports Timeout or Temporary true, and otherwise as resource_error.
+// reaches the model as it is; any other error generically ([ErrorResult]).
 type Backend interface {
 	// Search returns the hits for q, with their base ids and connections.
 	Search(ctx context.Context, q Query) (SearchResult, error)
@@ -26,13 +24,11 @@ type Backend interface {
 type Query struct {
 	// Text is the query as the model gave it.
 	Text string
-	// Cursor is "" for the first page, then a [SearchResult.NextCursor]
-	// this backend returned. It is caller input: validate it, and check
-	// the caller again.
+	// Cursor is "" for a first page, else a [SearchResult.NextCursor] of
+	// this backend, as caller input: validate it, and check the caller again.
 	Cursor string
 	// Limit is the most hits one page of the tools shows, the same for
-	// every page of a query: a backend over an API paged by number and
-	// size pages by it, and so skips and repeats nothing.
+	// every page of a query: the page size for an API paged by number.
 	Limit int
 	// Args are the search's extra arguments.
 	Args Args
@@ -68,18 +64,15 @@ type SearchResult struct {
 	// Hits are the hits, in order, with their base ids and connections.
 	Hits []mcpid.Hit
 	// Total counts the hits of the whole result, all pages, when more
-	// than len(Hits); a later page's header counts what earlier pages
-	// have not passed.
+	// than len(Hits).
 	Total int
 	// HasMore reports more hits than Total (or len(Hits)).
 	HasMore bool
 	// CountsForCaller reports that the counts cover only readable records.
 	CountsForCaller bool
-	// NextCursor is the backend's cursor of its next page, "" for the
-	// last; it is followed whatever CountsForCaller says. The model sees
-	// it inside the tools' cursor: put nothing in it the caller may not
-	// read (a page number or an offset, not the sort values of a record).
-	// One equal to the cursor of the page it comes with ends paging.
+	// NextCursor is the backend's cursor of its next page, "" for the last,
+	// followed whatever CountsForCaller says. The model sees it: put nothing
+	// in it the caller may not read (an offset, not a record's sort values).
 	NextCursor string
 }
 
@@ -90,9 +83,8 @@ type Document struct {
 	ID    string `json:"id"`
 	Title string `json:"title"`
 	Text  string `json:"text"` // the whole content
-	// Data is the content of a record that is JSON (a JSON object or
-	// array), set instead of Text, never with it: the model reads it as
-	// the result's data member rather than as an escaped string. One that
+	// Data is the content of a record that is a JSON object or array, set
+	// instead of Text, never with it: the result's data member. One that
 	// does not fit the fetch budget is given as text, its compact JSON.
 	Data     json.RawMessage   `json:"data,omitempty"`
 	URL      string            `json:"url"` // where a person opens it, or ""

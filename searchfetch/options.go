@@ -81,8 +81,7 @@ type Options struct {
 	// Sealer, when set, seals the ids search shows and binds its cursors
 	// to the caller; fetch refuses an id no search issued (unknown_id).
 	Sealer *mcpid.Sealer
-	// AcceptUnsealed lets fetch take unsealed ids too, unprotected, such as
-	// those shown before sealing was turned on.
+	// AcceptUnsealed lets fetch take unsealed ids too, unprotected.
 	AcceptUnsealed bool
 	// Aliases, when set, gives connections short names the model sees
 	// instead. Never give an alias to another connection while ids embed it.
@@ -106,26 +105,20 @@ type Options struct {
 	// SearchDescription and FetchDescription, if set, replace the defaults.
 	SearchDescription string
 	FetchDescription  string
-	// QueryArg and IDArg name the search's query and the fetch's id
-	// arguments ("" means "query" and "id"), so that a server's tools keep
-	// the names they took before; descriptions, hints and errors use them.
+	// QueryArg and IDArg name the query and id arguments ("" means "query"
+	// and "id"); descriptions, hints and errors use them.
 	QueryArg string
 	IDArg    string
-	// SearchArgs and FetchArgs declare the arguments a tool takes beside
-	// its own, as a JSON Schema {"type":"object","properties":{…},
-	// "required":[…]} merged into its input schema. Each property has a
-	// type (string, integer, number, boolean, array or object), which the
-	// tool checks with its enum and required; other keywords are the
-	// backend's to check. A property named like one of the tool's own
-	// arguments only describes it. The backend receives the arguments
-	// given as Query.Args and FetchRequest.Args.
+	// SearchArgs and FetchArgs declare the arguments a tool takes beside its
+	// own, as a JSON Schema object merged into its input schema. The tool
+	// checks each property's type, enum and required, the backend the rest;
+	// it receives them as Query.Args and FetchRequest.Args.
 	SearchArgs json.RawMessage
 	FetchArgs  json.RawMessage
-	// BareIDs lets fetch take the ids a server issued before it adopted
-	// mcpid's: with a Sealer, every id that does not open (but one that
-	// parses, with AcceptUnsealed); without one, every id that
-	// mcpid.Parse rejects. A bare id is a record's key in
-	// the connection connection_id names, else in DefaultConnection.
+	// BareIDs lets fetch take the ids a server issued before mcpid's, as a
+	// record's key in the connection connection_id names, else in
+	// DefaultConnection. Bare are the ids that do not open, with a Sealer,
+	// else those mcpid.Parse rejects.
 	BareIDs bool
 	// DefaultConnection is the connection of a bare id given without
 	// connection_id; "" means none, and such an id is invalid_id.

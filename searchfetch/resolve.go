@@ -12,13 +12,11 @@ import (
 // its seal opened, its alias mapped, a bare id scoped, and then resolved,
 // all in one path, so that every tool reads the record fetch reads.
 
-// Resolve resolves id and connectionID, arguments of the server's own
-// tool named tool (update_dashboard, say), exactly as fetch does: it opens
-// a seal, maps an alias, scopes a bare id ([Options.BareIDs]), resolves,
-// and asks [Options.Authorize] with Access.Tool set to tool, without
-// calling the backend. An authorizer refuses tools it does not know, and
-// tells a write from a read by that name. Its error is the [*mcpid.Error]
-// to answer with (its Field is [Options.IDArg] for the id).
+// Resolve resolves id and connectionID, arguments of the server's own tool
+// named tool (update_dashboard, say), exactly as fetch does, without the
+// backend. It asks [Options.Authorize] with Access.Tool set to tool, which
+// an authorizer refuses if unknown and by which it tells a write from a
+// read. Its error is the [*mcpid.Error] to answer with.
 func (t *Tools) Resolve(ctx context.Context, tool, id, connectionID string) (mcpid.FetchRequest, error) {
 	req, access, _, err := t.resolveID(tool, id, connectionID)
 	if err == nil {

@@ -19,12 +19,11 @@ type Result struct {
 	Err error
 }
 
-// ErrorResult returns the tool error for err, whose envelope is that of an
-// [*mcpid.Error] in err's chain, or else a generic one that never holds
-// err's message: resource_unavailable (retryable) for a timeout, a
-// cancellation or an error that reports Timeout or Temporary true, and
-// resource_error for any other. The envelope's JSON is written as the
-// tools write theirs: '<', '>', '&', U+2028 and U+2029 as they are.
+// ErrorResult returns the tool error for err: the envelope of an
+// [*mcpid.Error] in err's chain, else a generic one without err's message,
+// resource_unavailable (retryable) for a timeout, a cancellation or an error
+// that reports Timeout or Temporary true, and resource_error for any other.
+// Its JSON keeps '<', '>', '&', U+2028 and U+2029 as they are.
 func ErrorResult(err error) Result {
 	b, merr := encode(envelope(err))
 	if merr != nil {

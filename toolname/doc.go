@@ -1,5 +1,5 @@
 // Package toolname names the tools of many MCP servers behind one client or
-// gateway. It has two forms for the same tool, each with one job, and never
+// gateway. It has two forms for the same tool, each with one job. It never
 // converts one into the other:
 //
 //   - The routing key, built by [Join] and taken apart by [Split], is
@@ -8,8 +8,8 @@
 //     not for the model.
 //   - The model-facing name, handed out by [Assign], is what the model sees
 //     and calls. It is bounded and valid for the provider's tool-name rule
-//     ([Profile]), and it is mapped back to its server and tool by looking
-//     it up in the [Table] table, never by parsing it.
+//     ([Profile]). It is mapped back to its server and tool by looking it
+//     up in the [Table], never by parsing it.
 //
 // # Routing keys
 //
@@ -32,24 +32,24 @@
 //	Portable   A-Z a-z 0-9 _ -      letter or _        63
 //
 // [Assign] names a whole set of keys at once. A tool keeps its own name
-// when that name is unique, valid and free of "__"; otherwise it is named
+// when that name is unique, valid and free of "__". Otherwise it is named
 // "server__tool", folded into the profile's alphabet, and shortened or
 // hashed as needed. Names are injective, deterministic and independent of
-// the order of the keys, and only a qualified name holds "__", so that no
+// the order of the keys. Only a qualified name holds "__", so that no
 // server can name its tools after another's. Every key whose name is not
 // its bare tool name is reported, with a [Reason], by [Table.Fallbacks]
 // and [WithLogger]. The [Table] that Assign returns gives each key's name
-// ([Table.Name]) and each name's key ([Table.Key], an exact lookup);
+// ([Table.Name]) and each name's key ([Table.Key], an exact lookup).
 // [Table.Route], for the calls a gateway serves, also accepts a
 // downstream's own bare tool name while one live key has it.
 //
 // # Names over a gateway's life
 //
-// A gateway builds each table from the one before with [WithPrevious]: a
-// key keeps its name while it is present, a name is never given to
-// another key, and [Table.MarshalJSON] carries the chain across restarts
+// A gateway builds each table from the one before with [WithPrevious]. A
+// key keeps its name while it is present, and a name is never given to
+// another key. [Table.MarshalJSON] carries the chain across restarts
 // ([WithPrevious]'s example runs one). [Update] with a [Store] does all of
-// this, [NewFileStore] keeping the file (see below); by hand it is:
+// this, [NewFileStore] keeping the file (see below). By hand it is:
 //
 //	// Start: restore the table saved by the last run, if any.
 //	var prev *toolname.Table
@@ -71,13 +71,13 @@
 // # Names shared by every replica
 //
 // A gateway that runs as several replicas keeps its chain in a [Store]
-// that all of them reach, and names its tools with [Update] instead of
-// Assign: Update loads the latest table, assigns from it, and stores the
-// result only when a key gets a name the chain never held, retrying when
-// another replica stored first ([ErrStale]). A replica serves only what
-// Update returned, so every replica gives a tool one name, and no name
-// ever goes to a second tool. [NewFileStore] keeps a chain in a file for
-// a single process; the modules github.com/mcpid/mcpid/toolname/redisstore
+// that all of them reach. It names its tools with [Update] instead of
+// Assign. Update loads the latest table and assigns from it. It stores the
+// result only when a key gets a name the chain never held, and retries
+// when another replica stored first ([ErrStale]). A replica serves only
+// what Update returned. So every replica gives a tool one name, and no
+// name ever goes to a second tool. [NewFileStore] keeps a chain in a file
+// for a single process. The modules github.com/mcpid/mcpid/toolname/redisstore
 // and github.com/mcpid/mcpid/toolname/pgstore keep it in Redis or
 // PostgreSQL for replicas, and toolname/storetest checks any Store.
 //
@@ -85,34 +85,35 @@
 //
 //   - A table records its chain: a random id made with the chain's first
 //     table, a generation one past the table it continues, and the
-//     options that shape names ([Table.Chain]). Update with other options is [ErrChainMismatch], never
-//     a renaming of every tool; options change only on purpose, by
-//     seeding a new chain ([Seed]).
-//   - A chain never goes backwards: a store value remembers the chain id
-//     and the highest generation it has loaded or stored, and refuses
+//     options that shape names ([Table.Chain]). Update with other options
+//     is [ErrChainMismatch], never a renaming of every tool. Options change
+//     only on purpose, by seeding a new chain ([Seed]).
+//   - A chain never goes backwards. A store value remembers the chain id
+//     and the highest generation it has loaded or stored. It refuses
 //     ([ErrRollback]) a load of another chain, an older table, or none (a
 //     server restarted without persistence, a restored backup). Seed
 //     starts a chain again, only on an empty one.
 //   - Nor sideways: a generation number is a claim, the names are the
 //     proof. A store value refuses ([ErrRollback]) any later table that
-//     does not continue the one it holds ([Table.Continues]: every name it
-//     gives, live or retired, to the same key), so that neither a fork
-//     from a restored backup nor a well-formed edit of the stored value
-//     sends a name to another tool. The store is trusted like a gateway's
-//     own disk: a process that starts has nothing to compare its first
-//     load with but a backup of its own (examples/gateway's -backup).
+//     does not continue the one it holds. A table continues another when
+//     it gives every name the other gives, live or retired, to the same
+//     key ([Table.Continues]). So neither a fork from a restored backup nor a
+//     well-formed edit of the stored value sends a name to another tool.
+//     The store is trusted like a gateway's own disk. A process that
+//     starts has nothing to compare its first load with but a backup of
+//     its own (examples/gateway's -backup).
 //   - A stored value that is not a table is an error ([ErrInvalidTable]),
 //     never an empty chain, and is left as it is.
 //
 // Every write stores the whole table, with every name the chain ever
-// gave: a chain of 100,000 retired names is several MB of JSON, written
+// gave. A chain of 100,000 retired names is several MB of JSON, written
 // on each new name. A store decodes a value only when its revision
-// changed, so an Update that stores nothing costs a revision check and an
+// changed. So an Update that stores nothing costs a revision check and an
 // Assign.
 //
 // # Errors
 //
-// Every error the package's rules give is an [*Error]; test its Code with
+// Every error the package's rules give is an [*Error]. Test its Code with
 // [errors.Is] and the sentinels, such as [ErrInvalidKey]. What a store
 // could not do (a file it could not write, a server it could not reach,
 // a context that ended) is returned as that error, wrapped.
@@ -120,9 +121,9 @@
 // # Reference
 //
 // The doc comments say what each identifier is and what a caller must
-// know; docs/toolname.md in the repository holds the rest of each
-// contract: the escapes of routing keys and why, Assign's naming scheme
-// step by step, the sources of the profiles, the JSON of a table and
-// what UnmarshalJSON accepts, the rules of stores, Update, Seed and
-// FileStore, and the fields of Error for each code.
+// know. docs/toolname.md in the repository holds the rest of each
+// contract. It gives the escapes of routing keys and why, Assign's naming
+// scheme step by step, and the sources of the profiles. It gives the JSON
+// of a table and what UnmarshalJSON accepts, the rules of stores, Update,
+// Seed and FileStore, and the fields of Error for each code.
 package toolname

@@ -20,7 +20,11 @@
 //	go run -C internal/tools ./docdensity -repo ../.. [-top N] [dir ...]
 //
 // The dirs default to the root package, searchfetch and toolname; -top
-// lists each package's N longest docs.
+// lists each package's N longest docs. With -wps it prints instead the mean
+// words per sentence of each package's doc comment: its prose and list
+// items, without headings, code blocks or doc links' brackets. A sentence
+// ends at '.', '!' or '?' before a space or the end of a paragraph, or at
+// the end of a list item; a word is a run of non-space characters.
 package main
 
 import (
@@ -38,10 +42,34 @@ import (
 func main() {
 	repo := flag.String("repo", ".", "the repository root; dirs are relative to it")
 	top := flag.Int("top", 0, "list each package's `N` longest docs")
+	wps := flag.Bool("wps", false, "print the mean words per sentence of each package doc")
 	flag.Parse()
 	dirs := flag.Args()
 	if len(dirs) == 0 {
 		dirs = []string{".", "searchfetch", "toolname"}
+	}
+	if *wps {
+		fmt.Println("words per sentence of the package doc:")
+		for _, dir := range dirs {
+			if !filepath.IsAbs(dir) {
+				dir = filepath.Join(*repo, dir)
+			}
+			words, sentences, err := packageDoc(dir)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "docdensity: %v\n", err)
+				os.Exit(1)
+			}
+			avg := 0.0
+			if sentences > 0 {
+				avg = float64(words) / float64(sentences)
+			}
+			rel, err := filepath.Rel(*repo, dir)
+			if err != nil || strings.HasPrefix(rel, "..") {
+				rel = dir
+			}
+			fmt.Printf("  %-12s %5.1f  (%d words, %d sentences)\n", rel, avg, words, sentences)
+		}
+		return
 	}
 	fmt.Println("doc comment lines per exported declaration (about 3 is the aim):")
 	for _, dir := range dirs {
@@ -195,4 +223,68 @@ func lines(g *ast.CommentGroup) int {
 		n += strings.Count(c.Text, "\n") + 1
 	}
 	return n
+}
+
+// packageDoc returns the words and sentences of the package doc comment of
+// the non-test .go files in dir.
+func packageDoc(dir string) (words, sentences int, err error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, 0, err
+	}
+	fset := token.NewFileSet()
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.ParseComments|parser.PackageClauseOnly)
+		if err != nil {
+			return 0, 0, err
+		}
+		if f.Doc != nil {
+			w, s := sentenceCount(f.Doc.Text())
+			words, sentences = words+w, sentences+s
+		}
+	}
+	return words, sentences, nil
+}
+
+// sentenceCount returns the words and sentences of a doc comment's text,
+// leaving out headings, code blocks (indented lines) and the brackets of
+// doc links.
+func sentenceCount(text string) (words, sentences int) {
+	var para []string
+	flush := func() {
+		w := strings.Fields(strings.NewReplacer("[", "", "]", "").Replace(strings.Join(para, " ")))
+		para = para[:0]
+		for i, word := range w {
+			words++
+			if i == len(w)-1 || strings.ContainsAny(word[len(word)-1:], ".!?") {
+				sentences++
+			}
+		}
+	}
+	inList := false
+	for _, line := range strings.Split(text, "\n") {
+		trimmed := strings.TrimSpace(line)
+		indented := trimmed != line
+		switch {
+		case trimmed == "" || strings.HasPrefix(line, "# "):
+			flush()
+			inList = false
+		case indented && (strings.HasPrefix(trimmed, "- ") || strings.HasPrefix(trimmed, "* ")):
+			flush()
+			para = append(para, trimmed[2:])
+			inList = true
+		case indented && inList && !strings.HasPrefix(line, "\t"):
+			para = append(para, trimmed)
+		case indented:
+			// a code block
+		default:
+			para = append(para, trimmed)
+		}
+	}
+	flush()
+	return words, sentences
 }

@@ -24,3 +24,15 @@ func TestCount(t *testing.T) {
 		t.Errorf("count = %v, want %v", got, want)
 	}
 }
+
+// TestPackageDoc checks the words and sentences counted in a package doc:
+// prose and list items, without the heading and the code block.
+func TestPackageDoc(t *testing.T) {
+	words, sentences, err := packageDoc("testdata/sentences")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if words != 11+9+6+8+9 || sentences != 5 {
+		t.Errorf("packageDoc = %d words, %d sentences, want 43, 5", words, sentences)
+	}
+}
