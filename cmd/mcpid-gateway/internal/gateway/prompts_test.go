@@ -1,0 +1,46 @@
+package gateway
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcpid/mcpid/toolname"
+)
+
+// TestPromptChainFiles: with a state file, the prompts' names live in the
+// file beside it, "<FILE>.prompts", and a restart gives every prompt its
+// name back; -seed seeds both chains, and needs both files.
+func TestPromptChainFiles(t *testing.T) {
+	dir := t.TempDir()
+	state := filepath.Join(dir, "names.json")
+	cfg, _ := fromArgs(t, io.Discard)
+	store, closeStore, err := openStore(t.Context(), promptState(state), "mcpid/prompts")
+	require.NoError(t, err)
+	cfg.promptStore = store
+	g, _ := startGateway(t, cfg, inProcessServer("alpha", "search"),
+		downstreamSpec{name: "a", transport: inProcess{docServer("a")}})
+	require.Eventually(t, func() bool { return len(g.relayed.prompts.table.Load().byName) == 1 }, testTimeout, 10*time.Millisecond)
+	g.close()
+	closeStore()
+	stored, err := readTable(state + promptsSuffix)
+	require.NoError(t, err)
+	require.NotNil(t, stored, "the prompt chain is in %s", state+promptsSuffix)
+	k, err := stored.Lookup("summarize")
+	require.NoError(t, err)
+	assert.Equal(t, toolname.Key{Server: "a", Tool: "summarize"}, k)
+
+	// -seed FILE needs FILE.prompts too.
+	seedFile := filepath.Join(dir, "seed.json")
+	data, err := os.ReadFile(state + promptsSuffix)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(seedFile, data, 0o600))
+	err = Run(t.Context(), []string{"-stdio", "-state", filepath.Join(dir, "fresh.json"), "-seed", seedFile, "-server", "a=/bin/false"}, io.Discard, io.Discard)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), seedFile+promptsSuffix)
+}
