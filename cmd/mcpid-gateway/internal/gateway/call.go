@@ -27,6 +27,8 @@ const (
 	// codeAmbiguousTool: a call by a downstream's own tool name, which
 	// several servers have.
 	codeAmbiguousTool mcpid.Code = "ambiguous_tool"
+	// codeUnknownTool: a call to a name that routes to no tool.
+	codeUnknownTool mcpid.Code = "unknown_tool"
 )
 
 // call is the handler of every tool the gateway serves. It looks the
@@ -102,8 +104,10 @@ func unavailable(name string) *mcpid.Error {
 // and prompts call a downstream's tools by their own bare names, which the
 // gateway may have qualified ([toolname.Names.Lookup]). A name that leads
 // to a tool this replica lists is routed to it; a bare name that several
-// tools have is an ambiguous_tool error naming them; any other is left to
-// the SDK, which answers that the tool is unknown.
+// tools have is an ambiguous_tool error naming them; any other is an
+// unknown_tool error, a tool error a model can read and act on, on every
+// protocol version (with -unknown-tool error, left to the SDK, which
+// answers the JSON-RPC error -32602).
 func (g *gateway) byToolName(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		call, ok := req.(*mcp.CallToolRequest)
@@ -141,8 +145,11 @@ func (g *gateway) byToolName(next mcp.MethodHandler) mcp.MethodHandler {
 			return toolError(nil, mcpid.NewError(codeAmbiguousTool,
 				fmt.Sprintf("%d tools are named %q", len(terr.Candidates), call.Params.Name),
 				"call one of them by its listed name: "+clip(strings.Join(terr.Candidates, ", "), maxRefusal))), nil
+		case g.cfg.unknownToolError:
+			return next(ctx, method, req)
 		}
-		return next(ctx, method, req)
+		return toolError(nil, mcpid.NewError(codeUnknownTool,
+			fmt.Sprintf("no tool is named %q", clip(call.Params.Name, maxRefusal)), "list the tools again and call one by its listed name")), nil
 	}
 }
 

@@ -37,6 +37,10 @@ type config struct {
 	// probeEvery is how often /readyz's view of the store is probed
 	// between naming rounds; 0 means storeProbeEvery.
 	probeEvery time.Duration
+	// unknownToolError answers a call to a name that routes nowhere as
+	// the SDK does, with the JSON-RPC error -32602 (-unknown-tool error),
+	// instead of the unknown_tool tool error.
+	unknownToolError bool
 }
 
 // Timing of the gateway's own work. Each is a bound that keeps one

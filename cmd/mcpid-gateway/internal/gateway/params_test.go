@@ -234,7 +234,8 @@ type matrixCell struct{ mode, version, method, params string }
 // MCP server (the transport says so with an HTTP status; the protocol
 // lets it). The errors are the protocol's:
 //   - a method that needs params answers -32600 without them, or
-//     -32602 when a member it needs is missing;
+//     -32602 when a member it needs is missing (but for tools/call, whose
+//     missing name is a name that routes to no tool: unknown_tool);
 //   - a -stateless gateway refuses subscriptions with -32600 (they would
 //     need a session);
 //   - on 2026-07-28, a request without the _meta that version puts in
@@ -260,7 +261,7 @@ var paramsAnswers = map[matrixCell]string{
 	{"stateful", "2025-11-25", "tools/list", "unknown"}:                "link touch",
 	{"stateful", "2025-11-25", "tools/call", "absent"}:                 "http 400",
 	{"stateful", "2025-11-25", "tools/call", "null"}:                   "error -32600", // handling 'tools/call': invalid request: missing required "params"
-	{"stateful", "2025-11-25", "tools/call", "{}"}:                     "error -32602", // unknown tool ""
+	{"stateful", "2025-11-25", "tools/call", "{}"}:                     `{"type":"adapter_error","code":"unknown_tool","message":"no tool is named \"\"","hint":"list the tools again and call one by its listed name"}`,
 	{"stateful", "2025-11-25", "tools/call", "unknown"}:                "touched",
 	{"stateful", "2025-11-25", "prompts/list", "absent"}:               "summarize",
 	{"stateful", "2025-11-25", "prompts/list", "null"}:                 "summarize",
@@ -360,7 +361,7 @@ var paramsAnswers = map[matrixCell]string{
 	{"stateless", "2025-11-25", "tools/list", "unknown"}:               "link touch",
 	{"stateless", "2025-11-25", "tools/call", "absent"}:                "http 400",
 	{"stateless", "2025-11-25", "tools/call", "null"}:                  "error -32600", // handling 'tools/call': invalid request: missing required "params"
-	{"stateless", "2025-11-25", "tools/call", "{}"}:                    "error -32602", // unknown tool ""
+	{"stateless", "2025-11-25", "tools/call", "{}"}:                    `{"type":"adapter_error","code":"unknown_tool","message":"no tool is named \"\"","hint":"list the tools again and call one by its listed name"}`,
 	{"stateless", "2025-11-25", "tools/call", "unknown"}:               "touched",
 	{"stateless", "2025-11-25", "prompts/list", "absent"}:              "summarize",
 	{"stateless", "2025-11-25", "prompts/list", "null"}:                "summarize",

@@ -85,6 +85,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.DurationVar(&o.cfg.timeout, "timeout", 30*time.Second, "bound on starting a downstream server, listing its tools, and each call")
 	fs.DurationVar(&o.limits.SessionIdle, "session-timeout", o.limits.SessionIdle, "end HTTP sessions idle for this long")
 	fs.BoolVar(&o.cfg.stateless, "stateless", false, "with -http, serve each request by itself, with no session, so that any replica answers any request (logs come through each request's _meta level; subscriptions, sampling and elicitation are refused)")
+	unknownTool := fs.String("unknown-tool", "result", "how a call to a name that routes to no tool is answered: result (a tool error with the unknown_tool envelope) or error (the JSON-RPC error -32602)")
 	fs.StringVar(&o.logFormat, "log-format", "text", "the log's format on stderr: text or json")
 	fs.StringVar(&o.logLevel, "log-level", "info", "the least level logged: debug, info (one line per relayed call), warn or error")
 	if err := serve.Parse(fs, args); err != nil {
@@ -117,6 +118,13 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 		o.cfg.qualifyAll = true
 	default:
 		return nil, serve.Usage(fs, "-qualify %q: want all or collision", *qualify)
+	}
+	switch *unknownTool {
+	case "result":
+	case "error":
+		o.cfg.unknownToolError = true
+	default:
+		return nil, serve.Usage(fs, "-unknown-tool %q: want result or error", *unknownTool)
 	}
 	if o.cfg.timeout <= 0 || o.limits.SessionIdle <= 0 || o.cfg.startTimeout <= 0 {
 		return nil, serve.Usage(fs, "-timeout, -start-timeout and -session-timeout must be positive")

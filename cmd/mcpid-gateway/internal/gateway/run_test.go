@@ -51,6 +51,10 @@ func TestParseArgs(t *testing.T) {
 	assert.Equal(t, "mcpid", o.chain, "the default chain")
 	assert.Equal(t, defaultStartTimeout, o.cfg.startTimeout, "the default -start-timeout")
 	assert.Equal(t, "warn", o.logLevel, "the demo logs warnings and errors only")
+	assert.False(t, o.cfg.unknownToolError, "an unknown tool is a tool result by default")
+	o, err = parseArgs([]string{"-unknown-tool", "error"}, io.Discard)
+	require.NoError(t, err)
+	assert.True(t, o.cfg.unknownToolError)
 
 	o, err = parseArgs([]string{"-http", "127.0.0.1:0", "-stateless", "-log-format", "json", "-log-level", "debug"}, io.Discard)
 	require.NoError(t, err)
@@ -91,6 +95,7 @@ func TestParseArgs(t *testing.T) {
 		{"-log-format", "xml"},
 		{"-log-level", "loud"},
 		{"-log-level", "info+2"},
+		{"-unknown-tool", "refuse"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			var stderr bytes.Buffer
