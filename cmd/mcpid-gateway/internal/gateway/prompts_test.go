@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"io"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -34,13 +33,4 @@ func TestPromptChainFiles(t *testing.T) {
 	k, err := stored.Lookup("summarize")
 	require.NoError(t, err)
 	assert.Equal(t, toolname.Key{Server: "a", Tool: "summarize"}, k)
-
-	// -seed FILE needs FILE.prompts too.
-	seedFile := filepath.Join(dir, "seed.json")
-	data, err := os.ReadFile(state + promptsSuffix)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(seedFile, data, 0o600))
-	err = Run(t.Context(), []string{"-stdio", "-state", filepath.Join(dir, "fresh.json"), "-seed", seedFile, "-server", "a=/bin/false"}, io.Discard, io.Discard)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), seedFile+promptsSuffix)
 }

@@ -207,7 +207,9 @@ func (s serverFlag) spec(environ []string, stderr io.Writer, logger *slog.Logger
 
 // seedChains stores the table in the file at path as the first table of
 // the tools' chain, and the one at path+".prompts" as the first of the
-// prompts' chain, within timeout. Both files are read, and both chains
+// prompts' chain, within timeout; a missing path+".prompts" (a gateway
+// whose downstreams never served a prompt keeps none) leaves the prompts'
+// chain empty. Both files are read, and both chains
 // checked empty, before either is written: a -seed that would fail on
 // one chain seeds neither, so that it can be run again as it is once the
 // operator has emptied both (toolname.Seed still refuses a chain written
@@ -224,7 +226,7 @@ func seedChains(ctx context.Context, path string, timeout time.Duration, tools, 
 	for i := range chains {
 		c := &chains[i]
 		names, err := readTable(c.path)
-		if err == nil && names == nil {
+		if err == nil && names == nil && c.store != prompts {
 			err = fmt.Errorf("%s: no such file", c.path)
 		}
 		if err != nil {
@@ -240,6 +242,9 @@ func seedChains(ctx context.Context, path string, timeout time.Duration, tools, 
 		}
 	}
 	for _, c := range chains {
+		if c.names == nil {
+			continue // no FILE.prompts: no prompt was ever named, and the chain stays empty
+		}
 		if _, err := toolname.Seed(ctx, c.store, c.names); err != nil {
 			return fmt.Errorf("-seed %s: %w", c.path, err)
 		}

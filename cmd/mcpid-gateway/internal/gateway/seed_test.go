@@ -64,6 +64,28 @@ func TestSeedChecksBothChains(t *testing.T) {
 	}
 }
 
+// TestSeedWithoutPrompts: -seed FILE with no FILE.prompts (no downstream
+// ever served a prompt, so the gateway kept none) seeds the tools' chain
+// and leaves the prompts' chain empty, instead of failing on the file.
+func TestSeedWithoutPrompts(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "backup.json")
+	tools, err := toolname.Assign(toolname.Portable, []toolname.Key{{Server: "alpha", Tool: "search"}})
+	require.NoError(t, err)
+	writeTable(t, path, tools)
+
+	toolStore, promptStore := new(memStore), new(memStore)
+	require.NoError(t, seedChains(t.Context(), path, testTimeout, toolStore, promptStore))
+	held, _, err := toolStore.Load(t.Context())
+	require.NoError(t, err)
+	require.NotNil(t, held)
+	k, err := held.Lookup("search")
+	require.NoError(t, err)
+	assert.Equal(t, toolname.Key{Server: "alpha", Tool: "search"}, k)
+	held, _, err = promptStore.Load(t.Context())
+	require.NoError(t, err)
+	assert.Nil(t, held, "the prompts' chain stays empty")
+}
+
 // writeTable writes n to path as a backup holds it.
 func writeTable(t *testing.T, path string, n *toolname.Names) {
 	t.Helper()
