@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -30,6 +31,34 @@ const (
 	// codeUnknownTool: a call to a name that routes to no tool.
 	codeUnknownTool mcpid.Code = "unknown_tool"
 )
+
+// The outcomes of a relayed call that are not an error code: the
+// downstream answered with a result, or with a tool error of its own. A
+// call that failed on the way has the code of the gateway's envelope as
+// its outcome (resource_unavailable, call_refused, invalid_arguments).
+const (
+	outcomeOK        = "ok"
+	outcomeToolError = "tool_error"
+)
+
+// logCall logs one line for a relayed call: the downstream, the tool's own
+// name there, the name it was called by, the outcome and the duration. A
+// call that failed on the way (the downstream is down, did not answer
+// within the timeout, or refused the call) is a warning with its error;
+// any other is info, so that -log-level warn keeps only the failures.
+func (g *gateway) logCall(st servedTool, name, outcome string, d time.Duration, err error) {
+	level, attrs := slog.LevelInfo, []slog.Attr{
+		slog.String("server", st.key.Server),
+		slog.String("tool", st.key.Tool),
+		slog.String("name", name),
+		slog.String("outcome", outcome),
+		slog.Duration("duration", d),
+	}
+	if err != nil {
+		level, attrs = slog.LevelWarn, append(attrs, slog.Any("err", err))
+	}
+	g.cfg.logger.LogAttrs(context.Background(), level, "gateway: call", attrs...)
+}
 
 // call is the handler of every tool the gateway serves. It looks the
 // called name up in the served table and sends the call, with the

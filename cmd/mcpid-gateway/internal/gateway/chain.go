@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
 	"log/slog"
 	"strconv"
 	"sync/atomic"
@@ -122,7 +123,7 @@ func newChain(kind string, store toolname.Store, backupPath string) (*chain, err
 	if backupPath == "" {
 		return c, nil
 	}
-	file, backup, err := openBackup(backupPath)
+	file, backup, err := chainstore.OpenBackup(backupPath)
 	if err != nil {
 		return nil, fmt.Errorf("reading the %ss' backup: %w", kind, err)
 	}
@@ -143,7 +144,7 @@ func holdBackup(kind string, store toolname.Store, path string) error {
 	if path == "" {
 		return nil
 	}
-	backup, err := readTable(path)
+	backup, err := chainstore.ReadTable(path)
 	if err != nil {
 		return fmt.Errorf("reading the %ss' backup: %w", kind, err)
 	}
@@ -373,7 +374,7 @@ func (c *chain) checkNaming(ctx context.Context, profile toolname.Profile, opts 
 	// here on a copy of it in memory: nothing is written to the store.
 	// The start's deadline may have passed waiting for the store; the
 	// copy needs none.
-	copied := &memStore{names: table, n: 1}
+	copied := chainstore.NewMem(table)
 	_, _, err = toolname.Update(context.WithoutCancel(ctx), copied, profile, nil, opts...)
 	if errors.Is(err, toolname.ErrChainMismatch) {
 		return fmt.Errorf("-profile, -qualify and -max-len must be those of %s: %w", from, err)

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -73,7 +74,7 @@ func TestBackupRefusesALostChain(t *testing.T) {
 
 func mustReadTable(t *testing.T, path string) *toolname.Names {
 	t.Helper()
-	n, err := readTable(path)
+	n, err := chainstore.ReadTable(path)
 	require.NoError(t, err)
 	require.NotNil(t, n)
 	return n
@@ -106,7 +107,7 @@ func TestSeedMovesAStateFile(t *testing.T) {
 // tool it does not list is unknown there, even when it lists a tool of
 // that own name.
 func TestNameNotServedYet(t *testing.T) {
-	shared := new(memStore)
+	shared := new(chainstore.Mem)
 	alphaA := inProcessServer("alpha", "search", "fetch")
 	_, ca := startGateway(t, config{store: shared}, alphaA)
 	require.Equal(t, []string{"fetch", "search"}, ca.names(t))

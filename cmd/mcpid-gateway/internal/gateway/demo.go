@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
 	"io"
 	"os"
 	"path/filepath"
@@ -149,7 +150,7 @@ func demoRestart(ctx context.Context, o *options, before []string, stdout io.Wri
 // demoGateway opens the store, starts a gateway on servers and connects
 // a client to it; closeAll closes all three.
 func demoGateway(ctx context.Context, o *options, servers []downstreamSpec) (g *gateway, cs *mcp.ClientSession, closeAll func(), err error) {
-	store, closeStore, err := openStore(ctx, o.state, o.chain)
+	store, closeStore, err := chainstore.Open(ctx, o.state, o.chain)
 	if err != nil {
 		return nil, nil, nil, err
 	}

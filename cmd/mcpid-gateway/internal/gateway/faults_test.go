@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"fmt"
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -242,13 +243,13 @@ func TestStartOnUnwritableState(t *testing.T) {
 // one's -state is refused, naming the file, until the first one closes it.
 func TestStateLocked(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "names.json")
-	_, closeFirst, err := openStore(t.Context(), state, "mcpid")
+	_, closeFirst, err := chainstore.Open(t.Context(), state, "mcpid")
 	require.NoError(t, err)
-	_, _, err = openStore(t.Context(), state, "mcpid")
+	_, _, err = chainstore.Open(t.Context(), state, "mcpid")
 	require.ErrorIs(t, err, toolname.ErrStoreLocked)
 	assert.Contains(t, err.Error(), state)
 	closeFirst()
-	_, closeSecond, err := openStore(t.Context(), state, "mcpid")
+	_, closeSecond, err := chainstore.Open(t.Context(), state, "mcpid")
 	require.NoError(t, err, "the lock is released at close")
 	closeSecond()
 }

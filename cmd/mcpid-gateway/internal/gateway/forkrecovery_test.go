@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"encoding/json"
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -68,7 +69,7 @@ func TestForkRefusedAtStartRecovers(t *testing.T) {
 				want := []string{"delete", "search"}
 				require.Eventually(t, func() bool { return slices.Equal(want, k.names(c, t)) }, testTimeout, 20*time.Millisecond)
 				require.Eventually(t, func() bool {
-					b, err := readTable(kept)
+					b, err := chainstore.ReadTable(kept)
 					return err == nil && b != nil && nameOf(b, toolname.Key{Server: "beta", Tool: "delete"}) == "delete"
 				}, testTimeout, 20*time.Millisecond, "the backup keeps the table")
 				g.close()

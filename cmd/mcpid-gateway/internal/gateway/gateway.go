@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
 	"log/slog"
 	"maps"
 	"slices"
@@ -145,7 +146,7 @@ func newGateway(cfg config) (*gateway, error) {
 		cfg.probeEvery = storeProbeEvery
 	}
 	if cfg.store == nil {
-		cfg.store = new(memStore)
+		cfg.store = new(chainstore.Mem)
 	}
 	g := &gateway{
 		cfg:         cfg,

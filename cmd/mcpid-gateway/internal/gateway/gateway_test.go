@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"fmt"
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
 	"os"
 	"path/filepath"
 	"slices"
@@ -149,10 +150,10 @@ func TestCorruptState(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			state := filepath.Join(t.TempDir(), "names.json")
 			require.NoError(t, os.WriteFile(state, []byte(data), 0o600))
-			err := checkStore(t.Context(), fileStore(t, state), state, testTimeout)
+			err := chainstore.Check(t.Context(), fileStore(t, state), state, testTimeout)
 			require.ErrorIs(t, err, toolname.ErrInvalidNames, "a damaged state file is never a new chain")
 			assert.Contains(t, err.Error(), state)
-			_, err = readTable(state)
+			_, err = chainstore.ReadTable(state)
 			require.ErrorIs(t, err, toolname.ErrInvalidNames, "nor a backup, nor a table to seed")
 			assert.Contains(t, err.Error(), state)
 			kept, err := os.ReadFile(state)

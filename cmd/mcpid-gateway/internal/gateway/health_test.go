@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -45,7 +46,7 @@ func (s *outageStore) Swap(ctx context.Context, rev toolname.Revision, next *too
 // throughout. A replica that never reached its store and has no backup
 // holds no table, and is not ready.
 func TestReadyz(t *testing.T) {
-	store := &outageStore{Store: new(memStore)}
+	store := &outageStore{Store: new(chainstore.Mem)}
 	slow := inProcessServer("slow", "search")
 	release := make(chan struct{})
 	slow.transport = gatedTransport{slow.transport, release}
@@ -77,7 +78,7 @@ func TestReadyz(t *testing.T) {
 	assert.Equal(t, readiness{Status: "ready", Store: storeUp, Tools: 2}, r)
 
 	t.Run("no table", func(t *testing.T) {
-		down := &outageStore{Store: new(memStore)}
+		down := &outageStore{Store: new(chainstore.Mem)}
 		down.down.Store(true)
 		g, err := newGateway(config{store: down, timeout: testTimeout, startTimeout: 100 * time.Millisecond})
 		require.NoError(t, err)
@@ -125,7 +126,7 @@ func get(t *testing.T, url string, v any) int {
 // either order.
 func TestReadyzWaitsForBothChains(t *testing.T) {
 	for _, promptsFirst := range []bool{false, true} {
-		g, err := newGateway(config{store: new(memStore), timeout: testTimeout})
+		g, err := newGateway(config{store: new(chainstore.Mem), timeout: testTimeout})
 		require.NoError(t, err)
 		t.Cleanup(g.close)
 		first, second := g.ready, g.relayed.prompts.ready
@@ -150,7 +151,7 @@ func TestReadyzWaitsForBothChains(t *testing.T) {
 // (no round runs: nothing changed), and stays 200 meanwhile, since the
 // held table routes.
 func TestReadyzProbesStore(t *testing.T) {
-	store := &outageStore{Store: new(memStore)}
+	store := &outageStore{Store: new(chainstore.Mem)}
 	g, _ := startGateway(t, config{store: store, probeEvery: 10 * time.Millisecond}, inProcessServer("alpha", "fetch"))
 	srv := httptest.NewServer(g.withHealth(http.NotFoundHandler()))
 	t.Cleanup(srv.Close)

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -21,7 +22,7 @@ import (
 // A table the store then tells of clears the misses.
 func TestGuessedNameDuringHungStore(t *testing.T) {
 	srv := dbserver.StartRedis(t)
-	store, closeStore, err := openStore(t.Context(), srv.URL, "hung")
+	store, closeStore, err := chainstore.Open(t.Context(), srv.URL, "hung")
 	require.NoError(t, err)
 	t.Cleanup(closeStore)
 	g, c := startGateway(t, config{store: store, timeout: 5 * time.Second}, inProcessServer("alpha", "search"))
@@ -87,7 +88,7 @@ func TestMisses(t *testing.T) {
 // slowStore is a store whose loads take delay once armed: a store that
 // answers, slowly.
 type slowStore struct {
-	memStore
+	chainstore.Mem
 	delay atomic.Int64 // a time.Duration
 }
 
@@ -97,7 +98,7 @@ func (s *slowStore) Load(ctx context.Context) (*toolname.Names, toolname.Revisio
 	case <-ctx.Done():
 		return nil, "", ctx.Err()
 	}
-	return s.memStore.Load(ctx)
+	return s.Mem.Load(ctx)
 }
 
 // TestLookupAndCallShareTimeout: a call by a name this replica does not

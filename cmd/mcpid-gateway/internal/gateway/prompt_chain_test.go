@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -81,7 +82,7 @@ func TestPromptBackupRefusesAFork(t *testing.T) {
 			want := []string{"delete", "search"}
 			require.Eventually(t, func() bool { return slices.Equal(want, c.promptNames(t)) }, testTimeout, 20*time.Millisecond)
 			require.Eventually(t, func() bool {
-				kept, err := readTable(pbackup)
+				kept, err := chainstore.ReadTable(pbackup)
 				return err == nil && kept != nil && nameOf(kept, toolname.Key{Server: "beta", Tool: "delete"}) == "delete"
 			}, testTimeout, 20*time.Millisecond, "the prompts' backup keeps the table")
 			g.close()
@@ -168,7 +169,7 @@ func TestPromptChainMismatchStops(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "names.json")
 	names := promptChainTable(t, state)
 	fatal := make(chan error, 1)
-	cfg := config{promptStore: &memStore{names: names, n: 1}, qualifyAll: true, fatal: func(err error) {
+	cfg := config{promptStore: chainstore.NewMem(names), qualifyAll: true, fatal: func(err error) {
 		select {
 		case fatal <- err:
 		default:

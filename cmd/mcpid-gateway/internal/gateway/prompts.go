@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"fmt"
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
 	"maps"
 	"strings"
 	"sync"
@@ -76,7 +77,7 @@ func (g *gateway) initRelayed() error {
 	pc.ready = make(chan struct{})
 	pc.table.Store(&prompts{})
 	if g.cfg.promptStore == nil {
-		g.cfg.promptStore = new(memStore)
+		g.cfg.promptStore = new(chainstore.Mem)
 	}
 	var err error
 	pc.chain, err = newChain("prompt", g.cfg.promptStore, promptBackup(g.cfg.backupPath))

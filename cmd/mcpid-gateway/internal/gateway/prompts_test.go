@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
 	"io"
 	"path/filepath"
 	"testing"
@@ -19,7 +20,7 @@ func TestPromptChainFiles(t *testing.T) {
 	dir := t.TempDir()
 	state := filepath.Join(dir, "names.json")
 	cfg, _ := fromArgs(t, io.Discard)
-	store, closeStore, err := openStore(t.Context(), promptState(state), "mcpid/prompts")
+	store, closeStore, err := chainstore.Open(t.Context(), promptState(state), "mcpid/prompts")
 	require.NoError(t, err)
 	cfg.promptStore = store
 	g, _ := startGateway(t, cfg, inProcessServer("alpha", "search"),
@@ -27,7 +28,7 @@ func TestPromptChainFiles(t *testing.T) {
 	require.Eventually(t, func() bool { return len(g.relayed.prompts.table.Load().byName) == 1 }, testTimeout, 10*time.Millisecond)
 	g.close()
 	closeStore()
-	stored, err := readTable(state + promptsSuffix)
+	stored, err := chainstore.ReadTable(state + promptsSuffix)
 	require.NoError(t, err)
 	require.NotNil(t, stored, "the prompt chain is in %s", state+promptsSuffix)
 	k, err := stored.Lookup("summarize")

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -86,8 +87,8 @@ func TestRecoveryAsWritten(t *testing.T) {
 			replica := startRecoveryGateway(t, "-state", url, "-chain", chain, "-backup", backup)
 			assert.Equal(t, want, replica.names(t))
 			require.Eventually(t, func() bool {
-				tools, err1 := readTable(backup)
-				prompts, err2 := readTable(backup + promptsSuffix)
+				tools, err1 := chainstore.ReadTable(backup)
+				prompts, err2 := chainstore.ReadTable(backup + promptsSuffix)
 				return err1 == nil && err2 == nil && tools != nil && prompts != nil && prompts.Len() == 1
 			}, testTimeout, 10*time.Millisecond, "the backup keeps both chains")
 			replica.stop(t)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
 	"io"
 	"log/slog"
 	"net"
@@ -225,7 +226,7 @@ func seedChains(ctx context.Context, path string, timeout time.Duration, tools, 
 	}{{tools, path, nil}, {prompts, path + promptsSuffix, nil}}
 	for i := range chains {
 		c := &chains[i]
-		names, err := readTable(c.path)
+		names, err := chainstore.ReadTable(c.path)
 		if err == nil && names == nil && c.store != prompts {
 			err = fmt.Errorf("%s: no such file", c.path)
 		}
@@ -297,13 +298,13 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// hung store delays the start by -timeout, not by -timeout per check.
 	checkCtx, cancelChecks := context.WithTimeout(ctx, o.cfg.timeout)
 	defer cancelChecks()
-	store, closeStore, err := openStore(checkCtx, o.state, o.chain)
+	store, closeStore, err := chainstore.Open(checkCtx, o.state, o.chain)
 	if err != nil {
 		return err
 	}
 	defer closeStore()
 	o.cfg.store = store
-	promptStore, closePromptStore, err := openStore(checkCtx, promptState(o.state), o.chain+"/prompts")
+	promptStore, closePromptStore, err := chainstore.Open(checkCtx, promptState(o.state), o.chain+"/prompts")
 	if err != nil {
 		return err
 	}
@@ -317,13 +318,13 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := holdBackup("tool", store, o.cfg.backupPath); err != nil {
 		return err
 	}
-	if err := checkStore(checkCtx, store, o.state, o.cfg.timeout); err != nil {
+	if err := chainstore.Check(checkCtx, store, o.state, o.cfg.timeout); err != nil {
 		return err
 	}
 	if err := holdBackup("prompt", promptStore, promptBackup(o.cfg.backupPath)); err != nil {
 		return err
 	}
-	if err := checkStore(checkCtx, promptStore, promptState(o.state), o.cfg.timeout); err != nil {
+	if err := chainstore.Check(checkCtx, promptStore, promptState(o.state), o.cfg.timeout); err != nil {
 		return err
 	}
 	// A fatal error (see config.fatal) ends serving, and is the result.

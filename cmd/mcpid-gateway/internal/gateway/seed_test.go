@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"fmt"
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
 	"os"
 	"path/filepath"
 	"testing"
@@ -17,7 +18,7 @@ import (
 // seed stores the table in the file at path as the first table of one
 // store's chain, as -seed does for each of the two.
 func seed(ctx context.Context, store toolname.Store, path string, timeout time.Duration) error {
-	names, err := readTable(path)
+	names, err := chainstore.ReadTable(path)
 	if err == nil && names == nil {
 		err = fmt.Errorf("%s: no such file", path)
 	}
@@ -45,7 +46,7 @@ func TestSeedChecksBothChains(t *testing.T) {
 	writeTable(t, path, tools)
 	writeTable(t, path+promptsSuffix, prompts)
 
-	toolStore, promptStore := new(memStore), new(memStore)
+	toolStore, promptStore := new(chainstore.Mem), new(chainstore.Mem)
 	_, err = toolname.Seed(t.Context(), promptStore, prompts)
 	require.NoError(t, err)
 	err = seedChains(t.Context(), path, testTimeout, toolStore, promptStore)
@@ -55,7 +56,7 @@ func TestSeedChecksBothChains(t *testing.T) {
 	require.NoError(t, err)
 	assert.Nil(t, held, "the tools' chain is not seeded")
 
-	promptStore = new(memStore)
+	promptStore = new(chainstore.Mem)
 	require.NoError(t, seedChains(t.Context(), path, testTimeout, toolStore, promptStore))
 	for _, s := range []toolname.Store{toolStore, promptStore} {
 		held, _, err := s.Load(t.Context())
@@ -73,7 +74,7 @@ func TestSeedWithoutPrompts(t *testing.T) {
 	require.NoError(t, err)
 	writeTable(t, path, tools)
 
-	toolStore, promptStore := new(memStore), new(memStore)
+	toolStore, promptStore := new(chainstore.Mem), new(chainstore.Mem)
 	require.NoError(t, seedChains(t.Context(), path, testTimeout, toolStore, promptStore))
 	held, _, err := toolStore.Load(t.Context())
 	require.NoError(t, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -75,7 +76,7 @@ func releaseOn(method string, release chan struct{}) mcp.Middleware {
 // tools/call, the envelope in the JSON-RPC error's data for the others.
 func TestStartingReplicaRoutes(t *testing.T) {
 	// The chain, as the replicas before the restart stored it.
-	store, promptStore := new(memStore), new(memStore)
+	store, promptStore := new(chainstore.Mem), new(chainstore.Mem)
 	before, _ := startGateway(t, config{store: store, promptStore: promptStore}, downstreamSpec{name: "docs", transport: inProcess{docServer("docs")}})
 	require.Eventually(t, func() bool { return len(before.relayed.prompts.table.Load().byName) == 1 }, testTimeout, 10*time.Millisecond)
 	before.close()

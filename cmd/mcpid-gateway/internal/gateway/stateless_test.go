@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -63,7 +64,7 @@ func (a *alternating) RoundTrip(req *http.Request) (*http.Response, error) {
 // -stateless, and returns a client transport that alternates between
 // them at every request.
 func statelessReplicas(t *testing.T, stateless bool) (*alternating, mcp.Transport) {
-	store := new(memStore)
+	store := new(chainstore.Mem)
 	lb := &alternating{}
 	for range 2 {
 		srv, env := testServer(t, "busy", "progress")

@@ -1,4 +1,7 @@
-package gateway
+// Package chainstore opens the stores where the gateway's naming chains live
+// (a file, Redis or PostgreSQL, or this process), checks them at start,
+// and reads the tables a backup or a -seed file holds.
+package chainstore
 
 import (
 	"context"
@@ -19,15 +22,15 @@ import (
 	"github.com/mcpid/mcpid/toolname/redisstore"
 )
 
-// openStore opens the store that -state names: a Redis URL (redis:// or
+// Open opens the store that -state names: a Redis URL (redis:// or
 // rediss://), a PostgreSQL URL (postgres:// or postgresql://), each given
 // to its client library as it is, or else a file path. With no -state, the
 // table lives in this process only. The returned function closes it.
-func openStore(ctx context.Context, state, chain string) (toolname.Store, func(), error) {
+func Open(ctx context.Context, state, chain string) (toolname.Store, func(), error) {
 	scheme, _, _ := strings.Cut(state, "://")
 	switch {
 	case state == "":
-		return new(memStore), func() {}, nil
+		return new(Mem), func() {}, nil
 	case scheme == "redis" || scheme == "rediss":
 		opts, err := redis.ParseURL(state)
 		if err != nil {
@@ -59,11 +62,11 @@ func openStore(ctx context.Context, state, chain string) (toolname.Store, func()
 	}
 }
 
-// checkStore stops a start on a store whose value is not a table (damaged,
+// Check stops a start on a store whose value is not a table (damaged,
 // truncated, another program's): the gateway never takes it for an empty
 // chain. A store that cannot be reached does not stop the start: the
 // gateway names tools once it can be.
-func checkStore(ctx context.Context, store toolname.Store, state string, timeout time.Duration) error {
+func Check(ctx context.Context, store toolname.Store, state string, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if _, _, err := store.Load(ctx); errors.Is(err, toolname.ErrInvalidNames) {
@@ -72,10 +75,10 @@ func checkStore(ctx context.Context, store toolname.Store, state string, timeout
 	return nil
 }
 
-// readTable reads a table written by [toolname.Names.MarshalJSON]: a
+// ReadTable reads a table written by [toolname.Names.MarshalJSON]: a
 // backup, or a file store's state. A missing file is nil; a file that is
 // not a table is an error.
-func readTable(path string) (*toolname.Names, error) {
+func ReadTable(path string) (*toolname.Names, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -90,10 +93,10 @@ func readTable(path string) (*toolname.Names, error) {
 	return n, nil
 }
 
-// openBackup opens the backup at path, a [toolname.FileStore] (so that it
+// OpenBackup opens the backup at path, a [toolname.FileStore] (so that it
 // is written atomically and held by one gateway), and returns it with the
 // table it holds: nil when there is none yet.
-func openBackup(path string) (*toolname.FileStore, *toolname.Names, error) {
+func OpenBackup(path string) (*toolname.FileStore, *toolname.Names, error) {
 	file, err := toolname.NewFileStore(path)
 	if err != nil {
 		return nil, nil, err
@@ -106,15 +109,21 @@ func openBackup(path string) (*toolname.FileStore, *toolname.Names, error) {
 	return file, names, nil
 }
 
-// memStore keeps the chain in this process, for a gateway run without
-// -state: its names last as long as the process.
-type memStore struct {
+// Mem keeps the chain in this process, for a gateway run without
+// -state: its names last as long as the process. The zero value is an
+// empty chain.
+type Mem struct {
 	mu    sync.Mutex
 	names *toolname.Names
 	n     int
 }
 
-func (m *memStore) Load(ctx context.Context) (*toolname.Names, toolname.Revision, error) {
+// NewMem returns a Mem that holds table as its first revision: a copy of
+// a chain in memory, which a check may update without writing the chain.
+func NewMem(table *toolname.Names) *Mem { return &Mem{names: table, n: 1} }
+
+// Load returns the table held and its revision.
+func (m *Mem) Load(ctx context.Context) (*toolname.Names, toolname.Revision, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, "", err
 	}
@@ -123,7 +132,9 @@ func (m *memStore) Load(ctx context.Context) (*toolname.Names, toolname.Revision
 	return m.names, m.rev(), nil
 }
 
-func (m *memStore) Swap(ctx context.Context, rev toolname.Revision, next *toolname.Names) (toolname.Revision, error) {
+// Swap stores next when rev is the revision held, as [toolname.Store]
+// says.
+func (m *Mem) Swap(ctx context.Context, rev toolname.Revision, next *toolname.Names) (toolname.Revision, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := ctx.Err(); err != nil {
@@ -137,7 +148,7 @@ func (m *memStore) Swap(ctx context.Context, rev toolname.Revision, next *toolna
 }
 
 // rev is the revision of the table held: "" before the first.
-func (m *memStore) rev() toolname.Revision {
+func (m *Mem) rev() toolname.Revision {
 	if m.n == 0 {
 		return ""
 	}
