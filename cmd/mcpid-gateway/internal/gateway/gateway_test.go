@@ -87,8 +87,9 @@ func TestDownstreamListChange(t *testing.T) {
 	beta.transport.(inProcess).srv.RemoveTools("search")
 	require.Eventually(t, c.hasNames(t.Context(), 2), testTimeout, 10*time.Millisecond)
 	assert.Equal(t, []string{"fetch", "search"}, c.names(t))
-	_, err := c.cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "beta__search"})
-	require.Error(t, err, "a retired name is not served")
+	res, err := c.cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "beta__search"})
+	require.NoError(t, err)
+	assert.Equal(t, "unknown_tool", envelopeCode(t, res), "a retired name is not served")
 }
 
 func waitChanged(t *testing.T, c *client) {

@@ -44,8 +44,8 @@ func TestGuessedNameDuringHungStore(t *testing.T) {
 	// Once the store answers again, a miss is remembered for a while, and
 	// forgotten when the store tells of a new table.
 	require.Eventually(t, func() bool {
-		_, err := c.cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "guessed", Arguments: map[string]any{}})
-		return err != nil && !g.tools.misses.missed("nope", time.Now()) && g.tools.misses.missed("guessed", time.Now())
+		res, err := c.cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "guessed", Arguments: map[string]any{}})
+		return err == nil && codeOf(res) == "unknown_tool" && !g.tools.misses.missed("nope", time.Now()) && g.tools.misses.missed("guessed", time.Now())
 	}, testTimeout, 100*time.Millisecond, "the store answers again, and its miss is remembered")
 	later := time.Now().Add(time.Hour)
 	g.tools.misses.miss("guessed", later) // remembered far longer than missTTL: only a clear forgets it

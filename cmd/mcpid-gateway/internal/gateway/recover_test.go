@@ -24,7 +24,9 @@ func TestPanicCostsOneRequest(t *testing.T) {
 	for _, stateless := range []bool{false, true} {
 		logs := new(syncbuf.Buffer)
 		logger := slog.New(slog.NewTextHandler(logs, nil))
-		g, _ := startGateway(t, config{stateless: stateless, logger: logger}, sdkLogger("sdk"))
+		// -unknown-tool error lets a call to a name the gateway does not
+		// serve reach the SDK's own tools: boom, below.
+		g, _ := startGateway(t, config{stateless: stateless, logger: logger, unknownToolError: true}, sdkLogger("sdk"))
 		// A deliberately panicking handler, and a sending middleware that
 		// panics on every log message the gateway relays.
 		g.srv.AddTool(&mcp.Tool{Name: "boom", InputSchema: map[string]any{"type": "object"}},
