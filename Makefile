@@ -26,6 +26,17 @@ MODULES     := $(shell awk 'NF && substr($$1, 1, 1) != "\043" { print $$1 }' mod
 # RELEASED are the modules that a release tags and users install.
 RELEASED    := $(shell awk 'NF && substr($$1, 1, 1) != "\043" && $$2 == "release" { print $$1 }' modules.txt)
 
+# The gateway's module (cmd/mcpid-gateway) requires the other released
+# modules at the version the next release tags, with no replace, so that
+# `go install github.com/mcpid/mcpid/cmd/mcpid-gateway@vX.Y.Z` takes it as
+# committed: every target builds it through the workspace it commits
+# (cmd/mcpid-gateway/go.work), which puts the checkout's modules in their
+# place. go mod tidy ignores a workspace, and its go.sum cannot hold the
+# checksums of modules not tagged yet, so tidy leaves it to the install
+# check (installable), which tidies a copy of it against the modules
+# packed at HEAD.
+GATEWAY     := cmd/mcpid-gateway
+
 # STORES are the modules of the stores on a database server.
 STORES      := $(filter toolname/%store,$(MODULES))
 
@@ -77,7 +88,7 @@ fmt:
 # tidy fails when a module's go.mod or go.sum is not what go mod tidy
 # makes of it, so that a user's go get resolves what the tests ran with.
 tidy:
-	@for m in $(MODULES); do (cd $$m && $(GO) mod tidy -diff) || { echo "go mod tidy needed in $$m"; exit 1; }; done
+	@for m in $(filter-out $(GATEWAY),$(MODULES)); do (cd $$m && $(GO) mod tidy -diff) || { echo "go mod tidy needed in $$m"; exit 1; }; done
 
 # docdensity prints the lines of doc comment per exported declaration of
 # the root package, searchfetch and toolname (about 3 is the aim: a doc
@@ -120,9 +131,10 @@ go-floors:
 # the tool's outputSchema, error results included, against the example
 # server on both SDKs and in both modes, and the client's OAuth discovery
 # against both SDKs' HTTP handlers (examples/tsclient/discovery.mjs, run by
-# the TestHTTPTSClientDiscovery of each module of modules.txt that has one), and the client's own calls through the
-# example gateway, stateful and -stateless (examples/tsclient/gateway.mjs,
-# run by TestTSClientCalls). npm installs the client from the lock file.
+# the TestHTTPTSClientDiscovery of each module of modules.txt that has
+# one), and the client's own calls through the gateway, stateful and
+# -stateless (examples/tsclient/gateway.mjs, run by TestTSClientCalls).
+# npm installs the client from the lock file.
 ts-journeys:
 	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && \
 	(cd examples && $(GO) build -o "$$dir/searchfetch" ./searchfetch) && \
@@ -132,13 +144,13 @@ ts-journeys:
 		grep -qs '^func TestHTTPTSClientDiscovery(' $$m/*_test.go || continue; \
 		(cd $$m && MCPID_TSCLIENT=1 $(GO) test -count=1 -run '^TestHTTPTSClientDiscovery$$' .) || exit 1; \
 	done && \
-	(cd examples && MCPID_TSCLIENT=1 $(GO) test -count=1 -run '^TestTSClientCalls$$' ./gateway)
+	(cd $(GATEWAY) && MCPID_TSCLIENT=1 $(GO) test -count=1 -run '^TestTSClientCalls$$' ./internal/gateway)
 
 # conformance runs the official MCP conformance suite's server scenarios
 # (npm @modelcontextprotocol/conformance, pinned in examples/conformance)
 # against the go-sdk's own conformance server, at the version the examples
 # module requires, directly over HTTP (stateless and stateful) and through
-# the example gateway (the server as its stdio downstream, the gateway on
+# the gateway built from cmd/mcpid-gateway (the server as its stdio downstream, the gateway on
 # HTTP), prints the table, and fails when a scenario that passes directly
 # either way fails through the gateway; then against the example search and
 # fetch server on both SDKs, which must pass each scenario that needs no
@@ -146,8 +158,8 @@ ts-journeys:
 # globsync.mjs lets the suite load on Node 20, which lacks fs.globSync.
 conformance:
 	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && \
-	(cd examples && $(GO) build -o "$$dir/everything-server" github.com/modelcontextprotocol/go-sdk/conformance/everything-server && \
-		$(GO) build -o "$$dir/gateway" ./gateway) && \
+	(cd examples && $(GO) build -o "$$dir/everything-server" github.com/modelcontextprotocol/go-sdk/conformance/everything-server) && \
+	(cd $(GATEWAY) && $(GO) build -o "$$dir/gateway" .) && \
 	cd examples/conformance && npm ci --no-audit --no-fund --loglevel=error && node globsync.mjs && \
 	node run.mjs "$$dir/everything-server" "$$dir/gateway" && \
 	$(GO) -C ../ build -o "$$dir/searchfetch" ./searchfetch && node run.mjs -example "$$dir/searchfetch"
@@ -155,8 +167,9 @@ conformance:
 # installable proves that every module installs with go get once tagged:
 # the modules at HEAD, packed into a file-system module proxy at the
 # version the nested modules require, build a consumer outside the
-# repository made of the snippets of the README and docs/tools.md
-# (internal/tools/modproxy).
+# repository made of the snippets of the README and docs/tools.md, the
+# gateway installs with go install from that proxy, and a copy of the
+# gateway's module is tidy against it (internal/tools/modproxy).
 installable:
 	@$(GO) run -C internal/tools ./modproxy -repo ../..
 

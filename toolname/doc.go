@@ -101,7 +101,7 @@
 //     well-formed edit of the stored value sends a name to another tool.
 //     The store is trusted like a gateway's own disk. A process that
 //     starts has nothing to compare its first load with but a backup of
-//     its own (examples/gateway's -backup).
+//     its own (mcpid-gateway's -backup).
 //   - A stored value that is not a table is an error ([ErrInvalidTable]),
 //     never an empty chain, and is left as it is.
 //

@@ -12,7 +12,7 @@
 //
 // It relays tools alone (no prompts, resources, completion, logs,
 // sampling or elicitation), lists them once, at start, and does not
-// restart a server that dies; examples/gateway does (and relists on
+// restart a server that dies; cmd/mcpid-gateway does (and relists on
 // tools/list_changed, bounds calls by a timeout, relays prompts, resources
 // and the rest of the server side, progress and logs, runs replicas,
 // serves HTTP).

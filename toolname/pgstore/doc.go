@@ -47,7 +47,7 @@
 //     started after a restore wrote, or a row edited by hand. Whoever can
 //     write the row can route calls: trust the database like the
 //     gateway's own disk. A replica that starts has no table to compare
-//     with: a gateway keeps one in a backup file (examples/gateway's
+//     with: a gateway keeps one in a backup file (mcpid-gateway's
 //     -backup);
 //   - a row whose names do not decode as a table is an error matching
 //     [toolname.ErrInvalidTable], never an empty chain, and the store

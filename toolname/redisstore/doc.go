@@ -36,7 +36,7 @@
 //     started after a restore wrote, or a hash edited by hand. Whoever can
 //     write the key can route calls: trust Redis like the gateway's own
 //     disk. A replica that starts has no table to compare with: a gateway
-//     keeps one in a backup file (examples/gateway's -backup);
+//     keeps one in a backup file (mcpid-gateway's -backup);
 //   - a key that holds anything but a table (another type, a hash
 //     without its fields, JSON that does not decode) is an error matching
 //     [toolname.ErrInvalidTable], never an empty chain, and the store

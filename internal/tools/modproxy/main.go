@@ -76,12 +76,16 @@ func run(repo string, keep bool) error {
 		defer os.RemoveAll(tmp)
 	}
 	proxy := filepath.Join(tmp, "proxy")
-	var published []string
+	var published, commands []string
 	for _, m := range mods {
 		if !m.release {
 			continue
 		}
-		published = append(published, m.path)
+		if isCommand(m.dir) {
+			commands = append(commands, m.dir)
+		} else {
+			published = append(published, m.path)
+		}
 		if err := pack(proxy, filepath.Join(repo, m.dir), m.path, version); err != nil {
 			return fmt.Errorf("packing %s: %w", m.path, err)
 		}
@@ -99,6 +103,12 @@ func run(repo string, keep bool) error {
 	}
 	if err := buildConsumer(consumer, proxy, version, published, extra); err != nil {
 		return err
+	}
+	for _, dir := range commands {
+		if err := installCommand(repo, tmp, proxy, dir, version); err != nil {
+			return err
+		}
+		published = append(published, "go install "+modulePath(mods, dir)+"@"+version)
 	}
 	fmt.Printf("modproxy: a consumer outside the repository built and ran the snippets of %s on %s at %s\n",
 		strings.Join(snippetFiles, " and "), strings.Join(published, ", "), version)
@@ -382,21 +392,10 @@ func buildConsumer(dir, proxy, version string, published, extra []string) error 
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644); err != nil {
 		return err
 	}
-	upstream, err := goEnv("GOPROXY")
+	env, err := proxyEnv(proxy, filepath.Dir(dir), "-mod=mod")
 	if err != nil {
 		return err
 	}
-	cache, err := goEnv("GOMODCACHE")
-	if err != nil {
-		return err
-	}
-	env := append(os.Environ(),
-		"GOPROXY=file://"+filepath.ToSlash(proxy)+",file://"+filepath.ToSlash(filepath.Join(cache, "cache", "download"))+","+upstream,
-		"GOMODCACHE="+filepath.Join(filepath.Dir(dir), "modcache"),
-		"GONOSUMDB="+rootPath,          // not published: no checksum database knows it
-		"GOFLAGS=-mod=mod -modcacherw", // so that the temporary cache can be deleted
-		"GOWORK=off",
-	)
 	get := []string{"go", "get"}
 	for _, path := range published {
 		get = append(get, path+"@"+version)
@@ -420,6 +419,28 @@ func buildConsumer(dir, proxy, version string, published, extra []string) error 
 		}
 	}
 	return nil
+}
+
+// proxyEnv returns the environment of a go command that takes the
+// repository's modules from the packed proxy, with no workspace, a module
+// cache of its own in tmp (see buildConsumer), and flags besides
+// -modcacherw, which lets the temporary cache be deleted.
+func proxyEnv(proxy, tmp, flags string) ([]string, error) {
+	upstream, err := goEnv("GOPROXY")
+	if err != nil {
+		return nil, err
+	}
+	cache, err := goEnv("GOMODCACHE")
+	if err != nil {
+		return nil, err
+	}
+	return append(os.Environ(),
+		"GOPROXY=file://"+filepath.ToSlash(proxy)+",file://"+filepath.ToSlash(filepath.Join(cache, "cache", "download"))+","+upstream,
+		"GOMODCACHE="+filepath.Join(tmp, "modcache"),
+		"GONOSUMDB="+rootPath, // not published: no checksum database knows it
+		"GOFLAGS="+strings.TrimSpace(flags+" -modcacherw"),
+		"GOWORK=off",
+	), nil
 }
 
 // goEnv returns the go command's value of an environment variable.

@@ -1,0 +1,246 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mcpid/mcpid"
+	"github.com/mcpid/mcpid/gosdk"
+	"github.com/mcpid/mcpid/searchfetch"
+	"github.com/mcpid/mcpid/toolname"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The gateway's own error codes, beside mcpid's resource_unavailable and
+// not_found and searchfetch's invalid_arguments.
+const (
+	// codeCallRefused: the downstream answered the call with a JSON-RPC
+	// error instead of a result.
+	codeCallRefused mcpid.Code = "call_refused"
+	// codeAmbiguousTool: a call by a downstream's own tool name, which
+	// several servers have.
+	codeAmbiguousTool mcpid.Code = "ambiguous_tool"
+	// codeUnknownTool: a call to a name that routes to no tool.
+	codeUnknownTool mcpid.Code = "unknown_tool"
+)
+
+// The outcomes of a relayed call that are not an error code: the
+// downstream answered with a result, or with a tool error of its own. A
+// call that failed on the way has the code of the gateway's envelope as
+// its outcome (resource_unavailable, call_refused, invalid_arguments).
+const (
+	outcomeOK        = "ok"
+	outcomeToolError = "tool_error"
+)
+
+// logCall logs one line for a relayed call: the downstream, the tool's own
+// name there, the name it was called by, the outcome and the duration. A
+// call that failed on the way (the downstream is down, did not answer
+// within the timeout, or refused the call) is a warning with its error;
+// any other is info, so that -log-level warn keeps only the failures.
+func (g *gateway) logCall(st servedTool, name, outcome string, d time.Duration, err error) {
+	level, attrs := slog.LevelInfo, []slog.Attr{
+		slog.String("server", st.key.Server),
+		slog.String("tool", st.key.Tool),
+		slog.String("name", name),
+		slog.String("outcome", outcome),
+		slog.Duration("duration", d),
+	}
+	if err != nil {
+		level, attrs = slog.LevelWarn, append(attrs, slog.Any("err", err))
+	}
+	g.cfg.logger.LogAttrs(context.Background(), level, "gateway: call", attrs...)
+}
+
+// call is the handler of every tool the gateway serves. It looks the
+// called name up in the served table and sends the call, with the
+// downstream's own tool name and the arguments as they came, to that
+// server's session, bounded by the gateway's timeout whatever the server
+// does. The downstream's answer, tool errors included, goes back as it
+// is, and so do the progress notifications and log messages it sends
+// meanwhile. A failure on the way is a tool error with the JSON envelope.
+func (g *gateway) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	name := req.Params.Name
+	st, ok := g.table.Load().tools[name]
+	if !ok {
+		return toolError(nil, mcpid.NewError(mcpid.CodeNotFound,
+			fmt.Sprintf("no tool is named %q", name), "list the tools again and call one by its listed name")), nil
+	}
+	return g.forward(ctx, req, st), nil
+}
+
+// forward sends the call req to the tool st, and returns its answer. It
+// logs one line per call (see logCall).
+func (g *gateway) forward(ctx context.Context, req *mcp.CallToolRequest, st servedTool) *mcp.CallToolResult {
+	name := req.Params.Name
+	began := time.Now()
+	outcome, failure := outcomeOK, error(nil)
+	defer func() { g.logCall(st, name, outcome, time.Since(began), failure) }()
+	args, ok := arguments(req.Params.Arguments)
+	if !ok {
+		outcome = string(searchfetch.CodeInvalidArguments)
+		return toolError(st.tool, mcpid.NewError(searchfetch.CodeInvalidArguments,
+			"the arguments are not a JSON object", "pass the arguments as one object that follows the tool's input schema"))
+	}
+	cs := st.d.session.Load()
+	if cs == nil {
+		outcome, failure = string(mcpid.CodeResourceUnavailable), fmt.Errorf("the server %q is not connected", st.d.name)
+		return toolError(st.tool, unavailable(name))
+	}
+	params := &mcp.CallToolParams{Name: st.key.Tool, Arguments: args,
+		InputResponses: req.Params.InputResponses, RequestState: req.Params.RequestState}
+	var res *mcp.CallToolResult
+	err := g.relayTo(ctx, st.d, cs, req, params, func(ctx context.Context, cs *mcp.ClientSession) (err error) {
+		res, err = cs.CallTool(ctx, params)
+		return err
+	})
+	werr := (*jsonrpc.Error)(nil)
+	errors.As(err, &werr)
+	if err == nil {
+		if res.IsError {
+			outcome = outcomeToolError
+		}
+		g.rewriteContent(st.d, res.Content)
+		return res
+	}
+	failure = err
+	if werr != nil {
+		outcome = string(codeCallRefused)
+		return toolError(st.tool, mcpid.NewError(codeCallRefused,
+			fmt.Sprintf("the server behind %q refused the call: %q", name, clip(werr.Message, maxRefusal)), "check the arguments against the tool's input schema"))
+	}
+	outcome = string(mcpid.CodeResourceUnavailable)
+	return toolError(st.tool, unavailable(name))
+}
+
+func unavailable(name string) *mcpid.Error {
+	return mcpid.NewError(mcpid.CodeResourceUnavailable,
+		fmt.Sprintf("the server behind %q is not available", name), "try again later, or use another tool")
+}
+
+// byToolName is the gateway's receiving middleware. A tools/call whose name
+// the gateway does not serve yet, while it starts, waits for it (see
+// startToolCall); one it does not serve is looked up in the store (see route): another
+// replica may have named a tool this one has not relisted yet, and MCP Apps
+// and prompts call a downstream's tools by their own bare names, which the
+// gateway may have qualified ([toolname.Table.Route]). A name that leads
+// to a tool this replica lists is routed to it; a bare name that several
+// tools have is an ambiguous_tool error naming them; any other is an
+// unknown_tool error, a tool error a model can read and act on, on every
+// protocol version (with -unknown-tool error, left to the SDK, which
+// answers the JSON-RPC error -32602).
+func (g *gateway) byToolName(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		call, ok := req.(*mcp.CallToolRequest)
+		if !ok || method != "tools/call" || call.Params == nil {
+			return next(ctx, method, req)
+		}
+		if _, ok := g.table.Load().tools[call.Params.Name]; ok {
+			return next(ctx, method, req)
+		}
+		// The lookup, a starting replica's wait and the call share one
+		// deadline: the whole call fits -timeout.
+		ctx, cancel := context.WithTimeout(ctx, g.cfg.timeout)
+		defer cancel()
+		// A starting replica answers a name it is about to serve once it
+		// serves it, or as unavailable (see starting.go).
+		began := time.Now()
+		k, unready, err := g.startToolCall(ctx, call.Params.Name)
+		if unready {
+			g.logCall(servedTool{key: k}, call.Params.Name, string(mcpid.CodeResourceUnavailable), time.Since(began),
+				errors.New("the server has not listed its tools since the gateway started"))
+			return toolError(nil, unavailable(call.Params.Name)), nil
+		}
+		if _, ok := g.table.Load().tools[call.Params.Name]; ok {
+			return next(ctx, method, req)
+		}
+		var st servedTool
+		if err == nil {
+			st, err = g.route(call.Params.Name, k)
+		}
+		var terr *toolname.Error
+		switch {
+		case err == nil:
+			return g.forward(ctx, call, st), nil
+		case errors.As(err, &terr) && terr.Code == toolname.CodeAmbiguousTool:
+			return toolError(nil, mcpid.NewError(codeAmbiguousTool,
+				fmt.Sprintf("%d tools are named %q", len(terr.Available), call.Params.Name),
+				"call one of them by its listed name: "+clip(strings.Join(terr.Available, ", "), maxRefusal))), nil
+		case g.cfg.unknownToolError:
+			return next(ctx, method, req)
+		}
+		return toolError(nil, mcpid.NewError(codeUnknownTool,
+			fmt.Sprintf("no tool is named %q", clip(call.Params.Name, maxRefusal)), "list the tools again and call one by its listed name")), nil
+	}
+}
+
+// maxRefusal is how many bytes of a downstream's refusal the gateway
+// quotes to the model: enough for a reason, too few for a downstream to
+// fill the model's context with its own text.
+const maxRefusal = 200
+
+// clip returns s cut to at most n bytes at a UTF-8 boundary, marked with
+// "…" when cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	n -= len("…")
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// arguments returns the arguments to send on: nil for none, or the JSON
+// object as it came. It reports false for any other JSON value.
+func arguments(raw json.RawMessage) (any, bool) {
+	trimmed := bytes.TrimSpace(raw)
+	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
+		return nil, true
+	}
+	if trimmed[0] != '{' || !json.Valid(trimmed) {
+		return nil, false
+	}
+	return json.RawMessage(trimmed), true
+}
+
+// toolError returns the tool error for e, with its JSON envelope as the
+// text and, for a tool that declares no output schema (or none: t nil),
+// as structuredContent too. A client validates the structuredContent of
+// a tool with an output schema against it, errors included, and throws
+// on the envelope; the text alone is what such a tool's error may carry.
+func toolError(t *mcp.Tool, e *mcpid.Error) *mcp.CallToolResult {
+	res := gosdk.ToolError(e)
+	if t != nil && t.OutputSchema != nil {
+		res.StructuredContent = nil
+	}
+	return res
+}
+
+// relayTo sends the caller's request req to d's session cs as out, with f,
+// within the gateway's timeout (or ctx's earlier deadline). The request is
+// registered with d's relay for as long as d may act on it, so that what d
+// sends meanwhile (logs, sampling and elicitation requests, which name no
+// call) reaches no other caller (see [downstream.Relay]); an answer, a
+// result or a JSON-RPC error, tells runDownstream that d serves.
+func (g *gateway) relayTo(ctx context.Context, d *backend, cs *mcp.ClientSession, req mcp.Request, out mcp.Params, f func(context.Context, *mcp.ClientSession) error) error {
+	ctx, cancel := context.WithTimeout(ctx, g.cfg.timeout)
+	defer cancel()
+	ctx, rc := d.relay.Start(ctx, req, out, g.cfg.timeout)
+	err := f(ctx, cs)
+	d.relay.End(rc)
+	var werr *jsonrpc.Error
+	if err == nil || errors.As(err, &werr) {
+		d.answered.Store(true)
+	}
+	return err
+}

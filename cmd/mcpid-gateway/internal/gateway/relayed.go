@@ -1,0 +1,352 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/yosida95/uritemplate/v3"
+)
+
+// This file is what the gateway keeps of each downstream beyond its tools
+// (its prompts, resources and resource templates), how it lists them, and
+// how it writes the URIs of one downstream's results in that downstream's
+// form (see uriform.go). The prompts are named in a chain of their own
+// (prompts.go); the resources are served under their forms (resources.go).
+
+// kinds is what one downstream lists beyond its tools.
+type kinds struct {
+	mu        sync.Mutex
+	prompts   []*mcp.Prompt           // sorted by name
+	resources []*mcp.Resource         // sorted by URI, as the downstream wrote them
+	templates []*mcp.ResourceTemplate // sorted by template, as the downstream wrote them
+	matchers  []*uritemplate.Template // templates' parsers, for the candidates of a bare URI
+	ever      map[string]bool         // the prompts of it that the prompt chain has named
+	listed    bool                    // its prompts were listed once (or it has none to list)
+	subs      map[string]int          // the downstream's own URIs subscribed to, by how many callers
+}
+
+// capped caps the items of one listing at maxTools, as the tools are.
+func capped[T any](g *gateway, d *backend, what string, items []T) []T {
+	if len(items) > maxTools {
+		g.cfg.logger.Warn("gateway: too many "+what+"; the rest are not served", "server", d.name, "max", maxTools)
+		items = items[:maxTools]
+	}
+	return items
+}
+
+// relistKinds lists what d offers beyond its tools, as its initialize
+// result declares, and serves what changed: its resources and templates at
+// once, its prompts through a round of the prompt chain. A listing that
+// fails keeps the previous one, and is logged.
+func (g *gateway) relistKinds(d *backend, cs *mcp.ClientSession) {
+	ctx, cancel := context.WithTimeout(g.ctx, g.cfg.timeout)
+	defer cancel()
+	caps := &mcp.ServerCapabilities{}
+	if init := cs.InitializeResult(); init != nil && init.Capabilities != nil {
+		caps = init.Capabilities
+	}
+	if caps.Prompts != nil {
+		prompts, err := listAll(cs.Prompts(ctx, nil))
+		if err != nil {
+			g.cfg.logger.Warn("gateway: listing prompts", "server", d.name, "err", err)
+		} else if g.setPrompts(d, capped(g, d, "prompts", prompts)) {
+			g.promptsChanged()
+		}
+	} else if d.more.listedOnce() {
+		g.promptsChanged() // a round tells the requests waiting for it (see starting.go)
+	}
+	defer d.kindsListed.open()
+	if caps.Resources != nil {
+		resources, err := listAll(cs.Resources(ctx, nil))
+		if err == nil {
+			var templates []*mcp.ResourceTemplate
+			templates, err = listAll(cs.ResourceTemplates(ctx, nil))
+			if err == nil {
+				g.setResources(d, capped(g, d, "resources", resources), capped(g, d, "resource templates", templates))
+			}
+		}
+		if err != nil {
+			g.cfg.logger.Warn("gateway: listing resources", "server", d.name, "err", err)
+		}
+	}
+}
+
+// listAll collects a paginated listing, stopping past maxTools items.
+func listAll[T any](seq func(func(T, error) bool)) ([]T, error) {
+	var all []T
+	for item, err := range seq {
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, item)
+		if len(all) > maxTools {
+			break
+		}
+	}
+	return all, nil
+}
+
+// setPrompts replaces d's prompts with the listing, but for prompts
+// without a valid name, names listed twice, and new prompts beyond the cap
+// on distinct prompts (maxEver); it reports whether they changed.
+func (g *gateway) setPrompts(d *backend, listed []*mcp.Prompt) bool {
+	var kept []*mcp.Prompt
+	seen := map[string]bool{}
+	for _, p := range listed {
+		if p == nil || p.Name == "" || !utf8.ValidString(p.Name) || seen[p.Name] {
+			g.cfg.logger.Warn("gateway: prompt skipped: empty, invalid or listed twice", "server", d.name)
+			continue
+		}
+		seen[p.Name] = true
+		kept = append(kept, p)
+	}
+	slices.SortFunc(kept, func(a, b *mcp.Prompt) int { return strings.Compare(a.Name, b.Name) })
+	k := &d.more
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.ever == nil {
+		k.ever = map[string]bool{}
+	}
+	refused := 0
+	kept = slices.DeleteFunc(kept, func(p *mcp.Prompt) bool {
+		if k.ever[p.Name] {
+			return false
+		}
+		if len(k.ever) >= maxEver {
+			refused++
+			return true
+		}
+		k.ever[p.Name] = true
+		return false
+	})
+	if refused > 0 {
+		g.cfg.logger.Warn("gateway: server has had too many distinct prompts; its new prompts are refused", "server", d.name, "max", maxEver, "refused", refused)
+	}
+	// The first listing starts a round even when it lists no prompt:
+	// the round tells the requests waiting for it (see starting.go).
+	first := !k.listed
+	k.listed = true
+	if slices.EqualFunc(k.prompts, kept, samePrompt) {
+		return first
+	}
+	k.prompts = kept
+	return true
+}
+
+// listedOnce records that k's prompts were listed (a downstream without
+// prompts lists none), and reports whether this is the first time.
+func (k *kinds) listedOnce() bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	first := !k.listed
+	k.listed = true
+	return first
+}
+
+// samePrompt reports whether two listings of a prompt are alike.
+func samePrompt(a, b *mcp.Prompt) bool {
+	return a.Name == b.Name && a.Title == b.Title && a.Description == b.Description &&
+		slices.EqualFunc(a.Arguments, b.Arguments, func(x, y *mcp.PromptArgument) bool { return *x == *y })
+}
+
+// clientHandlers sets, on the options of the gateway's client of d, the
+// handlers of what d sends beyond its tools' changes: list changes of the
+// other kinds (relisted on the session's goroutine, see session),
+// resource updates, relayed to the callers subscribed to them, and
+// sampling and elicitation requests (see sampling.go).
+//
+// A result by which d asks for input (MCP 2026-07-28: input requests in
+// the result, and the request again with the answers) goes back to the
+// caller as it is, and the caller's answers go on to d: so the question
+// reaches the very caller whose request it answers, on any protocol
+// version (the SDK asks a caller before 2026-07-28 itself, and calls the
+// gateway again with the answers), and on any replica, since the
+// request carries its own state.
+func (g *gateway) clientHandlers(d *backend, opts *mcp.ClientOptions) {
+	opts.MultiRoundTrip = &mcp.MultiRoundTripOptions{Disabled: true}
+	kindsChanged := func() {
+		select {
+		case d.kindsChanged <- struct{}{}:
+		default: // one is pending already
+		}
+	}
+	opts.PromptListChangedHandler = func(context.Context, *mcp.PromptListChangedRequest) { kindsChanged() }
+	opts.ResourceListChangedHandler = func(context.Context, *mcp.ResourceListChangedRequest) { kindsChanged() }
+	opts.ResourceUpdatedHandler = func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+		g.resourceUpdated(d, req.Params)
+	}
+	samplingHandlers(d, opts)
+}
+
+// uriForms reports whether the gateway shows URIs in the forms that name
+// their downstream: when it was started with several downstreams.
+func (g *gateway) uriForms() bool { return g.relayed.formURIs.Load() }
+
+// outURI returns the URI that d wrote as the gateway shows it.
+func (g *gateway) outURI(d *backend, uri string) string {
+	if !g.uriForms() || uri == "" {
+		return uri
+	}
+	return formPrefix(d.name) + uri
+}
+
+// rewriteContent writes, in place, the URI of every resource link and
+// embedded resource in content in d's form.
+func (g *gateway) rewriteContent(d *backend, content []mcp.Content) {
+	if !g.uriForms() {
+		return
+	}
+	for _, c := range content {
+		switch c := c.(type) {
+		case *mcp.ResourceLink:
+			c.URI = g.outURI(d, c.URI)
+		case *mcp.EmbeddedResource:
+			if c.Resource != nil {
+				c.Resource.URI = g.outURI(d, c.Resource.URI)
+			}
+		}
+	}
+}
+
+// route returns the downstream a URI the gateway showed routes to, and
+// the downstream's own URI: with one downstream, that one and the URI as
+// it is; with several, the downstream its form names. A bare URI, then,
+// is a *uriRouteError listing the forms of the downstreams whose listings
+// or templates cover it, and so is a form that names no downstream.
+func (g *gateway) routeURI(uri string) (*backend, string, error) {
+	g.mu.Lock()
+	ds := make([]*backend, 0, len(g.downstreams))
+	for _, d := range g.downstreams {
+		ds = append(ds, d)
+	}
+	g.mu.Unlock()
+	if !g.uriForms() {
+		if len(ds) == 1 {
+			return ds[0], uri, nil
+		}
+		// Started with one server, joined by others (as the demo and the
+		// tests do, never the flags): a URI as written routes to the one
+		// server whose listings cover it.
+		var to *backend
+		for _, d := range ds {
+			if d.more.covers(uri) {
+				if to != nil {
+					return nil, "", fmt.Errorf("%q is served by more than one server", uri)
+				}
+				to = d
+			}
+		}
+		if to == nil {
+			return nil, "", fmt.Errorf("no server serves %q", uri)
+		}
+		return to, uri, nil
+	}
+	if prefix, own, ok := splitForm(uri); ok {
+		for _, d := range ds {
+			if formPrefix(d.name) == prefix {
+				return d, own, nil
+			}
+		}
+		return nil, "", &uriRouteError{uri: uri}
+	}
+	if isForm(uri) {
+		return nil, "", &uriRouteError{uri: uri}
+	}
+	var forms []string
+	for _, d := range ds {
+		if d.more.covers(uri) {
+			forms = append(forms, formPrefix(d.name)+uri)
+		}
+	}
+	slices.Sort(forms)
+	return nil, "", &uriRouteError{uri: uri, forms: forms}
+}
+
+// covers reports whether k lists uri, or has a template that matches it.
+func (k *kinds) covers(uri string) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if _, found := slices.BinarySearchFunc(k.resources, uri, func(r *mcp.Resource, uri string) int { return strings.Compare(r.URI, uri) }); found {
+		return true
+	}
+	for _, m := range k.matchers {
+		if m.Match(uri) != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// unavailableErr is the error of a request to a downstream that is not
+// connected now.
+func unavailableErr(d *backend) error {
+	return fmt.Errorf("the server %q is not available; try again later", d.name)
+}
+
+// relayedKinds is the gateway's receiving middleware for what it relays
+// beyond tools: the first prompts/list waits for the first round of the
+// prompt chain, as the first tools/list does for the tools' chain; every
+// resources/read is routed by its URI (a listed resource or not: a URI
+// inside a result routes home too); a prompts/get of a name this replica
+// does not serve yet is looked up in the prompt store (see routePrompt).
+func (g *gateway) relayedKinds(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch r := req.(type) {
+		case *mcp.ListPromptsRequest:
+			select {
+			case <-g.relayed.prompts.ready:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		case *mcp.ReadResourceRequest:
+			if method == "resources/read" && r.Params != nil {
+				res, err := g.readResource(ctx, r)
+				if err != nil {
+					return nil, err
+				}
+				return res, nil
+			}
+		case *mcp.GetPromptRequest:
+			if method != "prompts/get" || r.Params == nil {
+				break
+			}
+			if _, ok := g.relayed.prompts.table.Load().byName[r.Params.Name]; !ok {
+				res, err := g.getPrompt(ctx, r)
+				if err != nil {
+					return nil, err
+				}
+				return res, nil
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// linkVersion is the protocol version the gateway speaks to a downstream
+// first: the last before MCP 2026-07-28. The link is one stateful session
+// (stdio) that serves every caller, and on it a downstream can still send
+// the requests that servers written today send during a call (logs after
+// logging/setLevel, elicitation/create, sampling/createMessage), which a
+// 2026-07-28 session refuses; a go-sdk downstream that asks for input the
+// 2026-07-28 way asks the gateway with those same requests on this link.
+const linkVersion = "2025-11-25"
+
+// connectLink connects client to a downstream at linkVersion and, when the
+// downstream refuses that, again at the SDK's latest version (the
+// downstream's input requests then come back in results, see
+// clientHandlers).
+func connectLink(ctx context.Context, client *mcp.Client, t mcp.Transport) (*mcp.ClientSession, error) {
+	cs, err := client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: linkVersion})
+	if err == nil || ctx.Err() != nil {
+		return cs, err
+	}
+	if cs, err2 := client.Connect(ctx, t, nil); err2 == nil {
+		return cs, nil
+	}
+	return nil, err
+}

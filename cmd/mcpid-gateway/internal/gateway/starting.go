@@ -1,0 +1,183 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/mcpid/mcpid"
+	"github.com/mcpid/mcpid/toolname"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// This file is how a starting replica answers a request that routes by a
+// name (tools/call, prompts/get, resources/read, completion/complete,
+// resources/subscribe) before it has listed what the name routes to. The
+// stored table already holds the names of every tool and prompt the chain
+// gave, but a replica serves a name only once its downstream has listed
+// it and a naming round has served the listing: a call sent as soon as a
+// new replica answers, in a rolling restart, would otherwise be told that
+// a tool it just listed on another replica does not exist. So such a
+// request waits, until the start is over (-start-timeout after it
+// began), for the first listing of the downstream that the stored table
+// gives the name to, or, while no table is stored yet, for the chain's
+// first round; then it is routed, or answered resource_unavailable
+// (retryable), never "unknown". After the start, a name the stored table
+// gives to a downstream of this replica that has not listed since is
+// answered resource_unavailable at once; a name the stored table does not
+// hold is answered as before.
+
+// latch is a signal given once: its channel closes at the first open.
+type latch struct {
+	once sync.Once
+	c    chan struct{}
+}
+
+func newLatch() *latch { return &latch{c: make(chan struct{})} }
+
+// open closes the latch's channel, once.
+func (l *latch) open() { l.once.Do(func() { close(l.c) }) }
+
+// awaitStart waits until c closes, the start is over, or ctx is done, and
+// reports whether c closed.
+func (g *gateway) awaitStart(ctx context.Context, c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	case <-g.startOver:
+	case <-ctx.Done():
+	}
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
+
+// startToolCall waits, for a called name this replica does not serve,
+// while the start lasts: when the stored table gives the name to a tool
+// of one of this replica's downstreams, until that downstream's first
+// listing is served; when no table is stored yet, for the chain's first
+// round. It returns the key the stored table gives the name (see
+// storedKey; the zero Key while none is stored, or served now), and
+// reports whether the name is, after the wait, one the replica is about
+// to serve but cannot route yet: resource_unavailable. The error is the
+// lookup's: the name routes nowhere, or to several tools.
+func (g *gateway) startToolCall(ctx context.Context, name string) (k toolname.Key, unready bool, err error) {
+	t := g.table.Load()
+	if t.names == nil {
+		g.awaitStart(ctx, g.ready)
+		t = g.table.Load()
+		if _, ok := t.tools[name]; ok {
+			return toolname.Key{}, false, nil
+		}
+		if t.names == nil {
+			return toolname.Key{}, true, nil
+		}
+	}
+	if k, err = g.storedKey(ctx, g.tools, t.names, name); err != nil {
+		return toolname.Key{}, false, err
+	}
+	d := g.heldBy(k)
+	if d == nil {
+		return k, false, nil
+	}
+	return k, !g.awaitStart(ctx, d.toolsServed.c), nil
+}
+
+// storedKey returns the key that the stored table of chain c gives name,
+// or the lookup's error (the name routes nowhere, or to several). served is the table this replica
+// serves its names from, whose live keys are the ones it lists: the key
+// of a downstream that has not listed yet is retired there, so a name it
+// does not hold is looked up in the store (see chain.lookup: within a
+// second, a miss remembered), which holds every replica's.
+func (g *gateway) storedKey(ctx context.Context, c *chain, served *toolname.Table, name string) (toolname.Key, error) {
+	if k, ok := served.Key(name); ok {
+		return k, nil
+	}
+	return c.lookup(ctx, name, g.cfg.timeout)
+}
+
+// startPrompt is startToolCall for a prompt's name, with the prompt chain.
+func (g *gateway) startPrompt(ctx context.Context, name string) (k toolname.Key, unready bool, err error) {
+	pc := &g.relayed.prompts
+	t := pc.table.Load()
+	if t.names == nil {
+		g.awaitStart(ctx, pc.ready)
+		t = pc.table.Load()
+		if _, ok := t.byName[name]; ok {
+			return toolname.Key{}, false, nil
+		}
+		if t.names == nil {
+			return toolname.Key{}, true, nil
+		}
+	}
+	if k, err = g.storedKey(ctx, pc.chain, t.names, name); err != nil {
+		return toolname.Key{}, false, err
+	}
+	d := g.heldBy(k)
+	if d == nil {
+		return k, false, nil
+	}
+	return k, !g.awaitStart(ctx, d.promptsServed.c), nil
+}
+
+// startURI waits, for a URI that routes to d, until d's first listing of
+// its resources is done, while the start lasts; a URI that routes to no
+// downstream waits for every downstream's first listing (their listings
+// tell which downstreams cover a bare URI). It reports whether d is,
+// after the wait, not connected yet: resource_unavailable.
+func (g *gateway) startURI(ctx context.Context, d *backend) (unavailable bool) {
+	if d == nil {
+		g.awaitStart(ctx, g.ready)
+		return false
+	}
+	return !g.awaitStart(ctx, d.kindsListed.c) || d.session.Load() == nil
+}
+
+// routeStarting is routeURI for a request that routes by uri, with the
+// start's wait (see startURI): a downstream not connected yet is a
+// resource_unavailable error.
+func (g *gateway) routeStarting(ctx context.Context, uri string) (*backend, string, error) {
+	d, own, err := g.routeURI(uri)
+	if err != nil {
+		select {
+		case <-g.ready:
+			return nil, "", err
+		default:
+		}
+		g.startURI(ctx, nil)
+		if d, own, err = g.routeURI(uri); err != nil {
+			return nil, "", err
+		}
+	}
+	if g.startURI(ctx, d) {
+		return nil, "", unavailableError(uri)
+	}
+	return d, own, nil
+}
+
+// heldBy returns the downstream of this replica that a key of the stored
+// table belongs to, or nil when no downstream of this replica has that
+// name.
+func (g *gateway) heldBy(k toolname.Key) *backend {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.downstreams[k.Server]
+}
+
+// unavailableError is the JSON-RPC error of a request that routes by a
+// name to a downstream that cannot answer now: the resource_unavailable
+// envelope, which says that the request may be sent again, is its data.
+func unavailableError(what string) error {
+	e := mcpid.NewError(mcpid.CodeResourceUnavailable,
+		fmt.Sprintf("the server behind %q is not available", what), "try again later")
+	data, err := json.Marshal(e)
+	if err != nil {
+		return errors.Join(e, err)
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: e.Error(), Data: data}
+}

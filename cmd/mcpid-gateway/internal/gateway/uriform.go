@@ -1,0 +1,98 @@
+package gateway
+
+import (
+	"fmt"
+	"strings"
+)
+
+// A gateway with several downstreams shows every resource URI and URI
+// template in a form that names the downstream it came from, so that a
+// read or subscription routes only there; with one downstream, every URI
+// is shown as that downstream wrote it. Which of the two depends on the
+// configuration alone (the number of -server flags), never on which
+// downstreams are up or what they list: that would differ between
+// replicas and over time, and route a URI a client kept to another
+// downstream.
+//
+// The form of URI u from the downstream named s is
+//
+//	mcpid:<s, percent-encoded>:<u>
+//
+// where the name is percent-encoded as in a URI (every byte but the
+// unreserved A-Z a-z 0-9 - . _ ~ as %XX, upper-case hex), so that it never
+// holds a colon and the first colon after it ends it. So:
+//
+//   - the form is deterministic, and injective: the name and u are read back
+//     from it, and a bare URI (anything not starting with "mcpid:", in any
+//     case) is never a form;
+//   - it is a valid URI whenever u is (scheme "mcpid", a rootless path that
+//     holds u's text unchanged, u's query and fragment its own), except for
+//     a u with an IPv6 literal host ("http://[::1]/"), whose brackets a path
+//     may not hold;
+//   - a template's form is the template's text unchanged after a fixed
+//     prefix, so the expansions of a template's form are the forms of the
+//     original's expansions;
+//   - a URI that a downstream lists or returns which already starts with
+//     "mcpid:" is wrapped like any other ("mcpid:a:mcpid:b:x" is the URI
+//     "mcpid:b:x" of downstream a), so a form always routes to the
+//     downstream it names.
+
+// formScheme is the scheme of the forms.
+const formScheme = "mcpid:"
+
+// formPrefix returns the prefix of the forms of the downstream named server.
+func formPrefix(server string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	b.WriteString(formScheme)
+	for i := 0; i < len(server); i++ {
+		c := server[i]
+		if 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~' {
+			b.WriteByte(c)
+		} else {
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+		}
+	}
+	b.WriteByte(':')
+	return b.String()
+}
+
+// isForm reports whether uri has the shape of a form: it starts with
+// "mcpid:", in any case, as a URI's scheme is compared.
+func isForm(uri string) bool {
+	return len(uri) >= len(formScheme) && strings.EqualFold(uri[:len(formScheme)], formScheme)
+}
+
+// splitForm returns the encoded downstream name and the downstream's own URI
+// of a form; ok is false when uri is not one.
+func splitForm(uri string) (prefix, own string, ok bool) {
+	if !isForm(uri) {
+		return "", "", false
+	}
+	name, own, ok := strings.Cut(uri[len(formScheme):], ":")
+	if !ok || name == "" {
+		return "", "", false
+	}
+	return formScheme + name + ":", own, true
+}
+
+// uriRouteError is the error of a read or subscription whose URI routes to
+// no downstream: a bare URI while the gateway has several downstreams (it
+// lists the forms of those whose listings cover it), or a form that names
+// no downstream of this gateway.
+type uriRouteError struct {
+	uri   string
+	forms []string
+}
+
+func (e *uriRouteError) Error() string {
+	if isForm(e.uri) {
+		return fmt.Sprintf("no server of this gateway is named in %q", e.uri)
+	}
+	if len(e.forms) == 0 {
+		return fmt.Sprintf("%q names no server: this gateway has several, and shows each URI in a form that names its server (mcpid:<server>:<uri>); no server lists this one", e.uri)
+	}
+	return fmt.Sprintf("%q names no server: this gateway has several; use one of %s", e.uri, strings.Join(e.forms, ", "))
+}

@@ -1,0 +1,70 @@
+package serve
+
+import (
+	"flag"
+	"fmt"
+	"net"
+	"net/netip"
+)
+
+// Mode is how a command serves MCP, as its -stdio and -http flags chose:
+// over stdin and stdout, over streamable HTTP on a loopback address, or,
+// with neither, not at all (the gateway then runs its demo).
+type Mode struct {
+	Stdio bool
+	HTTP  string // the address to listen on; "" for none
+	// MaxSessions is the -max-sessions bound of the -http mode.
+	MaxSessions int
+}
+
+// Register defines -stdio, -http and -max-sessions on fs, stored in m.
+func (m *Mode) Register(fs *flag.FlagSet) {
+	fs.BoolVar(&m.Stdio, "stdio", false, "serve MCP over stdin and stdout")
+	fs.StringVar(&m.HTTP, "http", "", "serve MCP streamable HTTP at http://`ADDR`/mcp (a loopback address)")
+	fs.IntVar(&m.MaxSessions, "max-sessions", DefaultLimits.MaxSessions, "with -http, the most MCP sessions open at once; beyond, a new one closes the one idle longest")
+}
+
+// Limits returns DefaultLimits with the session bound m chose.
+func (m Mode) Limits() Limits {
+	lim := DefaultLimits
+	lim.MaxSessions = m.MaxSessions
+	return lim
+}
+
+// Check returns a usage error, reported on fs's output, when both modes
+// are chosen or the -http address is not a loopback one.
+func (m Mode) Check(fs *flag.FlagSet) error {
+	if m.Stdio && m.HTTP != "" {
+		return Usage(fs, "-stdio and -http are exclusive")
+	}
+	if m.MaxSessions < 1 {
+		return Usage(fs, "-max-sessions %d: want at least 1", m.MaxSessions)
+	}
+	if m.HTTP != "" {
+		if err := CheckLoopback(m.HTTP); err != nil {
+			return Usage(fs, "-http %q: %v", m.HTTP, err)
+		}
+	}
+	return nil
+}
+
+// Demo reports whether no mode was chosen.
+func (m Mode) Demo() bool { return !m.Stdio && m.HTTP == "" }
+
+// CheckLoopback returns an error unless addr is host:port with a loopback
+// host: an IP literal such as 127.0.0.1 or ::1, or localhost. The
+// gateway serves plain HTTP, without TLS and without authentication,
+// so it never listens where another machine can reach it.
+func CheckLoopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip, err := netip.ParseAddr(host); err == nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("not a loopback address; the gateway serves plain HTTP, without TLS")
+}
