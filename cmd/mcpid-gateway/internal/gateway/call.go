@@ -232,7 +232,7 @@ func toolError(t *mcp.Tool, e *mcpid.Error) *mcp.CallToolResult {
 // sends meanwhile (logs, sampling and elicitation requests, which name no
 // call) reaches no other caller (see [downstream.Relay]); an answer, a
 // result or a JSON-RPC error, tells runDownstream that d serves.
-func (g *gateway) relayTo(ctx context.Context, d *backend, cs *mcp.ClientSession, req mcp.Request, out mcp.Params, f func(context.Context, *mcp.ClientSession) error) error {
+func (g *gateway) relayTo(ctx context.Context, d *child, cs *mcp.ClientSession, req mcp.Request, out mcp.Params, f func(context.Context, *mcp.ClientSession) error) error {
 	ctx, cancel := context.WithTimeout(ctx, g.cfg.timeout)
 	defer cancel()
 	ctx, rc := d.relay.Start(ctx, req, out, g.cfg.timeout)

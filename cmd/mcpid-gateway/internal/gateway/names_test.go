@@ -156,7 +156,7 @@ func TestDistinctToolCap(t *testing.T) {
 	g, err := newGateway(config{})
 	require.NoError(t, err)
 	defer g.close()
-	d := newBackend(downstreamSpec{name: "many"})
+	d := newChild(downstreamSpec{name: "many"})
 	for i := range maxEver - 1 {
 		d.ever[fmt.Sprint("old", i)] = true
 	}
