@@ -26,10 +26,11 @@ const (
 	// error instead of a result.
 	codeCallRefused mcpid.Code = "call_refused"
 	// codeAmbiguousTool: a call by a downstream's own tool name, which
-	// several servers have.
-	codeAmbiguousTool mcpid.Code = "ambiguous_tool"
-	// codeUnknownTool: a call to a name that routes to no tool.
-	codeUnknownTool mcpid.Code = "unknown_tool"
+	// several servers have. It is toolname's code, as an mcpid.Code.
+	codeAmbiguousTool = mcpid.Code(toolname.CodeAmbiguousTool)
+	// codeUnknownTool: a call to a name that routes to no tool. It is
+	// toolname's code, as an mcpid.Code.
+	codeUnknownTool = mcpid.Code(toolname.CodeUnknownTool)
 )
 
 // The outcomes of a relayed call that are not an error code: the

@@ -159,7 +159,7 @@ func (g *gateway) namePrompts() error {
 	live, listed := g.livePrompts()
 	ctx, cancel := context.WithTimeout(g.ctx, g.cfg.timeout)
 	defer cancel()
-	err := c.update(ctx, g.cfg.profile, keysOf(live), g.nameOptions())
+	err := c.update(ctx, g.cfg.profile, keysOf(live), g.updateOptions())
 	g.servePrompts(live)
 	for _, d := range listed {
 		d.promptsServed.open()
