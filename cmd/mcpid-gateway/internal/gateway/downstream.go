@@ -61,7 +61,7 @@ type child struct {
 	defs  map[string]string // the JSON of each of tools, by name
 	ever  map[string]bool   // the tools of it that the chain has named
 
-	relay downstream.Relay // the calls in flight, to relay their progress and logs
+	inFlight downstream.Relay // the calls in flight, to relay their progress and logs
 
 	// answered is set when the session answers a call (a result or a
 	// JSON-RPC error): see runDownstream.
@@ -214,7 +214,7 @@ func (g *gateway) connect(d *child) (*mcp.ClientSession, error) {
 	client.AddReceivingMiddleware(g.recovered)
 	ctx, cancel := context.WithTimeout(g.ctx, g.cfg.timeout)
 	defer cancel()
-	cs, err := connectLink(ctx, client, d.relay.Transport(d.transport))
+	cs, err := connectLink(ctx, client, d.inFlight.Transport(d.transport))
 	if err != nil {
 		return nil, fmt.Errorf("starting the session: %w", err)
 	}

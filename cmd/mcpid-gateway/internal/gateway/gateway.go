@@ -306,7 +306,7 @@ func (g *gateway) join(ctx context.Context, spec downstreamSpec) error {
 // downstream of one name is an error.
 func (g *gateway) launch(spec downstreamSpec) (*child, error) {
 	d := newChild(spec)
-	d.relay.Logger = g.cfg.logger
+	d.inFlight.Logger = g.cfg.logger
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if _, dup := g.downstreams[spec.name]; dup {

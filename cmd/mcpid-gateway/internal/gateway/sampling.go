@@ -25,7 +25,7 @@ var errNoCaller = errors.New("the gateway relays this request only to the caller
 // relayToCaller sends a request of d to the caller that owns every call
 // in flight to d, with ask, within that call's context.
 func relayToCaller[R any](d *child, what string, ask func(context.Context, *mcp.ServerSession) (*R, error)) (*R, error) {
-	owner := d.relay.Owner()
+	owner := d.inFlight.Owner()
 	if owner == nil {
 		return nil, errNoCaller
 	}
