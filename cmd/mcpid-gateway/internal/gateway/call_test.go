@@ -68,3 +68,40 @@ func TestUnknownTool(t *testing.T) {
 		})
 	}
 }
+
+// TestLookupByOwnName: a call by a downstream's own tool name, as MCP Apps
+// and prompts make, reaches it when exactly one live tool has that name,
+// and is an ambiguous_tool error naming the candidates otherwise.
+func TestLookupByOwnName(t *testing.T) {
+	_, c := startGateway(t, config{qualifyAll: true}, demoServers()...)
+	assert.Equal(t, []string{"alpha__fetch", "alpha__search", "beta__create_issue", "beta__search"}, c.names(t))
+	assert.Equal(t, `alpha answered fetch(query="q")`, resultText(c.call(t, "fetch", "q")))
+	assert.Equal(t, `beta answered create_issue(query="q")`, resultText(c.call(t, "create_issue", "q")))
+
+	res := c.call(t, "search", "q")
+	assert.Equal(t, "ambiguous_tool", envelopeCode(t, res))
+	assert.Contains(t, resultText(res), "alpha__search, beta__search")
+
+	res, err := c.cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "Search", Arguments: map[string]any{}})
+	require.NoError(t, err)
+	assert.Equal(t, "unknown_tool", envelopeCode(t, res), "never a case-folded match")
+}
+
+// TestErrorEnvelopeChannels: the gateway's own error results carry the
+// envelope as text always, and as structuredContent only for tools that
+// declare no output schema, which a client would validate it against.
+func TestErrorEnvelopeChannels(t *testing.T) {
+	tools := `[{"name":"plain","inputSchema":{"type":"object"}},
+		{"name":"typed","inputSchema":{"type":"object"},"outputSchema":{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}}]`
+	_, c := startGateway(t, config{}, downstreamSpec{"refusing", scripted{answersInitialize: true, tools: tools, refuseCall: "no"}})
+	plain := c.call(t, "plain", "x")
+	assert.Equal(t, "call_refused", envelopeCode(t, plain))
+	require.NotNil(t, plain.StructuredContent)
+	typed := c.call(t, "typed", "x")
+	assert.Equal(t, "call_refused", envelopeCode(t, typed))
+	assert.Nil(t, typed.StructuredContent, "the envelope does not match the tool's output schema")
+	res, err := c.cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "typed", Arguments: []int{1}})
+	require.NoError(t, err)
+	assert.Equal(t, "invalid_arguments", envelopeCode(t, res))
+	assert.Nil(t, res.StructuredContent)
+}

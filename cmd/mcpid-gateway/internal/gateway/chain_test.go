@@ -780,3 +780,125 @@ func (rs *replicaSet) checkStored(stored *toolname.Table) {
 		assert.True(rs.t, ok && got == name, "the store names %v %q, the replicas %q", k, got, name)
 	}
 }
+
+// TestChurnNeverReusesNames: servers add and remove tools, saves fail at
+// random as on a full disk, and the gateway restarts from its state file
+// now and then. Every name the gateway ever serves stays its key's: no
+// name is ever served for two keys, and no key is ever served under two
+// names.
+func TestChurnNeverReusesNames(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 22))
+	state := filepath.Join(t.TempDir(), "names.json")
+	store := &flakyStore{}
+	cfg := config{store: store, timeout: testTimeout}
+	servers := map[string]*mcp.Server{}
+	var specs []downstreamSpec
+	for _, name := range []string{"alpha", "beta", "gamma"} {
+		spec := inProcessServer(name, "search")
+		servers[name] = spec.transport.(inProcess).srv
+		specs = append(specs, spec)
+	}
+	// Few tools, so that they move between servers: a bare name is
+	// what a chain could give to another server's tool of that name.
+	pool := []string{"fetch", "list", "ｓｅａｒｃｈ", "a__search"}
+	has := map[toolname.Key]bool{}
+	for _, s := range []string{"alpha", "beta", "gamma"} {
+		has[toolname.Key{Server: s, Tool: "search"}] = true
+	}
+
+	nameOf := map[toolname.Key]string{}
+	keyOf := map[string]toolname.Key{}
+	observe := func(g *gateway) {
+		for name, st := range g.table.Load().tools {
+			if k, ok := keyOf[name]; ok && k != st.key {
+				t.Fatalf("%q served for %v, then for %v", name, k, st.key)
+			}
+			if n, ok := nameOf[st.key]; ok && n != name {
+				t.Fatalf("%v served as %q, then as %q", st.key, n, name)
+			}
+			keyOf[name], nameOf[st.key] = st.key, name
+		}
+	}
+
+	// Each gateway opens the state file; closing it releases the file.
+	var file *toolname.FileStore
+	open := func() *gateway {
+		var err error
+		file, err = toolname.NewFileStore(state)
+		require.NoError(t, err)
+		store.Store = file
+		g, err := newGateway(cfg)
+		require.NoError(t, err)
+		return g
+	}
+	closeAll := func(g *gateway) {
+		g.close()
+		require.NoError(t, file.Close())
+	}
+	g := open()
+	require.NoError(t, g.start(t.Context(), specs))
+	restarts, failed := 0, 0
+	for range 150 {
+		store.fail.Store(rng.IntN(2) == 0)
+		switch op := rng.IntN(4); {
+		case op == 0:
+			closeAll(g)
+			g = open()
+			require.NoError(t, g.start(t.Context(), specs))
+			restarts++
+		default:
+			server := []string{"alpha", "beta", "gamma"}[rng.IntN(3)]
+			tool := pool[rng.IntN(len(pool))]
+			k := toolname.Key{Server: server, Tool: tool}
+			if has[k] {
+				servers[server].RemoveTools(tool)
+			} else {
+				addEchoTool(servers[server], server, tool)
+			}
+			has[k] = !has[k]
+		}
+		time.Sleep(15 * time.Millisecond) // the change reaches the gateway, or not yet
+		require.NoError(t, g.flush(t.Context()))
+		observe(g)
+	}
+	failed = int(store.failures.Load())
+	closeAll(g)
+	t.Logf("%d names served for %d keys; %d restarts, %d failed saves", len(keyOf), len(nameOf), restarts, failed)
+	require.Positive(t, restarts)
+	require.Positive(t, failed)
+	assert.Greater(t, len(keyOf), 10, "the churn served a good many names")
+}
+
+// TestNoReuseAfterFailedSave: a tool that arrives while the disk is full
+// is not served, so that after a restart its name can go to another tool
+// without any client having seen it given twice.
+func TestNoReuseAfterFailedSave(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "names.json")
+	store := &flakyStore{Store: fileStore(t, state)}
+	cfg := config{store: store}
+	alpha, beta := inProcessServer("alpha", "search"), inProcessServer("beta", "search")
+	served := map[string]toolname.Key{}
+	record := func(g *gateway) {
+		for name, st := range g.table.Load().tools {
+			if k, ok := served[name]; ok && k != st.key {
+				t.Errorf("%q was served for %v, and now for %v", name, k, st.key)
+			}
+			served[name] = st.key
+		}
+	}
+
+	g, _ := startGateway(t, cfg, alpha, beta)
+	store.fail.Store(true)
+	addEchoTool(alpha.transport.(inProcess).srv, "alpha", "fetch")
+	require.Eventually(t, func() bool { return store.failures.Load() >= 1 }, testTimeout, 10*time.Millisecond)
+	require.NoError(t, g.flush(t.Context()))
+	record(g)
+	g.close()
+
+	alpha.transport.(inProcess).srv.RemoveTools("fetch")
+	addEchoTool(beta.transport.(inProcess).srv, "beta", "fetch")
+	store.fail.Store(false)
+	g, _ = startGateway(t, cfg, alpha, beta)
+	record(g)
+	assert.Equal(t, toolname.Key{Server: "beta", Tool: "fetch"}, served["fetch"])
+}

@@ -3,6 +3,7 @@ package gateway
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -178,4 +179,43 @@ func stormNamed(t *testing.T, state string) int {
 		}
 	}
 	return n
+}
+
+// TestSchemaCap: a tool whose schemas exceed maxSchema is not served; the
+// server's other tools are.
+func TestSchemaCap(t *testing.T) {
+	big := fmt.Sprintf(`{"type":"object","description":%q}`, strings.Repeat("x", maxSchema))
+	tools := `[{"name":"small","inputSchema":{"type":"object"}},{"name":"huge","inputSchema":` + big + `}]`
+	_, c := startGateway(t, config{}, downstreamSpec{"big", scripted{answersInitialize: true, tools: tools}})
+	assert.Equal(t, []string{"small"}, c.names(t))
+}
+
+// TestDistinctToolCap: beyond maxEver distinct tools named for one server,
+// its new tools are refused; the ones already named keep being served.
+func TestDistinctToolCap(t *testing.T) {
+	g, err := newGateway(config{})
+	require.NoError(t, err)
+	defer g.close()
+	d := newChild(downstreamSpec{name: "many"})
+	for i := range maxEver - 1 {
+		d.ever[fmt.Sprint("old", i)] = true
+	}
+	tool := func(name string) *mcp.Tool {
+		return &mcp.Tool{Name: name, InputSchema: map[string]any{"type": "object"}}
+	}
+	list := func(tools ...*mcp.Tool) listing { return g.servable(d.name, tools) }
+	changed, _ := g.update(d, list(tool("new1"), tool("new2"), tool("old1")))
+	assert.True(t, changed)
+	assert.Equal(t, []string{"new1", "old1"}, toolNames(d.tools), "new1 is the last one the cap admits")
+	changed, _ = g.update(d, list(tool("new1"), tool("new3"), tool("old1")))
+	assert.False(t, changed, "new3 is refused: nothing changed")
+	assert.Len(t, d.ever, maxEver)
+}
+
+func toolNames(tools []*mcp.Tool) []string {
+	var names []string
+	for _, t := range tools {
+		names = append(names, t.Name)
+	}
+	return names
 }

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -402,3 +403,20 @@ func (g *recoveryGateway) names(t *testing.T) recoveryNames {
 
 // stop ends g's process: its stdin closed, it exits.
 func (g *recoveryGateway) stop(*testing.T) { _ = g.cs.Close() }
+
+// TestMaxLen: -max-len bounds every name, leaving room for a client's own
+// prefix, and a long server's tool keeps its own name in it.
+func TestMaxLen(t *testing.T) {
+	const prefix = "mcp__gateway__" // Claude Code's, within 64 in all
+	o, err := parseArgs([]string{"-stdio", "-profile", "anthropic", "-max-len", fmt.Sprint(64 - len(prefix))}, io.Discard)
+	require.NoError(t, err)
+	long := strings.Repeat("L", 80)
+	_, c := startGateway(t, o.cfg, inProcessServer(long, "search"), inProcessServer("short", "search"))
+	names := c.names(t)
+	require.Len(t, names, 2)
+	for _, name := range names {
+		assert.LessOrEqual(t, len(prefix+name), 64, name)
+		assert.True(t, strings.HasSuffix(name, "search") || strings.Contains(name, "__search"), "%q keeps the tool's own name", name)
+	}
+	assert.True(t, slices.Contains(names, "short__search"))
+}
