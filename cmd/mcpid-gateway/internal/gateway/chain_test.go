@@ -902,3 +902,81 @@ func TestNoReuseAfterFailedSave(t *testing.T) {
 	record(g)
 	assert.Equal(t, toolname.Key{Server: "beta", Tool: "fetch"}, served["fetch"])
 }
+
+// TestSaveFailureServesSaved: while the table cannot be stored, the
+// gateway serves the last stored one; the new tool gets its name once a
+// swap succeeds.
+func TestSaveFailureServesSaved(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "names.json")
+	store := &flakyStore{Store: fileStore(t, state)}
+	alpha := inProcessServer("alpha", "search")
+	g, c := startGateway(t, config{store: store}, alpha)
+	require.Equal(t, []string{"search"}, c.names(t))
+
+	store.fail.Store(true)
+	addEchoTool(alpha.transport.(inProcess).srv, "alpha", "late")
+	require.Eventually(t, func() bool { return store.failures.Load() >= 1 }, testTimeout, 10*time.Millisecond)
+	require.NoError(t, g.flush(t.Context()))
+	assert.Equal(t, []string{"search"}, c.names(t), "a name not stored is not served")
+	saved, err := os.ReadFile(state)
+	require.NoError(t, err)
+	assert.NotContains(t, string(saved), "late")
+
+	store.fail.Store(false)
+	require.Eventually(t, c.hasNames(t.Context(), 2), testTimeout, 20*time.Millisecond, "the swap is tried again")
+	assert.Equal(t, []string{"late", "search"}, c.names(t))
+	saved, err = os.ReadFile(state)
+	require.NoError(t, err)
+	assert.Contains(t, string(saved), `"late"`)
+}
+
+// TestStartOnUnwritableState: a state file that can be read but not
+// written does not stop the start: the gateway serves the stored names,
+// holds back the new ones, and stores them once it can.
+func TestStartOnUnwritableState(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "names.json")
+	first := fileStore(t, state)
+	g, _ := startGateway(t, config{store: first}, inProcessServer("alpha", "search"), inProcessServer("beta", "search"))
+	g.close()
+	require.NoError(t, first.Close())
+
+	store := &flakyStore{Store: fileStore(t, state)}
+	store.fail.Store(true)
+	logs := new(syncbuf.Buffer)
+	cfg := config{store: store, logger: slog.New(slog.NewTextHandler(logs, nil)), startTimeout: 300 * time.Millisecond}
+	_, c := startGateway(t, cfg, inProcessServer("alpha", "search"), inProcessServer("beta", "search"), inProcessServer("gamma", "search"))
+	assert.Equal(t, []string{"alpha__search", "beta__search"}, c.names(t))
+	assert.Contains(t, logs.String(), errDiskFull.Error())
+
+	store.fail.Store(false)
+	require.Eventually(t, c.hasNames(t.Context(), 3), testTimeout, 20*time.Millisecond)
+	assert.Equal(t, []string{"alpha__search", "beta__search", "gamma__search"}, c.names(t))
+}
+
+// TestLockNotCreatable: a state whose lock file cannot be created (here a
+// directory stands in its place, as a read-only directory would refuse
+// it) still starts: the gateway serves the stored names and holds back
+// the new one, which it stores once it can take the lock, and never while
+// another gateway holds it.
+func TestLockNotCreatable(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "names.json")
+	first := fileStore(t, state)
+	g, _ := startGateway(t, config{store: first}, inProcessServer("alpha", "search"))
+	g.close()
+	require.NoError(t, first.Close())
+	require.NoError(t, os.Remove(state+".lock"))
+	require.NoError(t, os.Mkdir(state+".lock", 0o700))
+
+	cfg := config{store: fileStore(t, state), startTimeout: 300 * time.Millisecond}
+	g, c := startGateway(t, cfg, inProcessServer("alpha", "search"), inProcessServer("beta", "fetch"))
+	assert.Equal(t, []string{"search"}, c.names(t), "beta's fetch is not stored, so not served")
+
+	require.NoError(t, os.Remove(state+".lock"))
+	second := fileStore(t, state)
+	require.NoError(t, g.flush(t.Context()))
+	assert.Equal(t, []string{"search"}, c.names(t), "another store holds the lock: nothing is stored")
+
+	require.NoError(t, second.Close())
+	require.Eventually(t, c.hasNames(t.Context(), 2), testTimeout, 20*time.Millisecond, "the lock is taken and the name stored")
+	assert.Equal(t, []string{"fetch", "search"}, c.names(t))
+}
