@@ -4,6 +4,9 @@ package gateway
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -11,6 +14,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/serve"
 )
 
 // sdkLogger is a downstream on the go-sdk whose tool "work" logs one
@@ -84,6 +89,98 @@ func TestLogLevels(t *testing.T) {
 			mu.Lock()
 			defer mu.Unlock()
 			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+// TestStatelessLogsOnlyWhenAsked: a stateless gateway sends a caller log
+// messages only when its request's _meta asks for a level, at that level
+// and above, on every protocol version: before MCP 2026-07-28 the SDK
+// gives each stateless request a session at level "info", which the
+// caller never asked for.
+func TestStatelessLogsOnlyWhenAsked(t *testing.T) {
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(version, func(t *testing.T) {
+			_, transport := statelessReplicas(t, true)
+			var mu sync.Mutex
+			var got []string
+			client := mcp.NewClient(&mcp.Implementation{Name: "caller", Version: "v0"}, &mcp.ClientOptions{
+				//lint:ignore SA1019 the gateway relays logs while hosts use them
+				LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+					mu.Lock()
+					defer mu.Unlock()
+					got = append(got, fmt.Sprint(req.Params.Level, " ", req.Params.Data))
+				},
+			})
+			cs, err := client.Connect(t.Context(), transport, &mcp.ClientSessionOptions{ProtocolVersion: version})
+			require.NoError(t, err)
+			defer cs.Close()
+			require.Equal(t, version, cs.InitializeResult().ProtocolVersion)
+			// The test server logs "working on search" at info during a
+			// call that asked for progress.
+			for _, level := range []string{"", "error", "info"} {
+				params := &mcp.CallToolParams{Name: "search", Arguments: map[string]any{}, Meta: mcp.Meta{}}
+				if level != "" {
+					//lint:ignore SA1019 the gateway relays logs while hosts use them
+					params.Meta[mcp.MetaKeyLogLevel] = level
+				}
+				params.SetProgressToken("token-" + level)
+				res, err := cs.CallTool(t.Context(), params)
+				require.NoError(t, err)
+				require.Equal(t, "test answered search", resultText(res))
+			}
+			require.Eventually(t, func() bool {
+				mu.Lock()
+				defer mu.Unlock()
+				return len(got) > 0
+			}, testTimeout, 10*time.Millisecond)
+			mu.Lock()
+			defer mu.Unlock()
+			assert.Equal(t, []string{"info working on search"}, got, "the log of the call that asked for info; none of the others")
+		})
+	}
+}
+
+// TestStatelessDebugLogs: a stateless caller whose request's _meta asks
+// for debug gets the debug messages of its call, on 2025-11-25 as on
+// 2026-07-28 (before 2026-07-28 the SDK gives the request's session the
+// level info, and filtered them out before the gateway saw them).
+func TestStatelessDebugLogs(t *testing.T) {
+	srv, env := testServer(t, "logger", "logs")
+	cfg, specs := fromArgs(t, io.Discard, "-server", srv, "-env", env)
+	cfg.stateless = true
+	g, _ := startGateway(t, cfg, specs...)
+	hs := httptest.NewServer(g.handler(serve.DefaultLimits, true))
+	t.Cleanup(hs.Close)
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(version, func(t *testing.T) {
+			var mu sync.Mutex
+			var got []string
+			client := mcp.NewClient(&mcp.Implementation{Name: "caller", Version: "v0"}, &mcp.ClientOptions{
+				//lint:ignore SA1019 the gateway relays logs while hosts use them
+				LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+					mu.Lock()
+					defer mu.Unlock()
+					got = append(got, string(req.Params.Level))
+				},
+			})
+			cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: hs.URL + "/mcp", MaxRetries: -1, DisableStandaloneSSE: true},
+				&mcp.ClientSessionOptions{ProtocolVersion: version})
+			require.NoError(t, err)
+			defer cs.Close()
+			require.Equal(t, version, cs.InitializeResult().ProtocolVersion)
+			//lint:ignore SA1019 the gateway relays logs while hosts use them
+			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "search", Arguments: map[string]any{}, Meta: mcp.Meta{mcp.MetaKeyLogLevel: "debug"}})
+			require.NoError(t, err)
+			require.Equal(t, "test answered search", resultText(res))
+			require.Eventually(t, func() bool {
+				mu.Lock()
+				defer mu.Unlock()
+				return len(got) >= len(testLogLevels)
+			}, testTimeout, 5*time.Millisecond)
+			mu.Lock()
+			defer mu.Unlock()
+			assert.Equal(t, testLogLevels, got)
 		})
 	}
 }
