@@ -26,10 +26,11 @@ const (
 	// error instead of a result.
 	codeCallRefused mcpid.Code = "call_refused"
 	// codeAmbiguousTool: a call by a downstream's own tool name, which
-	// several servers have.
-	codeAmbiguousTool mcpid.Code = "ambiguous_tool"
-	// codeUnknownTool: a call to a name that routes to no tool.
-	codeUnknownTool mcpid.Code = "unknown_tool"
+	// several servers have. It is toolname's code, as an mcpid.Code.
+	codeAmbiguousTool = mcpid.Code(toolname.CodeAmbiguousTool)
+	// codeUnknownTool: a call to a name that routes to no tool. It is
+	// toolname's code, as an mcpid.Code.
+	codeUnknownTool = mcpid.Code(toolname.CodeUnknownTool)
 )
 
 // The outcomes of a relayed call that are not an error code: the
@@ -232,12 +233,12 @@ func toolError(t *mcp.Tool, e *mcpid.Error) *mcp.CallToolResult {
 // sends meanwhile (logs, sampling and elicitation requests, which name no
 // call) reaches no other caller (see [downstream.Relay]); an answer, a
 // result or a JSON-RPC error, tells runDownstream that d serves.
-func (g *gateway) relayTo(ctx context.Context, d *backend, cs *mcp.ClientSession, req mcp.Request, out mcp.Params, f func(context.Context, *mcp.ClientSession) error) error {
+func (g *gateway) relayTo(ctx context.Context, d *child, cs *mcp.ClientSession, req mcp.Request, out mcp.Params, f func(context.Context, *mcp.ClientSession) error) error {
 	ctx, cancel := context.WithTimeout(ctx, g.cfg.timeout)
 	defer cancel()
-	ctx, rc := d.relay.Start(ctx, req, out, g.cfg.timeout)
+	ctx, rc := d.inFlight.Start(ctx, req, out, g.cfg.timeout)
 	err := f(ctx, cs)
-	d.relay.End(rc)
+	d.inFlight.End(rc)
 	var werr *jsonrpc.Error
 	if err == nil || errors.As(err, &werr) {
 		d.answered.Store(true)

@@ -53,7 +53,7 @@ func (g *gateway) nameTools() error {
 	live, listed := g.liveTools()
 	ctx, cancel := context.WithTimeout(g.ctx, g.cfg.timeout)
 	defer cancel()
-	err := g.tools.update(ctx, g.cfg.profile, keysOf(live), g.nameOptions())
+	err := g.tools.update(ctx, g.cfg.profile, keysOf(live), g.updateOptions())
 	g.serve(live, listed)
 	if err != nil {
 		return fmt.Errorf("naming tools: %w", err)
@@ -71,8 +71,8 @@ func keysOf[V any](live map[toolname.Key]V) []toolname.Key {
 	return keys
 }
 
-// namingOptions are the options that a chain records beside the profile.
-func (g *gateway) namingOptions() []toolname.Option {
+// recordedOptions are the options that a chain records beside the profile.
+func (g *gateway) recordedOptions() []toolname.Option {
 	var opts []toolname.Option
 	if g.cfg.qualifyAll {
 		opts = append(opts, toolname.WithQualifyAll())
@@ -80,10 +80,10 @@ func (g *gateway) namingOptions() []toolname.Option {
 	return opts
 }
 
-// nameOptions are the options of every Update: those the chain records,
+// updateOptions are the options of every Update: those the chain records,
 // and the logger.
-func (g *gateway) nameOptions() []toolname.Option {
-	return append(g.namingOptions(), toolname.WithLogger(g.cfg.logger))
+func (g *gateway) updateOptions() []toolname.Option {
+	return append(g.recordedOptions(), toolname.WithLogger(g.cfg.logger))
 }
 
 // chain is one chain of names that the gateway continues in its store and

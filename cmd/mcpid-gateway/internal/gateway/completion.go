@@ -16,7 +16,7 @@ func (g *gateway) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.
 	ctx, cancel := context.WithTimeout(ctx, g.cfg.timeout) // the lookup and the request: one -timeout
 	defer cancel()
 	ref := req.Params.Ref
-	var d *backend
+	var d *child
 	own := *ref
 	switch ref.Type {
 	case "ref/prompt":

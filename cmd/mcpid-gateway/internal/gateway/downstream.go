@@ -39,8 +39,9 @@ type downstreamSpec struct {
 	transport mcp.Transport
 }
 
-// backend is one downstream server, as the gateway keeps it.
-type backend struct {
+// child is one downstream server, the process the gateway started and
+// its session, as the gateway keeps it.
+type child struct {
 	name      string
 	transport mcp.Transport
 	session   atomic.Pointer[mcp.ClientSession] // nil while it is not connected
@@ -60,7 +61,7 @@ type backend struct {
 	defs  map[string]string // the JSON of each of tools, by name
 	ever  map[string]bool   // the tools of it that the chain has named
 
-	relay downstream.Relay // the calls in flight, to relay their progress and logs
+	inFlight downstream.Relay // the calls in flight, to relay their progress and logs
 
 	// answered is set when the session answers a call (a result or a
 	// JSON-RPC error): see runDownstream.
@@ -75,8 +76,8 @@ type backend struct {
 	toolsListed                             bool // it listed its tools once; guarded by the gateway's mu
 }
 
-func newBackend(spec downstreamSpec) *backend {
-	return &backend{
+func newChild(spec downstreamSpec) *child {
+	return &child{
 		name:      spec.name,
 		transport: spec.transport,
 		first:     make(chan struct{}),
@@ -93,7 +94,7 @@ func newBackend(spec downstreamSpec) *backend {
 
 // firstAttempt records the end of d's first attempt to connect and list,
 // with its error; later calls do nothing.
-func (d *backend) firstAttempt(err error) {
+func (d *child) firstAttempt(err error) {
 	d.firstOnce.Do(func() {
 		d.firstErr = err
 		close(d.first)
@@ -111,7 +112,7 @@ func (d *backend) firstAttempt(err error) {
 // timeout. It starts again from retryMin once a session has listed its
 // tools and answered a call: a server that crashes between calls it
 // served is not in a crash loop, however short its sessions are.
-func (g *gateway) runDownstream(d *backend) {
+func (g *gateway) runDownstream(d *child) {
 	delay := retryMin
 	defer d.firstAttempt(errors.New("the gateway is closed"))
 	for {
@@ -142,7 +143,7 @@ func (g *gateway) runDownstream(d *backend) {
 // listed once that is done (with its error, if it failed), then relists
 // on every change, at most every relistEvery, until the session ends or
 // the gateway closes.
-func (g *gateway) session(d *backend, listed func(error)) error {
+func (g *gateway) session(d *child, listed func(error)) error {
 	cs, err := g.connect(d)
 	if err != nil {
 		listed(err)
@@ -191,7 +192,7 @@ func (g *gateway) session(d *backend, listed func(error)) error {
 
 // connect starts a session with d, within the gateway's timeout, and asks
 // it for log messages when it has any, to relay to the callers.
-func (g *gateway) connect(d *backend) (*mcp.ClientSession, error) {
+func (g *gateway) connect(d *child) (*mcp.ClientSession, error) {
 	opts := &mcp.ClientOptions{
 		Logger: g.cfg.logger,
 		// The handlers run on the session's reading goroutine: listing
@@ -213,7 +214,7 @@ func (g *gateway) connect(d *backend) (*mcp.ClientSession, error) {
 	client.AddReceivingMiddleware(g.recovered)
 	ctx, cancel := context.WithTimeout(g.ctx, g.cfg.timeout)
 	defer cancel()
-	cs, err := connectLink(ctx, client, d.relay.Transport(d.transport))
+	cs, err := connectLink(ctx, client, d.inFlight.Transport(d.transport))
 	if err != nil {
 		return nil, fmt.Errorf("starting the session: %w", err)
 	}
@@ -224,7 +225,7 @@ func (g *gateway) connect(d *backend) (*mcp.ClientSession, error) {
 }
 
 // relist reads d's tools and, when they changed, tells the assigner.
-func (g *gateway) relist(d *backend, cs *mcp.ClientSession) error {
+func (g *gateway) relist(d *child, cs *mcp.ClientSession) error {
 	ctx, cancel := context.WithTimeout(g.ctx, g.cfg.timeout)
 	defer cancel()
 	var listed []*mcp.Tool
@@ -250,7 +251,7 @@ func (g *gateway) relist(d *backend, cs *mcp.ClientSession) error {
 // beyond the cap on distinct tools, and reports whether they changed, and
 // whether this is d's first listing. A tool listed again as it was (the
 // same JSON) keeps its value, so that the assigner sees it unchanged.
-func (g *gateway) update(d *backend, l listing) (changed, first bool) {
+func (g *gateway) update(d *child, l listing) (changed, first bool) {
 	changed, first, refused := g.admit(d, l)
 	if refused > 0 {
 		g.cfg.logger.Warn("gateway: server has had too many distinct tools; its new tools are refused", "server", d.name, "max", maxEver, "refused", refused)
@@ -260,7 +261,7 @@ func (g *gateway) update(d *backend, l listing) (changed, first bool) {
 
 // admit is update under the gateway's mu; it also returns how many new
 // tools the cap refused.
-func (g *gateway) admit(d *backend, l listing) (changed, first bool, refused int) {
+func (g *gateway) admit(d *child, l listing) (changed, first bool, refused int) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	first = !d.toolsListed

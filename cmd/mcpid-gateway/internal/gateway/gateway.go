@@ -86,7 +86,7 @@ type gateway struct {
 	wg     sync.WaitGroup // the assigner, the watcher and the downstreams' goroutines
 
 	mu          sync.Mutex // guards downstreams, ever, and every downstream's tools and ever
-	downstreams map[string]*backend
+	downstreams map[string]*child
 	ever        map[string]map[string]bool // the chain's tools of each server, for its downstream
 
 	table   atomic.Pointer[table] // what is served now
@@ -123,7 +123,7 @@ type table struct {
 // servedTool is one tool the gateway serves under a name.
 type servedTool struct {
 	key  toolname.Key
-	d    *backend
+	d    *child
 	tool *mcp.Tool // as the downstream listed it
 }
 
@@ -150,7 +150,7 @@ func newGateway(cfg config) (*gateway, error) {
 	}
 	g := &gateway{
 		cfg:         cfg,
-		downstreams: map[string]*backend{},
+		downstreams: map[string]*child{},
 		ever:        map[string]map[string]bool{},
 		flushes:     make(chan chan struct{}),
 		ready:       make(chan struct{}),
@@ -304,9 +304,9 @@ func (g *gateway) join(ctx context.Context, spec downstreamSpec) error {
 
 // launch adds the downstream of spec and starts its goroutine; a second
 // downstream of one name is an error.
-func (g *gateway) launch(spec downstreamSpec) (*backend, error) {
-	d := newBackend(spec)
-	d.relay.Logger = g.cfg.logger
+func (g *gateway) launch(spec downstreamSpec) (*child, error) {
+	d := newChild(spec)
+	d.inFlight.Logger = g.cfg.logger
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if _, dup := g.downstreams[spec.name]; dup {
@@ -391,11 +391,11 @@ func (g *gateway) follow() {
 
 // liveTools returns the tools every downstream lists now, and the
 // downstreams that have listed their tools once.
-func (g *gateway) liveTools() (map[toolname.Key]servedTool, []*backend) {
+func (g *gateway) liveTools() (map[toolname.Key]servedTool, []*child) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	live := map[toolname.Key]servedTool{}
-	var listed []*backend
+	var listed []*child
 	for _, d := range g.downstreams {
 		if d.toolsListed {
 			listed = append(listed, d)
@@ -413,7 +413,7 @@ func (g *gateway) liveTools() (map[toolname.Key]servedTool, []*backend) {
 // changed only when it did, and tells the requests waiting for the first
 // listing of a downstream in listed that it is served. Runs on the
 // assigner only.
-func (g *gateway) serve(live map[toolname.Key]servedTool, listed []*backend) {
+func (g *gateway) serve(live map[toolname.Key]servedTool, listed []*child) {
 	defer func() {
 		for _, d := range listed {
 			d.toolsServed.open()

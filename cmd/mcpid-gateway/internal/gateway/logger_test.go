@@ -48,7 +48,7 @@ func TestCallLog(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, res.IsError)
 	// A tool whose downstream is down: it has no session.
-	down := servedTool{key: toolname.Key{Server: "down", Tool: "search"}, d: newBackend(downstreamSpec{name: "down"}), tool: &mcp.Tool{Name: "search"}}
+	down := servedTool{key: toolname.Key{Server: "down", Tool: "search"}, d: newChild(downstreamSpec{name: "down"}), tool: &mcp.Tool{Name: "search"}}
 	res = g.forward(t.Context(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "down__search"}}, down)
 	require.Equal(t, "resource_unavailable", envelopeCode(t, res))
 

@@ -21,7 +21,7 @@ func (g *gateway) checkNaming(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, g.cfg.timeout)
 	defer cancel()
 	for _, c := range []*chain{g.tools, g.relayed.prompts.chain} {
-		if err := c.checkNaming(ctx, g.cfg.profile, g.namingOptions()); err != nil {
+		if err := c.checkNaming(ctx, g.cfg.profile, g.recordedOptions()); err != nil {
 			return err
 		}
 	}

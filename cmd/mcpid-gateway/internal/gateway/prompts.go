@@ -47,7 +47,7 @@ type prompts struct {
 // servedPrompt is one prompt the gateway serves under a name.
 type servedPrompt struct {
 	key    toolname.Key
-	d      *backend
+	d      *child
 	prompt *mcp.Prompt // as the downstream listed it
 }
 
@@ -72,7 +72,7 @@ func promptState(state string) string {
 // calls it. With -backup, the prompt chain's backup is the file beside it.
 func (g *gateway) initRelayed() error {
 	st := &g.relayed
-	st.shown = map[*backend]shownResources{}
+	st.shown = map[*child]shownResources{}
 	pc := &st.prompts
 	pc.ready = make(chan struct{})
 	pc.table.Store(&prompts{})
@@ -128,15 +128,15 @@ func (g *gateway) followPrompts() {
 
 // livePrompts returns the prompts every downstream lists now, and the
 // downstreams that have listed their prompts once.
-func (g *gateway) livePrompts() (map[toolname.Key]servedPrompt, []*backend) {
+func (g *gateway) livePrompts() (map[toolname.Key]servedPrompt, []*child) {
 	g.mu.Lock()
-	ds := make([]*backend, 0, len(g.downstreams))
+	ds := make([]*child, 0, len(g.downstreams))
 	for _, d := range g.downstreams {
 		ds = append(ds, d)
 	}
 	g.mu.Unlock()
 	live := map[toolname.Key]servedPrompt{}
-	var listed []*backend
+	var listed []*child
 	for _, d := range ds {
 		d.more.mu.Lock()
 		if d.more.listed {
@@ -159,7 +159,7 @@ func (g *gateway) namePrompts() error {
 	live, listed := g.livePrompts()
 	ctx, cancel := context.WithTimeout(g.ctx, g.cfg.timeout)
 	defer cancel()
-	err := c.update(ctx, g.cfg.profile, keysOf(live), g.nameOptions())
+	err := c.update(ctx, g.cfg.profile, keysOf(live), g.updateOptions())
 	g.servePrompts(live)
 	for _, d := range listed {
 		d.promptsServed.open()

@@ -31,7 +31,7 @@ type kinds struct {
 }
 
 // capped caps the items of one listing at maxTools, as the tools are.
-func capped[T any](g *gateway, d *backend, what string, items []T) []T {
+func capped[T any](g *gateway, d *child, what string, items []T) []T {
 	if len(items) > maxTools {
 		g.cfg.logger.Warn("gateway: too many "+what+"; the rest are not served", "server", d.name, "max", maxTools)
 		items = items[:maxTools]
@@ -43,7 +43,7 @@ func capped[T any](g *gateway, d *backend, what string, items []T) []T {
 // result declares, and serves what changed: its resources and templates at
 // once, its prompts through a round of the prompt chain. A listing that
 // fails keeps the previous one, and is logged.
-func (g *gateway) relistKinds(d *backend, cs *mcp.ClientSession) {
+func (g *gateway) relistKinds(d *child, cs *mcp.ClientSession) {
 	ctx, cancel := context.WithTimeout(g.ctx, g.cfg.timeout)
 	defer cancel()
 	caps := &mcp.ServerCapabilities{}
@@ -94,7 +94,7 @@ func listAll[T any](seq func(func(T, error) bool)) ([]T, error) {
 // setPrompts replaces d's prompts with the listing, but for prompts
 // without a valid name, names listed twice, and new prompts beyond the cap
 // on distinct prompts (maxEver); it reports whether they changed.
-func (g *gateway) setPrompts(d *backend, listed []*mcp.Prompt) bool {
+func (g *gateway) setPrompts(d *child, listed []*mcp.Prompt) bool {
 	var kept []*mcp.Prompt
 	seen := map[string]bool{}
 	for _, p := range listed {
@@ -167,7 +167,7 @@ func samePrompt(a, b *mcp.Prompt) bool {
 // version (the SDK asks a caller before 2026-07-28 itself, and calls the
 // gateway again with the answers), and on any replica, since the
 // request carries its own state.
-func (g *gateway) clientHandlers(d *backend, opts *mcp.ClientOptions) {
+func (g *gateway) clientHandlers(d *child, opts *mcp.ClientOptions) {
 	opts.MultiRoundTrip = &mcp.MultiRoundTripOptions{Disabled: true}
 	kindsChanged := func() {
 		select {
@@ -188,7 +188,7 @@ func (g *gateway) clientHandlers(d *backend, opts *mcp.ClientOptions) {
 func (g *gateway) uriForms() bool { return g.relayed.formURIs.Load() }
 
 // outURI returns the URI that d wrote as the gateway shows it.
-func (g *gateway) outURI(d *backend, uri string) string {
+func (g *gateway) outURI(d *child, uri string) string {
 	if !g.uriForms() || uri == "" {
 		return uri
 	}
@@ -197,7 +197,7 @@ func (g *gateway) outURI(d *backend, uri string) string {
 
 // rewriteContent writes, in place, the URI of every resource link and
 // embedded resource in content in d's form.
-func (g *gateway) rewriteContent(d *backend, content []mcp.Content) {
+func (g *gateway) rewriteContent(d *child, content []mcp.Content) {
 	if !g.uriForms() {
 		return
 	}
@@ -218,9 +218,9 @@ func (g *gateway) rewriteContent(d *backend, content []mcp.Content) {
 // it is; with several, the downstream its form names. A bare URI, then,
 // is a *uriRouteError listing the forms of the downstreams whose listings
 // or templates cover it, and so is a form that names no downstream.
-func (g *gateway) routeURI(uri string) (*backend, string, error) {
+func (g *gateway) routeURI(uri string) (*child, string, error) {
 	g.mu.Lock()
-	ds := make([]*backend, 0, len(g.downstreams))
+	ds := make([]*child, 0, len(g.downstreams))
 	for _, d := range g.downstreams {
 		ds = append(ds, d)
 	}
@@ -232,7 +232,7 @@ func (g *gateway) routeURI(uri string) (*backend, string, error) {
 		// Started with one server, joined by others (as the demo and the
 		// tests do, never the flags): a URI as written routes to the one
 		// server whose listings cover it.
-		var to *backend
+		var to *child
 		for _, d := range ds {
 			if d.more.covers(uri) {
 				if to != nil {
@@ -284,7 +284,7 @@ func (k *kinds) covers(uri string) bool {
 
 // unavailableErr is the error of a request to a downstream that is not
 // connected now.
-func unavailableErr(d *backend) error {
+func unavailableErr(d *child) error {
 	return fmt.Errorf("the server %q is not available; try again later", d.name)
 }
 

@@ -32,7 +32,7 @@ type shownResources struct {
 // setResources replaces d's resources and templates with a listing, and
 // serves what changed. Resources without a URI, URIs listed twice, and
 // templates that do not parse are skipped, and logged.
-func (g *gateway) setResources(d *backend, resources []*mcp.Resource, templates []*mcp.ResourceTemplate) {
+func (g *gateway) setResources(d *child, resources []*mcp.Resource, templates []*mcp.ResourceTemplate) {
 	resources = slices.DeleteFunc(slices.Clone(resources), func(r *mcp.Resource) bool { return r == nil || r.URI == "" })
 	slices.SortStableFunc(resources, func(a, b *mcp.Resource) int { return cmp.Compare(a.URI, b.URI) })
 	resources = slices.CompactFunc(resources, func(a, b *mcp.Resource) bool { return a.URI == b.URI })
@@ -58,7 +58,7 @@ func (g *gateway) setResources(d *backend, resources []*mcp.Resource, templates 
 
 // serveResources puts d's resources and templates on the MCP server under
 // the URIs shown, changing only what changed.
-func (g *gateway) serveResources(d *backend, resources []*mcp.Resource, templates []*mcp.ResourceTemplate) {
+func (g *gateway) serveResources(d *child, resources []*mcp.Resource, templates []*mcp.ResourceTemplate) {
 	st := &g.relayed
 	st.resMu.Lock()
 	defer st.resMu.Unlock()
@@ -223,7 +223,7 @@ func (g *gateway) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) 
 
 // resubscribe subscribes a new session with d to every URI its callers
 // are subscribed to: a restarted downstream has forgotten them.
-func (g *gateway) resubscribe(d *backend, cs *mcp.ClientSession) {
+func (g *gateway) resubscribe(d *child, cs *mcp.ClientSession) {
 	k := &d.more
 	k.mu.Lock()
 	uris := make([]string, 0, len(k.subs))
@@ -242,7 +242,7 @@ func (g *gateway) resubscribe(d *backend, cs *mcp.ClientSession) {
 
 // toDownstream sends the caller's request req to d's session as out, with
 // f (see relayTo); a downstream that is not connected is an error.
-func (g *gateway) toDownstream(ctx context.Context, d *backend, req mcp.Request, out mcp.Params, f func(context.Context, *mcp.ClientSession) error) error {
+func (g *gateway) toDownstream(ctx context.Context, d *child, req mcp.Request, out mcp.Params, f func(context.Context, *mcp.ClientSession) error) error {
 	cs := d.session.Load()
 	if cs == nil {
 		return unavailableErr(d)
@@ -254,7 +254,7 @@ func (g *gateway) toDownstream(ctx context.Context, d *backend, req mcp.Request,
 // subscribed to it, under the URI shown. It runs on d's reading
 // goroutine, so the sending is left to a goroutine of its own, bounded by
 // the gateway's timeout.
-func (g *gateway) resourceUpdated(d *backend, p *mcp.ResourceUpdatedNotificationParams) {
+func (g *gateway) resourceUpdated(d *child, p *mcp.ResourceUpdatedNotificationParams) {
 	if p == nil {
 		return
 	}
@@ -271,6 +271,6 @@ func (g *gateway) resourceUpdated(d *backend, p *mcp.ResourceUpdatedNotification
 type relayedState struct {
 	formURIs atomic.Bool // set once by start: URIs are shown in forms
 	resMu    sync.Mutex
-	shown    map[*backend]shownResources // guarded by resMu
+	shown    map[*child]shownResources // guarded by resMu
 	prompts  promptChain
 }

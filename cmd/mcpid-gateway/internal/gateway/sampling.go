@@ -24,8 +24,8 @@ var errNoCaller = errors.New("the gateway relays this request only to the caller
 
 // relayToCaller sends a request of d to the caller that owns every call
 // in flight to d, with ask, within that call's context.
-func relayToCaller[R any](d *backend, what string, ask func(context.Context, *mcp.ServerSession) (*R, error)) (*R, error) {
-	owner := d.relay.Owner()
+func relayToCaller[R any](d *child, what string, ask func(context.Context, *mcp.ServerSession) (*R, error)) (*R, error) {
+	owner := d.inFlight.Owner()
 	if owner == nil {
 		return nil, errNoCaller
 	}
@@ -54,7 +54,7 @@ func declares(ss *mcp.ServerSession, what string) bool {
 
 // samplingHandlers sets, on the options of the gateway's client of d, the
 // handlers that relay d's sampling and elicitation requests.
-func samplingHandlers(d *backend, opts *mcp.ClientOptions) {
+func samplingHandlers(d *child, opts *mcp.ClientOptions) {
 	opts.CreateMessageHandler = func(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 		return relayToCaller(d, "sampling", func(ctx context.Context, ss *mcp.ServerSession) (*mcp.CreateMessageResult, error) {
 			return ss.CreateMessage(ctx, req.Params)
@@ -72,7 +72,7 @@ func samplingHandlers(d *backend, opts *mcp.ClientOptions) {
 // first check the requested schema against the subset it knows, and
 // refuse schemas (titled and multi-select enums) that the caller's own
 // client accepts. The caller's client checks the schema, and the answer.
-func relayElicitation(d *backend) mcp.Middleware {
+func relayElicitation(d *child) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			r, ok := req.(*mcp.ElicitRequest)

@@ -130,7 +130,7 @@ func (g *gateway) startPrompt(ctx context.Context, name string) (k toolname.Key,
 // downstream waits for every downstream's first listing (their listings
 // tell which downstreams cover a bare URI). It reports whether d is,
 // after the wait, not connected yet: resource_unavailable.
-func (g *gateway) startURI(ctx context.Context, d *backend) (unavailable bool) {
+func (g *gateway) startURI(ctx context.Context, d *child) (unavailable bool) {
 	if d == nil {
 		g.awaitStart(ctx, g.ready)
 		return false
@@ -141,7 +141,7 @@ func (g *gateway) startURI(ctx context.Context, d *backend) (unavailable bool) {
 // routeStarting is routeURI for a request that routes by uri, with the
 // start's wait (see startURI): a downstream not connected yet is a
 // resource_unavailable error.
-func (g *gateway) routeStarting(ctx context.Context, uri string) (*backend, string, error) {
+func (g *gateway) routeStarting(ctx context.Context, uri string) (*child, string, error) {
 	d, own, err := g.routeURI(uri)
 	if err != nil {
 		select {
@@ -163,7 +163,7 @@ func (g *gateway) routeStarting(ctx context.Context, uri string) (*backend, stri
 // heldBy returns the downstream of this replica that a key of the stored
 // table belongs to, or nil when no downstream of this replica has that
 // name.
-func (g *gateway) heldBy(k toolname.Key) *backend {
+func (g *gateway) heldBy(k toolname.Key) *child {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.downstreams[k.Server]

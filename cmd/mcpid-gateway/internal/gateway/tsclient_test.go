@@ -18,11 +18,15 @@ import (
 // TestTSClientCalls: the official TypeScript client's own calls
 // (listTools(), listPrompts() and ping(), sent without params,
 // listResources() and callTool()) through a stateful and a -stateless
-// gateway, each answered. It skips when node or the client's packages are
-// not installed (npm ci in examples/tsclient), unless MCPID_TSCLIENT=1, as
-// make ts-journeys sets, where it fails.
+// gateway, each answered. It skips under -short (make test runs no Node),
+// and when node or the client's packages are not installed (npm ci in
+// examples/tsclient), unless MCPID_TSCLIENT=1, as make ts-journeys sets,
+// where it fails.
 func TestTSClientCalls(t *testing.T) {
-	dir, err := filepath.Abs(filepath.Join("..", "tsclient"))
+	if testing.Short() {
+		t.Skip("runs the TypeScript client on Node: skipped under -short (make ts-journeys runs this test)")
+	}
+	dir, err := filepath.Abs(filepath.Join("..", "..", "..", "..", "examples", "tsclient"))
 	require.NoError(t, err)
 	_, errNode := exec.LookPath("node")
 	_, errSDK := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk"))

@@ -1,20 +1,21 @@
 package gateway
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
-	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
 	"io"
 	"log/slog"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/mcpid/mcpid/internal/testkit/syncbuf"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
@@ -22,8 +23,207 @@ import (
 
 	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/serve"
 	"github.com/mcpid/mcpid/gosdk"
-	"github.com/mcpid/mcpid/toolname"
+	"github.com/mcpid/mcpid/internal/testkit/syncbuf"
 )
+
+// TestRestartBackoffBounded: the wait before each restart of a downstream
+// never exceeds -timeout, and starts again from its first step once a
+// session has listed its tools and answered a call. Two downstreams crash
+// every 300 ms under a timeout of 1 s (the issue's 3 s under 5 s, scaled
+// down): one whose calls the client keeps making, and one never called.
+// The waits are read from the gateway's log, not from a clock.
+func TestRestartBackoffBounded(t *testing.T) {
+	busy, busyEnv := testServer(t, "busy", "tools=work,lifetime=300ms")
+	idle, idleEnv := testServer(t, "idle", "tools=rest,lifetime=300ms")
+	cfg, specs := fromArgs(t, io.Discard, "-server", busy, "-env", busyEnv, "-server", idle, "-env", idleEnv)
+	logs := new(syncbuf.Buffer)
+	cfg.logger = slog.New(slog.NewJSONHandler(logs, nil))
+	cfg.timeout = time.Second
+	_, c := startGateway(t, cfg, specs...)
+
+	const restarts = 6
+	require.Eventually(t, func() bool {
+		c.call(t, "work", "")
+		return len(restartWaits(t, logs.String())["idle"]) >= restarts
+	}, testTimeout, 20*time.Millisecond, "the idle server is restarted %d times", restarts)
+
+	waits := restartWaits(t, logs.String())
+	for server, ws := range waits {
+		for i, w := range ws {
+			assert.LessOrEqual(t, w, cfg.timeout, "wait %d before restarting %s", i, server)
+		}
+	}
+	assert.Contains(t, waits["idle"], cfg.timeout, "the idle server's waits double up to the timeout: %v", waits["idle"])
+	first := 0
+	for _, w := range waits["busy"] {
+		if w == retryMin {
+			first++
+		}
+	}
+	assert.GreaterOrEqual(t, first, restarts/2, "after sessions that answered, the busy server's waits start again from the first step: %v", waits["busy"])
+}
+
+// restartWaits returns the waits before each restart that the gateway's
+// JSON log records, by server, in order.
+func restartWaits(t *testing.T, log string) map[string][]time.Duration {
+	t.Helper()
+	waits := map[string][]time.Duration{}
+	sc := bufio.NewScanner(strings.NewReader(log))
+	for sc.Scan() {
+		var line struct {
+			Msg    string        `json:"msg"`
+			Server string        `json:"server"`
+			Wait   time.Duration `json:"wait"`
+		}
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &line), "a log line: %s", sc.Text())
+		if line.Msg == "gateway: downstream unavailable; restarting it" {
+			waits[line.Server] = append(waits[line.Server], line.Wait)
+		}
+	}
+	return waits
+}
+
+// TestRestartBackoffResetByAnyAnswer: the backoff starts again from its
+// first step once a session has answered any relayed request, not only a
+// tool call: a downstream whose callers only read its resources (or get
+// its prompts) is not in a crash loop either.
+func TestRestartBackoffResetByAnyAnswer(t *testing.T) {
+	reader, env := testServer(t, "reader", "tools=rest,lifetime=300ms")
+	cfg, specs := fromArgs(t, io.Discard, "-server", reader, "-env", env)
+	logs := new(syncbuf.Buffer)
+	cfg.logger = slog.New(slog.NewJSONHandler(logs, nil))
+	cfg.timeout = time.Second
+	_, c := startGateway(t, cfg, specs...)
+
+	const restarts = 6
+	require.Eventually(t, func() bool {
+		// The test server answers a read with an empty result.
+		_, _ = c.cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "file:///notes"})
+		return len(restartWaits(t, logs.String())["reader"]) >= restarts
+	}, testTimeout, 20*time.Millisecond, "the server is restarted %d times", restarts)
+	first := 0
+	waits := restartWaits(t, logs.String())["reader"]
+	for _, w := range waits {
+		if w == retryMin {
+			first++
+		}
+	}
+	assert.GreaterOrEqual(t, first, restarts/2, "after sessions that answered a read, the waits start again from the first step: %v", waits)
+}
+
+// TestStorm: a downstream announces 1,000 new tools every 20 ms for a
+// minute (GATEWAY_STORM sets another duration). The gateway's memory and
+// state file stay bounded by the caps, and a healthy server's calls go on
+// without error; their latency before and during the storm is reported,
+// not asserted (the machine's load is not the gateway's).
+func TestStorm(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a minute long")
+	}
+	dur := time.Minute
+	if v := os.Getenv("GATEWAY_STORM"); v != "" {
+		var err error
+		dur, err = time.ParseDuration(v)
+		require.NoError(t, err)
+	}
+	state := filepath.Join(t.TempDir(), "names.json")
+	srv, env := testServer(t, "storm", "storm")
+	cfg, specs := fromArgs(t, io.Discard, "-server", srv, "-env", env)
+	cfg.store = fileStore(t, state)
+	g, c := startGateway(t, cfg, inProcessServer("calm", "lookup"))
+
+	calm := callTimes(t, c, 300, 0)
+	require.NoError(t, g.join(t.Context(), specs[0]))
+	storm := callTimes(t, c, 0, dur)
+
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	info, err := os.Stat(state)
+	require.NoError(t, err)
+	named := stormNamed(t, state)
+	live := len(g.table.Load().tools)
+	t.Logf("calm calls p50 %v p99 %v; during the storm (%d calls) p50 %v p99 %v: p99 %.2fx",
+		calm[len(calm)/2], calm[len(calm)*99/100], len(storm), storm[len(storm)/2], storm[len(storm)*99/100],
+		float64(storm[len(storm)*99/100])/float64(calm[len(calm)*99/100]))
+	t.Logf("heap in use %d MiB, state file %d KiB, %d tools of the storm named, %d served", ms.HeapInuse>>20, info.Size()>>10, named, live)
+	assert.LessOrEqual(t, named, maxEver, "the distinct tools named for the storm server")
+	assert.LessOrEqual(t, live, maxTools+1, "the tools served")
+	assert.Less(t, info.Size(), int64(4<<20), "the state file")
+	assert.Less(t, ms.HeapInuse, uint64(256<<20), "the gateway's heap")
+}
+
+// callTimes calls the calm server's tool n times, or for d, and returns
+// the calls' durations, sorted. Every call must succeed.
+func callTimes(t *testing.T, c *client, n int, d time.Duration) []time.Duration {
+	var times []time.Duration
+	end := time.Now().Add(d)
+	for i := 0; i < n || time.Now().Before(end); i++ {
+		began := time.Now()
+		res := c.call(t, "lookup", "q")
+		times = append(times, time.Since(began))
+		require.False(t, res.IsError, resultText(res))
+	}
+	slices.Sort(times)
+	return times
+}
+
+// stormNamed counts the storm server's tools that the saved table names,
+// live or retired.
+func stormNamed(t *testing.T, state string) int {
+	data, err := os.ReadFile(state)
+	require.NoError(t, err)
+	var table struct {
+		Names, Retired []struct{ Server string }
+	}
+	require.NoError(t, json.Unmarshal(data, &table))
+	n := 0
+	for _, e := range append(table.Names, table.Retired...) {
+		if e.Server == "storm" {
+			n++
+		}
+	}
+	return n
+}
+
+// TestSchemaCap: a tool whose schemas exceed maxSchema is not served; the
+// server's other tools are.
+func TestSchemaCap(t *testing.T) {
+	big := fmt.Sprintf(`{"type":"object","description":%q}`, strings.Repeat("x", maxSchema))
+	tools := `[{"name":"small","inputSchema":{"type":"object"}},{"name":"huge","inputSchema":` + big + `}]`
+	_, c := startGateway(t, config{}, downstreamSpec{"big", scripted{answersInitialize: true, tools: tools}})
+	assert.Equal(t, []string{"small"}, c.names(t))
+}
+
+// TestDistinctToolCap: beyond maxEver distinct tools named for one server,
+// its new tools are refused; the ones already named keep being served.
+func TestDistinctToolCap(t *testing.T) {
+	g, err := newGateway(config{})
+	require.NoError(t, err)
+	defer g.close()
+	d := newChild(downstreamSpec{name: "many"})
+	for i := range maxEver - 1 {
+		d.ever[fmt.Sprint("old", i)] = true
+	}
+	tool := func(name string) *mcp.Tool {
+		return &mcp.Tool{Name: name, InputSchema: map[string]any{"type": "object"}}
+	}
+	list := func(tools ...*mcp.Tool) listing { return g.servable(d.name, tools) }
+	changed, _ := g.update(d, list(tool("new1"), tool("new2"), tool("old1")))
+	assert.True(t, changed)
+	assert.Equal(t, []string{"new1", "old1"}, toolNames(d.tools), "new1 is the last one the cap admits")
+	changed, _ = g.update(d, list(tool("new1"), tool("new3"), tool("old1")))
+	assert.False(t, changed, "new3 is refused: nothing changed")
+	assert.Len(t, d.ever, maxEver)
+}
+
+func toolNames(tools []*mcp.Tool) []string {
+	var names []string
+	for _, t := range tools {
+		names = append(names, t.Name)
+	}
+	return names
+}
 
 // fromArgs parses a gateway command line as main does and returns its
 // config, logging to logs, and its downstreams.
@@ -187,99 +387,6 @@ func TestProgressAndLogRelay(t *testing.T) {
 			assert.Equal(t, want, heard.wait(t, len(want)))
 		})
 	}
-}
-
-// TestSaveFailureServesSaved: while the table cannot be stored, the
-// gateway serves the last stored one; the new tool gets its name once a
-// swap succeeds.
-func TestSaveFailureServesSaved(t *testing.T) {
-	state := filepath.Join(t.TempDir(), "names.json")
-	store := &flakyStore{Store: fileStore(t, state)}
-	alpha := inProcessServer("alpha", "search")
-	g, c := startGateway(t, config{store: store}, alpha)
-	require.Equal(t, []string{"search"}, c.names(t))
-
-	store.fail.Store(true)
-	addEchoTool(alpha.transport.(inProcess).srv, "alpha", "late")
-	require.Eventually(t, func() bool { return store.failures.Load() >= 1 }, testTimeout, 10*time.Millisecond)
-	require.NoError(t, g.flush(t.Context()))
-	assert.Equal(t, []string{"search"}, c.names(t), "a name not stored is not served")
-	saved, err := os.ReadFile(state)
-	require.NoError(t, err)
-	assert.NotContains(t, string(saved), "late")
-
-	store.fail.Store(false)
-	require.Eventually(t, c.hasNames(t.Context(), 2), testTimeout, 20*time.Millisecond, "the swap is tried again")
-	assert.Equal(t, []string{"late", "search"}, c.names(t))
-	saved, err = os.ReadFile(state)
-	require.NoError(t, err)
-	assert.Contains(t, string(saved), `"late"`)
-}
-
-// TestStartOnUnwritableState: a state file that can be read but not
-// written does not stop the start: the gateway serves the stored names,
-// holds back the new ones, and stores them once it can.
-func TestStartOnUnwritableState(t *testing.T) {
-	state := filepath.Join(t.TempDir(), "names.json")
-	first := fileStore(t, state)
-	g, _ := startGateway(t, config{store: first}, inProcessServer("alpha", "search"), inProcessServer("beta", "search"))
-	g.close()
-	require.NoError(t, first.Close())
-
-	store := &flakyStore{Store: fileStore(t, state)}
-	store.fail.Store(true)
-	logs := new(syncbuf.Buffer)
-	cfg := config{store: store, logger: slog.New(slog.NewTextHandler(logs, nil)), startTimeout: 300 * time.Millisecond}
-	_, c := startGateway(t, cfg, inProcessServer("alpha", "search"), inProcessServer("beta", "search"), inProcessServer("gamma", "search"))
-	assert.Equal(t, []string{"alpha__search", "beta__search"}, c.names(t))
-	assert.Contains(t, logs.String(), errDiskFull.Error())
-
-	store.fail.Store(false)
-	require.Eventually(t, c.hasNames(t.Context(), 3), testTimeout, 20*time.Millisecond)
-	assert.Equal(t, []string{"alpha__search", "beta__search", "gamma__search"}, c.names(t))
-}
-
-// TestStateLocked: two gateways never share a state file: the second
-// one's -state is refused, naming the file, until the first one closes it.
-func TestStateLocked(t *testing.T) {
-	state := filepath.Join(t.TempDir(), "names.json")
-	_, closeFirst, err := chainstore.Open(t.Context(), state, "mcpid")
-	require.NoError(t, err)
-	_, _, err = chainstore.Open(t.Context(), state, "mcpid")
-	require.ErrorIs(t, err, toolname.ErrStoreLocked)
-	assert.Contains(t, err.Error(), state)
-	closeFirst()
-	_, closeSecond, err := chainstore.Open(t.Context(), state, "mcpid")
-	require.NoError(t, err, "the lock is released at close")
-	closeSecond()
-}
-
-// TestLockNotCreatable: a state whose lock file cannot be created (here a
-// directory stands in its place, as a read-only directory would refuse
-// it) still starts: the gateway serves the stored names and holds back
-// the new one, which it stores once it can take the lock, and never while
-// another gateway holds it.
-func TestLockNotCreatable(t *testing.T) {
-	state := filepath.Join(t.TempDir(), "names.json")
-	first := fileStore(t, state)
-	g, _ := startGateway(t, config{store: first}, inProcessServer("alpha", "search"))
-	g.close()
-	require.NoError(t, first.Close())
-	require.NoError(t, os.Remove(state+".lock"))
-	require.NoError(t, os.Mkdir(state+".lock", 0o700))
-
-	cfg := config{store: fileStore(t, state), startTimeout: 300 * time.Millisecond}
-	g, c := startGateway(t, cfg, inProcessServer("alpha", "search"), inProcessServer("beta", "fetch"))
-	assert.Equal(t, []string{"search"}, c.names(t), "beta's fetch is not stored, so not served")
-
-	require.NoError(t, os.Remove(state+".lock"))
-	second := fileStore(t, state)
-	require.NoError(t, g.flush(t.Context()))
-	assert.Equal(t, []string{"search"}, c.names(t), "another store holds the lock: nothing is stored")
-
-	require.NoError(t, second.Close())
-	require.Eventually(t, c.hasNames(t.Context(), 2), testTimeout, 20*time.Millisecond, "the lock is taken and the name stored")
-	assert.Equal(t, []string{"fetch", "search"}, c.names(t))
 }
 
 // notes records the progress and log notifications a client hears.
