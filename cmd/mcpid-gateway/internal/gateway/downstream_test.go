@@ -33,6 +33,7 @@ import (
 // down): one whose calls the client keeps making, and one never called.
 // The waits are read from the gateway's log, not from a clock.
 func TestRestartBackoffBounded(t *testing.T) {
+	skipShort(t)
 	busy, busyEnv := testServer(t, "busy", "tools=work,lifetime=300ms")
 	idle, idleEnv := testServer(t, "idle", "tools=rest,lifetime=300ms")
 	cfg, specs := fromArgs(t, io.Discard, "-server", busy, "-env", busyEnv, "-server", idle, "-env", idleEnv)
@@ -246,6 +247,7 @@ func fromArgs(t *testing.T, logs io.Writer, args ...string) (config, []downstrea
 // timeout, even once its stdin pipe is full; the other server's calls go
 // on.
 func TestHungDownstream(t *testing.T) {
+	skipShort(t)
 	hung, hungEnv := testServer(t, "hung", "hang")
 	ok, okEnv := testServer(t, "ok", "tools=lookup")
 	cfg, specs := fromArgs(t, io.Discard, "-server", hung, "-env", hungEnv, "-server", ok, "-env", okEnv)
@@ -288,6 +290,7 @@ func boundedCall(t *testing.T, c *client, name, query string) string {
 // TestHungStart: a downstream that never finishes starting delays neither
 // the others' start nor the gateway's.
 func TestHungStart(t *testing.T) {
+	skipShort(t)
 	silent, silentEnv := testServer(t, "silent", "silent")
 	ok, okEnv := testServer(t, "ok", "tools=lookup")
 	cfg, specs := fromArgs(t, io.Discard, "-server", silent, "-env", silentEnv, "-server", ok, "-env", okEnv, "-start-timeout", "3s")
@@ -435,4 +438,14 @@ func (n *notes) String() string {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return fmt.Sprint(n.got)
+}
+
+// skipShort skips a test that waits out the gateway's real timeouts and
+// backoffs (seconds each) under -short, the quick loop of make test; make
+// check runs it.
+func skipShort(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("waits out real timeouts; make check runs it")
+	}
 }
