@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpid/mcpid"
-	"github.com/mcpid/mcpid/examples/internal/cmdtest"
+	"github.com/mcpid/mcpid/internal/testkit/cmdtest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

@@ -20,8 +20,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
-	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/cmdtest"
 	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/serve"
+	"github.com/mcpid/mcpid/internal/testkit/cmdtest"
 )
 
 // TestHTTPMode: the command run with -http serves the demo servers' tools

@@ -22,9 +22,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
-	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/cmdtest"
 	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/downstream"
 	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/serve"
+	"github.com/mcpid/mcpid/internal/testkit/cmdtest"
 	"github.com/mcpid/mcpid/internal/testkit/dbserver"
 	"github.com/mcpid/mcpid/internal/testkit/syncbuf"
 	"github.com/mcpid/mcpid/toolname"

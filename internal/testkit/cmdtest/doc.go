@@ -1,4 +1,4 @@
-// Package cmdtest runs commands in the gateway's tests: built as a
+// Package cmdtest runs the repository's commands in their tests: built as a
 // binary for a subprocess, or in process in their -http mode.
 package cmdtest
 
