@@ -16,7 +16,7 @@ import (
 	"os"
 
 	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/gateway"
-	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/serve"
+	"github.com/mcpid/mcpid/internal/serve"
 )
 
 func main() {

@@ -6,8 +6,8 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/mcpid/mcpid/examples/internal/serve"
 	"github.com/mcpid/mcpid/gosdk"
+	"github.com/mcpid/mcpid/internal/serve"
 	"github.com/mcpid/mcpid/searchfetch"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -42,7 +42,7 @@ func (s gosdkServer) serveStream(ctx context.Context, in io.ReadCloser, out io.W
 // grants, the go-sdk's own bearer-token middleware verifies each request's
 // token, and gosdk hands the TokenInfo to the tools as their caller.
 func (s gosdkServer) handler(hc httpConfig) http.Handler {
-	opts := hc.lim.GoSDK()
+	opts := &gosdk.HTTPOptions{MaxSessions: hc.lim.MaxSessions, SessionIdle: hc.lim.SessionIdle, MaxBody: hc.lim.MaxBody}
 	opts.Stateless = hc.stateless
 	h := gosdk.NewHTTPHandler(s.srv, opts)
 	if hc.grants != nil {

@@ -74,7 +74,7 @@ import (
 	"time"
 
 	"github.com/mcpid/mcpid"
-	"github.com/mcpid/mcpid/examples/internal/serve"
+	"github.com/mcpid/mcpid/internal/serve"
 	"github.com/mcpid/mcpid/searchfetch"
 )
 

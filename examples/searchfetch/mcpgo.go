@@ -7,7 +7,7 @@ import (
 	"net/http"
 
 	"github.com/mark3labs/mcp-go/server"
-	"github.com/mcpid/mcpid/examples/internal/serve"
+	"github.com/mcpid/mcpid/internal/serve"
 	"github.com/mcpid/mcpid/mcpgo"
 	"github.com/mcpid/mcpid/searchfetch"
 )
@@ -46,7 +46,7 @@ func (s mcpgoServer) serveStream(ctx context.Context, in io.ReadCloser, out io.W
 // grants, the handler's Verify checks each request's token and puts its
 // caller into the context of the tool calls.
 func (s mcpgoServer) handler(hc httpConfig) http.Handler {
-	opts := hc.lim.MCPGo()
+	opts := &mcpgo.HTTPOptions{MaxSessions: hc.lim.MaxSessions, SessionIdle: hc.lim.SessionIdle, MaxBody: hc.lim.MaxBody}
 	opts.Stateless = hc.stateless
 	if hc.grants != nil {
 		opts.Verify = hc.grants.verify

@@ -7,7 +7,7 @@ import (
 	"net/http"
 
 	"github.com/mcpid/mcpid"
-	"github.com/mcpid/mcpid/examples/internal/serve"
+	"github.com/mcpid/mcpid/internal/serve"
 	"github.com/mcpid/mcpid/searchfetch"
 )
 

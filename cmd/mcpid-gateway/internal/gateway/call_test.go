@@ -18,8 +18,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/serve"
 	"github.com/mcpid/mcpid/gosdk"
+	"github.com/mcpid/mcpid/internal/serve"
 )
 
 // TestUnknownTool: a call to a name that routes to no tool answers a tool
@@ -245,7 +245,7 @@ func relayHTTP(b *testing.B) (direct, relayed *mcp.ClientSession) {
 		b.Cleanup(h.Close)
 		return &mcp.StreamableClientTransport{Endpoint: h.URL + "/mcp", MaxRetries: -1, DisableStandaloneSSE: true}
 	}
-	down := httptest.NewServer(serve.Mount(gosdk.NewHTTPHandler(echo.transport.(inProcess).srv, serve.DefaultLimits.GoSDK())))
+	down := httptest.NewServer(serve.Mount(gosdk.NewHTTPHandler(echo.transport.(inProcess).srv, httpOptions(serve.DefaultLimits))))
 	up := httptest.NewServer(g.handler(serve.DefaultLimits, false))
 	return connect(b, serveHTTP(down)), connect(b, serveHTTP(up))
 }

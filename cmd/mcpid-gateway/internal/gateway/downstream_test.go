@@ -21,8 +21,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/serve"
 	"github.com/mcpid/mcpid/gosdk"
+	"github.com/mcpid/mcpid/internal/serve"
 	"github.com/mcpid/mcpid/internal/testkit/syncbuf"
 )
 
@@ -363,7 +363,7 @@ func TestProgressAndLogRelay(t *testing.T) {
 	srv, env := testServer(t, "busy", "progress")
 	cfg, specs := fromArgs(t, io.Discard, "-server", srv, "-env", env)
 	g, _ := startGateway(t, cfg, specs...)
-	hs := httptest.NewServer(serve.Mount(gosdk.NewHTTPHandler(g.srv, serve.DefaultLimits.GoSDK())))
+	hs := httptest.NewServer(serve.Mount(gosdk.NewHTTPHandler(g.srv, httpOptions(serve.DefaultLimits))))
 	t.Cleanup(hs.Close)
 
 	for name, transport := range map[string]mcp.Transport{

@@ -8,8 +8,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/downstream"
-	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/serve"
 	"github.com/mcpid/mcpid/gosdk"
+	"github.com/mcpid/mcpid/internal/serve"
 )
 
 // handler returns the handler of the -http mode: MCP streamable HTTP at
@@ -28,7 +28,7 @@ import (
 // and the load balancer must send every request of a session there
 // (affinity on the Mcp-Session-Id header): another replica answers 404.
 func (g *gateway) handler(lim serve.Limits, stateless bool) http.Handler {
-	opts := lim.GoSDK()
+	opts := httpOptions(lim)
 	opts.Stateless = stateless
 	return g.withHealth(serve.Mount(gosdk.NewHTTPHandler(g.srv, opts)))
 }
@@ -50,4 +50,9 @@ func refuseSubscriptions(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		return next(ctx, method, req)
 	}
+}
+
+// httpOptions returns the options of gosdk.NewHTTPHandler within lim.
+func httpOptions(lim serve.Limits) *gosdk.HTTPOptions {
+	return &gosdk.HTTPOptions{MaxSessions: lim.MaxSessions, SessionIdle: lim.SessionIdle, MaxBody: lim.MaxBody}
 }

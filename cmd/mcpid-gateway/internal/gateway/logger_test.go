@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/serve"
+	"github.com/mcpid/mcpid/internal/serve"
 	"github.com/mcpid/mcpid/internal/testkit/syncbuf"
 	"github.com/mcpid/mcpid/toolname"
 

@@ -16,8 +16,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/downstream"
-	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/serve"
 	"github.com/mcpid/mcpid/gosdk"
+	"github.com/mcpid/mcpid/internal/serve"
 	"github.com/mcpid/mcpid/toolname"
 )
 

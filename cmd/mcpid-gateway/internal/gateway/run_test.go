@@ -23,7 +23,7 @@ import (
 
 	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
 	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/downstream"
-	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/serve"
+	"github.com/mcpid/mcpid/internal/serve"
 	"github.com/mcpid/mcpid/internal/testkit/cmdtest"
 	"github.com/mcpid/mcpid/internal/testkit/dbserver"
 	"github.com/mcpid/mcpid/internal/testkit/syncbuf"

@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/serve"
+	"github.com/mcpid/mcpid/internal/serve"
 )
 
 // TestTSClientCalls: the official TypeScript client's own calls

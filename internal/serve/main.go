@@ -35,7 +35,7 @@ func Main(name string, run func(ctx context.Context) error) {
 // Parse parses args with fs, which must report its errors itself (flag.ContinueOnError). It
 // returns flag.ErrHelp for -help, ErrUsage for any other error the flag
 // package has reported, and a usage error for positional arguments, which
-// the gateway does not take.
+// no command takes.
 func Parse(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

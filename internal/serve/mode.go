@@ -9,7 +9,7 @@ import (
 
 // Mode is how a command serves MCP, as its -stdio and -http flags chose:
 // over stdin and stdout, over streamable HTTP on a loopback address, or,
-// with neither, not at all (the examples then run their demo).
+// with neither, not at all (a command then runs its demo).
 type Mode struct {
 	Stdio bool
 	HTTP  string // the address to listen on; "" for none
@@ -53,7 +53,7 @@ func (m Mode) Demo() bool { return !m.Stdio && m.HTTP == "" }
 
 // CheckLoopback returns an error unless addr is host:port with a loopback
 // host: an IP literal such as 127.0.0.1 or ::1, or localhost. The
-// examples serve plain HTTP, without TLS (and, but for the searchfetch
+// commands serve plain HTTP, without TLS (and, but for the searchfetch
 // example's -grants, without authentication), so they never listen where
 // another machine can reach them.
 func CheckLoopback(addr string) error {
@@ -67,5 +67,5 @@ func CheckLoopback(addr string) error {
 	if ip, err := netip.ParseAddr(host); err == nil && ip.IsLoopback() {
 		return nil
 	}
-	return fmt.Errorf("not a loopback address; the examples serve plain HTTP, without TLS")
+	return fmt.Errorf("not a loopback address; the commands serve plain HTTP, without TLS")
 }

@@ -7,9 +7,6 @@ import (
 	"net"
 	"net/http"
 	"time"
-
-	"github.com/mcpid/mcpid/gosdk"
-	"github.com/mcpid/mcpid/mcpgo"
 )
 
 // Limits bounds what the clients of an HTTP server can hold of it. Every
@@ -38,7 +35,7 @@ type Limits struct {
 	MaxSessions int
 }
 
-// DefaultLimits are the limits of the examples' -http mode. Tool
+// DefaultLimits are the limits of the commands' -http mode. Tool
 // arguments are an id, a query or a small object: a MiB of body is far
 // beyond any.
 //
@@ -76,21 +73,11 @@ func NewServer(h http.Handler, lim Limits) *http.Server {
 }
 
 // Mount returns a handler that serves h at /mcp, the endpoint the
-// examples announce, and answers 404 elsewhere.
+// commands announce, and answers 404 elsewhere.
 func Mount(h http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	return mux
-}
-
-// GoSDK returns the options of gosdk.NewHTTPHandler within lim.
-func (lim Limits) GoSDK() *gosdk.HTTPOptions {
-	return &gosdk.HTTPOptions{MaxSessions: lim.MaxSessions, SessionIdle: lim.SessionIdle, MaxBody: lim.MaxBody}
-}
-
-// MCPGo returns the options of mcpgo.NewHTTPHandler within lim.
-func (lim Limits) MCPGo() *mcpgo.HTTPOptions {
-	return &mcpgo.HTTPOptions{MaxSessions: lim.MaxSessions, SessionIdle: lim.SessionIdle, MaxBody: lim.MaxBody}
 }
 
 // Serve serves hs on ln until ctx is done, then shuts it down, giving
