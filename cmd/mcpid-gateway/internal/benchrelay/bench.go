@@ -22,6 +22,7 @@ import (
 // benchOptions are the benchmark's flags.
 type benchOptions struct {
 	gateway    string
+	base       string // -base: another gateway binary, measured beside the first
 	rounds     int
 	calls      int
 	c          []int
@@ -64,12 +65,21 @@ func bench(ctx context.Context, o benchOptions, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	gw, gwURL, err := procs.startGateway(ctx, o, self, relayDown)
+	gw, gwURL, err := procs.startGateway(ctx, o.gateway, o.cpuprofile, self, relayDown)
 	if err != nil {
 		return err
 	}
 	paths := []*path{{name: "direct", down: directDown}, {name: "bare relay", relay: bareRelay, down: directDown}, {name: "gateway", relay: gw, down: directDown}}
-	for i, u := range []string{directURL, bareURL, gwURL} {
+	urls := []string{directURL, bareURL, gwURL}
+	if o.base != "" {
+		base, baseURL, err := procs.startGateway(ctx, o.base, "", self, relayDown)
+		if err != nil {
+			return err
+		}
+		paths = append(paths, &path{name: "gateway (-base)", relay: base, down: directDown})
+		urls = append(urls, baseURL)
+	}
+	for i, u := range urls {
 		p := paths[i]
 		if p.relay != 0 && o.down == "stdio" {
 			if p.down, err = childOf(p.relay, startTimeout); err != nil {
@@ -174,8 +184,9 @@ func (ps *processes) startHTTP(ctx context.Context, name string, args ...string)
 // startGateway starts the gateway on a free loopback port, its one
 // downstream down (a URL, or a command line run over stdio), logging as
 // an operator's would by default (one line per call, at info) to
-// /dev/null. With -cpuprofile it is the harness's profiled copy.
-func (ps *processes) startGateway(ctx context.Context, o benchOptions, self string, down []string) (int, string, error) {
+// /dev/null. With a profile file, it is the harness's profiled copy of
+// the gateway, which writes its CPU profile there.
+func (ps *processes) startGateway(ctx context.Context, binary, profile, self string, down []string) (int, string, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return 0, "", err
@@ -185,9 +196,9 @@ func (ps *processes) startGateway(ctx context.Context, o benchOptions, self stri
 		server = "down=" + shellQuote(down)
 	}
 	args := []string{"-http", addr, "-server", server}
-	cmd := exec.Command(o.gateway, args...)
-	if o.cpuprofile != "" {
-		cmd = exec.Command(self, append([]string{"gateway", o.cpuprofile}, args...)...)
+	cmd := exec.Command(binary, args...)
+	if profile != "" {
+		cmd = exec.Command(self, append([]string{"gateway", profile}, args...)...)
 	}
 	if err := ps.start(cmd); err != nil {
 		return 0, "", err

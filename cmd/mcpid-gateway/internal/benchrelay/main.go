@@ -11,8 +11,11 @@
 //
 // Usage (make bench-relay builds the gateway and runs it):
 //
-//	benchrelay -gateway PATH [-rounds N] [-calls N] [-c 1,16] [-down stdio|http] [-cpuprofile FILE]
+//	benchrelay -gateway PATH [-base PATH] [-rounds N] [-calls N] [-c 1,16] [-down stdio|http] [-cpuprofile FILE]
 //
+// -base measures a second gateway binary (a build before a change) as a
+// fourth path, in the same interleaved rounds, so that a before and after
+// see the same moments of the machine.
 // -down chooses how both relays reach their downstream: stdio (each relay
 // runs the downstream as its child) or http (the downstream of the direct
 // calls, over streamable HTTP). -cpuprofile writes a CPU profile of the
@@ -85,6 +88,7 @@ func run(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("benchrelay", flag.ContinueOnError)
 	var o benchOptions
 	fs.StringVar(&o.gateway, "gateway", "", "the gateway binary, `PATH` (built from cmd/mcpid-gateway)")
+	fs.StringVar(&o.base, "base", "", "another gateway binary, `PATH`, measured as a fourth path in the same rounds (a build before a change)")
 	fs.IntVar(&o.rounds, "rounds", 8, "rounds per path and concurrency, `N` (the table holds their medians; at least 6)")
 	fs.IntVar(&o.calls, "calls", 2000, "calls per round, `N`, shared by the callers")
 	cs := fs.String("c", "1,16", "the concurrencies: callers sharing the one client session of each path")

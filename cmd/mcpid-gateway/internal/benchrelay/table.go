@@ -46,7 +46,7 @@ func median[T time.Duration | float64](rounds []round, f func(round) T) T {
 
 // writeTable writes the table of one concurrency, as Markdown: each
 // path's medians, what each relay adds over the direct call, and the
-// ratio of what the gateway adds to what the bare relay adds.
+// ratio of what each gateway adds to what the bare relay adds.
 func writeTable(w io.Writer, c int, paths []*path, results [][]round) {
 	s := make([]summary, len(paths))
 	for i := range paths {
@@ -67,9 +67,13 @@ func writeTable(w io.Writer, c int, paths []*path, results [][]round) {
 		fmt.Fprintf(w, "| %s | %s | %s | %.0f | %s | %s | %s | %s | %s |\n", p.name, us(s[i].p50), us(s[i].p99), s[i].perSec,
 			us(s[i].cpu[0]), relay, us(s[i].cpu[2]), us(s[i].total()), added)
 	}
-	bare, gw := s[1], s[2]
-	fmt.Fprintf(w, "\ngateway-added / bare-added: p50 %.2fx, CPU %.2fx\n\n",
-		float64(gw.p50-s[0].p50)/float64(bare.p50-s[0].p50), float64(gw.total()-s[0].total())/float64(bare.total()-s[0].total()))
+	fmt.Fprintln(w)
+	bare := s[1]
+	for i, gw := range s[2:] {
+		fmt.Fprintf(w, "%s-added / bare-added: p50 %.2fx, CPU %.2fx\n", paths[2+i].name,
+			float64(gw.p50-s[0].p50)/float64(bare.p50-s[0].p50), float64(gw.total()-s[0].total())/float64(bare.total()-s[0].total()))
+	}
+	fmt.Fprintln(w)
 }
 
 // us formats d in whole microseconds.
