@@ -44,6 +44,7 @@ type downstreamSpec struct {
 type child struct {
 	name      string
 	transport mcp.Transport
+	remote    *remoteLink                       // its HTTP side, when it is reached over HTTP; nil for stdio
 	session   atomic.Pointer[mcp.ClientSession] // nil while it is not connected
 
 	// first is closed when the first attempt to connect and list is
@@ -77,7 +78,9 @@ type child struct {
 }
 
 func newChild(spec downstreamSpec) *child {
+	remote, _ := spec.transport.(*remoteLink)
 	return &child{
+		remote:    remote,
 		name:      spec.name,
 		transport: spec.transport,
 		first:     make(chan struct{}),
@@ -166,14 +169,24 @@ func (g *gateway) session(d *child, listed func(error)) error {
 	if err != nil {
 		return err
 	}
+	// An HTTP downstream's notifications come on a session of their own,
+	// or, when it keeps no session, not at all (see remote.go).
+	watchEnded, stopWatch := g.watch(d, cs)
+	defer stopWatch()
+	relistTick, stopTick := relistTicker(d, cs)
+	defer stopTick()
 	for {
 		select {
 		case <-d.kindsChanged:
 			g.relistKinds(d, cs)
 			continue
+		case <-relistTick:
+			g.relistKinds(d, cs)
 		case <-d.changed:
 		case <-ended:
 			return errors.New("the session ended")
+		case <-watchEnded:
+			return errors.New("the session's notification stream ended")
 		case <-g.ctx.Done():
 			return nil
 		}
@@ -217,6 +230,9 @@ func (g *gateway) connect(d *child) (*mcp.ClientSession, error) {
 	cs, err := connectLink(ctx, client, d.inFlight.Transport(d.transport))
 	if err != nil {
 		return nil, fmt.Errorf("starting the session: %w", err)
+	}
+	if d.remote != nil {
+		d.remote.http.connected(cs)
 	}
 	if err := downstream.AskForLogs(ctx, cs); err != nil {
 		g.cfg.logger.Warn("gateway: downstream refused a logging level; its logs are not relayed", "server", d.name, "err", err)
