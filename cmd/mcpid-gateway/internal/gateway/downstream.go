@@ -45,7 +45,8 @@ type child struct {
 	name      string
 	transport mcp.Transport
 	remote    *remoteLink                       // its HTTP side, when it is reached over HTTP; nil for stdio
-	session   atomic.Pointer[mcp.ClientSession] // nil while it is not connected
+	session   atomic.Pointer[mcp.ClientSession] // nil while it is not connected; stored by setSession
+	swap      sessionSwap                       // wakes the requests waiting for its next session (expire.go)
 
 	// first is closed when the first attempt to connect and list is
 	// over; firstErr is then its error.
@@ -128,7 +129,8 @@ func (g *gateway) runDownstream(d *child) {
 		if g.ctx.Err() != nil {
 			return
 		}
-		if listed && d.answered.Load() {
+		// A session its server ended (see expire.go) is no crash either.
+		if listed && (d.answered.Load() || errors.Is(err, mcp.ErrSessionMissing)) {
 			delay = retryMin
 		}
 		wait := min(delay, g.cfg.timeout)
@@ -154,11 +156,12 @@ func (g *gateway) session(d *child, listed func(error)) error {
 	}
 	defer func() { _ = cs.Close() }()
 	ended := make(chan struct{})
+	var endErr error // why it ended, once ended is closed
 	go func() {
-		_ = cs.Wait()
+		endErr = cs.Wait()
 		close(ended)
 	}()
-	d.session.Store(cs)
+	d.setSession(cs)
 	defer d.session.CompareAndSwap(cs, nil)
 	err = g.relist(d, cs)
 	if err == nil {
@@ -184,7 +187,7 @@ func (g *gateway) session(d *child, listed func(error)) error {
 			g.relistKinds(d, cs)
 		case <-d.changed:
 		case <-ended:
-			return errors.New("the session ended")
+			return sessionEnded(endErr)
 		case <-watchEnded:
 			return errors.New("the session's notification stream ended")
 		case <-g.ctx.Done():
@@ -196,11 +199,20 @@ func (g *gateway) session(d *child, listed func(error)) error {
 		select {
 		case <-time.After(relistEvery):
 		case <-ended:
-			return errors.New("the session ended")
+			return sessionEnded(endErr)
 		case <-g.ctx.Done():
 			return nil
 		}
 	}
+}
+
+// sessionEnded is the error of a session that ended by itself, for the
+// reason err (nil when the connection closed cleanly).
+func sessionEnded(err error) error {
+	if err == nil {
+		return errors.New("the session ended")
+	}
+	return fmt.Errorf("the session ended: %w", err)
 }
 
 // connect starts a session with d, within the gateway's timeout, and asks

@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/subtle"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,6 +16,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcpid/mcpid/internal/serve"
+	"github.com/mcpid/mcpid/internal/testkit/syncbuf"
 )
 
 // docsToken is the bearer token the test's HTTP servers want.
@@ -31,15 +36,38 @@ type remoteServer struct {
 	// levels counts logging/setLevel requests, by the level set.
 	mu     sync.Mutex
 	levels []string
+	subs   []string // the URIs subscribed to, in order
+}
+
+// notesURI is the resource every remote test server has.
+const notesURI = "file:///notes"
+
+// subscribed returns the URIs subscribed to, in order.
+func (rs *remoteServer) subscribed() []string {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return append([]string(nil), rs.subs...)
 }
 
 // newRemoteServer starts a remote server with the tool search, for the
 // test's life; stateless keeps no session.
 func newRemoteServer(t *testing.T, stateless bool) *remoteServer {
 	t.Helper()
-	rs := &remoteServer{stateless: stateless, srv: mcp.NewServer(&mcp.Implementation{Name: "docs", Version: "v1"}, &mcp.ServerOptions{
-		Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{ListChanged: true}},
-	})}
+	rs := &remoteServer{stateless: stateless}
+	rs.srv = mcp.NewServer(&mcp.Implementation{Name: "docs", Version: "v1"}, &mcp.ServerOptions{
+		Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{ListChanged: true},
+			Resources: &mcp.ResourceCapabilities{Subscribe: true}},
+		SubscribeHandler: func(_ context.Context, req *mcp.SubscribeRequest) error {
+			rs.mu.Lock()
+			defer rs.mu.Unlock()
+			rs.subs = append(rs.subs, req.Params.URI)
+			return nil
+		},
+		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
+	})
+	rs.srv.AddResource(&mcp.Resource{URI: notesURI, Name: "notes"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: notesURI, Text: "notes"}}}, nil
+	})
 	rs.srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if p, ok := req.GetParams().(*mcp.SetLoggingLevelParams); ok && method == "logging/setLevel" && p != nil {
@@ -99,13 +127,109 @@ func docsArgs(rs *remoteServer) []string {
 // the environment gives: its tools are listed under their names and a
 // call is relayed.
 func TestRemoteDownstream(t *testing.T) {
-	t.Setenv("DOCS_TOKEN", docsToken)
 	rs := newRemoteServer(t, false)
-	cfg, specs := fromArgs(t, io.Discard, docsArgs(rs)...)
-	_, c := startGateway(t, cfg, specs...)
+	_, c, _ := remoteGateway(t, rs)
 	assert.Equal(t, []string{"search"}, c.names(t))
 	assert.Equal(t, "docs answered search: q", resultText(c.call(t, "search", "q")))
 
+	rs.addTool("fetch")
+	waitChanged(t, c)
+	require.Eventually(t, c.hasNames(t.Context(), 2), testTimeout, 20*time.Millisecond)
+	assert.Equal(t, []string{"fetch", "search"}, c.names(t))
+}
+
+// TestRemoteHeaderFlags: a -header that cannot be sent stops the start
+// with a usage error naming the server, the header or the variable, and
+// never the value: an unset variable (a typo of DOCS_TOKEN), a value with
+// a line break, an invalid or reserved header name, a server that is not
+// HTTP, no such server. A ${VAR} anywhere in the value is read.
+func TestRemoteHeaderFlags(t *testing.T) {
+	t.Setenv("DOCS_TOKEN", docsToken)
+	t.Setenv("DOCS_BROKEN", docsToken+"\r\nX-Injected: 1")
+	o, err := parseArgs([]string{"-stdio", "-server", "docs=https://docs.example/mcp",
+		"-header", "docs=Authorization: Bearer ${DOCS_TOKEN}", "-header", "docs=X-Both: ${DOCS_TOKEN}/${DOCS_TOKEN}", "-relist", "5s"}, io.Discard)
+	require.NoError(t, err)
+	require.Len(t, o.servers, 1)
+	assert.Equal(t, http.Header{"Authorization": {"Bearer " + docsToken}, "X-Both": {docsToken + "/" + docsToken}}, o.servers[0].header)
+	assert.Equal(t, "https://docs.example/mcp", o.servers[0].url)
+	assert.Equal(t, 5*time.Second, o.servers[0].relist)
+
+	for _, tt := range []struct {
+		name   string
+		header string
+		want   string // in the error
+	}{
+		{"unset variable", "docs=Authorization: Bearer ${DOCS_TOKN}", "DOCS_TOKN is not set"},
+		{"line break", "docs=Authorization: ${DOCS_BROKEN}", "control character"},
+		{"invalid name", "docs=Bad Name: ${DOCS_TOKEN}", `"Bad Name"`},
+		{"no name", "docs=: ${DOCS_TOKEN}", "not a valid HTTP header name"},
+		{"reserved name", "docs=Mcp-Session-Id: ${DOCS_TOKEN}", "Mcp-Session-Id"},
+		{"unclosed variable", "docs=Authorization: Bearer ${DOCS_TOKEN", `without its closing "}"`},
+		{"stdio server", "local=Authorization: ${DOCS_TOKEN}", `"local" runs a command over stdio`},
+		{"no such server", "other=Authorization: ${DOCS_TOKEN}", `no -server is named "other"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			stderr := new(strings.Builder)
+			err := Run(t.Context(), []string{"-stdio", "-server", "docs=https://docs.example/mcp", "-server", "local=/bin/true",
+				"-header", "docs=X-Fine: ${DOCS_TOKEN}", "-header", tt.header}, io.Discard, stderr)
+			require.ErrorIs(t, err, serve.ErrUsage)
+			assert.Contains(t, stderr.String(), tt.want)
+			assert.NotContains(t, stderr.String()+err.Error(), docsToken, "a header's value is never shown")
+		})
+	}
+	_, err = parseArgs([]string{"-stdio", "-server", "docs=https://docs.example/mcp", "-env", "docs=A=B"}, io.Discard)
+	require.ErrorIs(t, err, serve.ErrUsage, "-env for an HTTP server")
+	_, err = parseArgs([]string{"-stdio", "-relist", "-1s"}, io.Discard)
+	require.ErrorIs(t, err, serve.ErrUsage)
+}
+
+// remoteGateway starts a gateway on rs as the server docs, with the token
+// from DOCS_TOKEN and the extra flags, logging at debug to the returned
+// buffer.
+func remoteGateway(t *testing.T, rs *remoteServer, flags ...string) (*gateway, *client, *syncbuf.Buffer) {
+	t.Helper()
+	t.Setenv("DOCS_TOKEN", docsToken)
+	logs := new(syncbuf.Buffer)
+	cfg, specs := fromArgs(t, io.Discard, append(docsArgs(rs), flags...)...)
+	cfg.logger = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	g, c := startGateway(t, cfg, specs...)
+	t.Cleanup(func() {
+		assert.NotContains(t, logs.String(), docsToken, "a header's value is never logged")
+	})
+	return g, c, logs
+}
+
+// TestRemoteSessionExpired: a downstream whose server forgets its
+// sessions (it restarted, or they expired) answers 404 to the gateway's
+// next request; the gateway opens a new session, sets its logging level
+// and the callers' resource subscriptions again, and sends the call that
+// met the 404 again: its caller sees the answer.
+func TestRemoteSessionExpired(t *testing.T) {
+	rs := newRemoteServer(t, false)
+	g, c, _ := remoteGateway(t, rs)
+	// A client of 2025-11-25 subscribes with resources/subscribe.
+	sub, err := mcp.NewClient(&mcp.Implementation{Name: "subscriber", Version: "v0"}, nil).Connect(t.Context(), inProcess{g.srv}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = sub.Close() })
+	require.NoError(t, sub.Subscribe(t.Context(), &mcp.SubscribeParams{URI: notesURI}))
+	assert.Equal(t, []string{"debug"}, rs.levelsSet())
+	assert.Equal(t, []string{notesURI}, rs.subscribed())
+
+	rs.forget()
+	assert.Equal(t, "docs answered search: again", resultText(c.call(t, "search", "again")), "the call is sent again on the new session")
+	assert.Equal(t, []string{"debug", "debug"}, rs.levelsSet(), "the new session's level is set")
+	require.Eventually(t, func() bool { return len(rs.subscribed()) == 2 }, testTimeout, 10*time.Millisecond)
+	assert.Equal(t, []string{notesURI, notesURI}, rs.subscribed(), "the subscription is made again")
+}
+
+// TestRemoteSessionless: a server that keeps no session sends no
+// list_changed; with -relist, its tools are listed again on that interval,
+// and a tool it adds is served.
+func TestRemoteSessionless(t *testing.T) {
+	rs := newRemoteServer(t, true)
+	_, c, _ := remoteGateway(t, rs, "-relist", "50ms")
+	assert.Equal(t, []string{"search"}, c.names(t))
+	assert.Equal(t, "docs answered search: q", resultText(c.call(t, "search", "q")))
 	rs.addTool("fetch")
 	waitChanged(t, c)
 	require.Eventually(t, c.hasNames(t.Context(), 2), testTimeout, 20*time.Millisecond)
