@@ -104,7 +104,9 @@ func (g *gateway) forward(ctx context.Context, req *mcp.CallToolRequest, st serv
 		return err
 	})
 	werr := (*jsonrpc.Error)(nil)
-	errors.As(err, &werr)
+	if !undelivered(err) {
+		errors.As(err, &werr)
+	}
 	if err == nil {
 		if res.IsError {
 			outcome = outcomeToolError
@@ -238,7 +240,7 @@ func (g *gateway) relayTo(ctx context.Context, d *child, cs *mcp.ClientSession, 
 	defer cancel()
 	err := g.relayOnce(ctx, d, cs, req, out, f)
 	var werr *jsonrpc.Error
-	if err == nil || errors.As(err, &werr) {
+	if err == nil || (errors.As(err, &werr) && !undelivered(err)) {
 		d.answered.Store(true)
 	}
 	return err

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -101,6 +102,12 @@ func newRemoteTransport(server, endpoint string, header http.Header, timeout tim
 			CheckRedirect: func(*http.Request, []*http.Request) error { return r.redirectErr(0) },
 		},
 		MaxEventSize: int(maxBody),
+		// A stream that breaks ends the session at once, which the
+		// gateway opens again with its own restart backoff, as it
+		// restarts a stdio server: the SDK's own retries would keep a
+		// dead server's session for up to half a minute, and wait longer
+		// than -timeout between tries.
+		MaxRetries: -1,
 	}, r
 }
 
@@ -111,6 +118,17 @@ func (r *remote) connected(cs *mcp.ClientSession) {
 		r.version.Store(&v)
 	}
 }
+
+// errTransportRejected matches, by its code (see [jsonrpc.Error.Is]), the
+// error that the SDK's HTTP transport wraps around a request it could not
+// deliver (the server cannot be reached, a redirect, a body too large, a
+// 5xx): a JSON-RPC error that no downstream sent.
+var errTransportRejected = &jsonrpc.Error{Code: -32005}
+
+// undelivered reports whether err is the transport's, not the
+// downstream's: the request was not delivered, or its answer not read, so
+// the downstream is unavailable rather than refusing.
+func undelivered(err error) bool { return errors.Is(err, errTransportRejected) }
 
 // errRedirect is the error of a downstream that answered with a redirect.
 var errRedirect = errors.New("redirects are refused: give -server the URL the server answers at")
@@ -185,8 +203,8 @@ func relistTicker(d *child, cs *mcp.ClientSession) (<-chan time.Time, func()) {
 // that arrive there start the same relists as on a stdio downstream. It
 // returns a channel closed when the listening session ends (the
 // downstream session is then started again, both together), and the
-// function that closes it. For any other downstream, or when the listening
-// session cannot be opened (logged), the channel is nil.
+// function that closes it; one that cannot be opened has ended already.
+// For any other downstream, the channel is nil.
 func (g *gateway) watch(d *child, cs *mcp.ClientSession) (<-chan struct{}, func()) {
 	if d.remote == nil || cs.ID() == "" {
 		return nil, func() {}
@@ -207,11 +225,12 @@ func (g *gateway) watch(d *child, cs *mcp.ClientSession) (<-chan struct{}, func(
 	ctx, cancel := context.WithTimeout(g.ctx, g.cfg.timeout)
 	defer cancel()
 	ws, err := connectLink(ctx, client, d.transport)
-	if err != nil {
-		g.cfg.logger.Warn("gateway: opening a session for a downstream's list changes; they are not followed until it restarts", "server", d.name, "err", err)
-		return nil, func() {}
-	}
 	ended := make(chan struct{})
+	if err != nil {
+		g.cfg.logger.Warn("gateway: opening a session for a downstream's list changes", "server", d.name, "err", err)
+		close(ended)
+		return ended, func() {}
+	}
 	go func() {
 		_ = ws.Wait()
 		close(ended)

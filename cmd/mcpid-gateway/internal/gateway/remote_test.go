@@ -5,8 +5,10 @@ import (
 	"crypto/subtle"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -37,6 +39,9 @@ type remoteServer struct {
 	mu     sync.Mutex
 	levels []string
 	subs   []string // the URIs subscribed to, in order
+	hs     *http.Server
+	// hang, when set, makes every request wait until its client gives up.
+	hang atomic.Bool
 }
 
 // notesURI is the resource every remote test server has.
@@ -80,16 +85,51 @@ func newRemoteServer(t *testing.T, stateless bool) *remoteServer {
 	})
 	rs.addTool("search")
 	rs.forget()
-	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	rs.url = "http://" + ln.Addr().String() + "/mcp"
+	rs.serve(t, ln)
+	t.Cleanup(rs.die)
+	return rs
+}
+
+// serve serves rs on ln until die.
+func (rs *remoteServer) serve(t *testing.T, ln net.Listener) {
+	hs := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), []byte("Bearer "+docsToken)) != 1 {
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
 		}
+		if rs.hang.Load() {
+			<-r.Context().Done() // a server that stopped answering
+			return
+		}
 		(*rs.handler.Load()).ServeHTTP(w, r)
-	}))
-	t.Cleanup(hs.Close)
-	rs.url = hs.URL + "/mcp"
-	return rs
+	})}
+	rs.mu.Lock()
+	rs.hs = hs
+	rs.mu.Unlock()
+	go func() { _ = hs.Serve(ln) }()
+}
+
+// die stops rs at once, as a process that crashed: its listener and
+// every connection close.
+func (rs *remoteServer) die() {
+	rs.mu.Lock()
+	hs := rs.hs
+	rs.mu.Unlock()
+	_ = hs.Close()
+}
+
+// revive serves rs again at its address, after die, as the process
+// restarted: it knows none of the sessions it had.
+func (rs *remoteServer) revive(t *testing.T) {
+	u, err := url.Parse(rs.url)
+	require.NoError(t, err)
+	ln, err := net.Listen("tcp", u.Host)
+	require.NoError(t, err)
+	rs.forget()
+	rs.serve(t, ln)
 }
 
 // addTool adds a tool that answers "docs answered NAME: QUERY".
@@ -234,4 +274,130 @@ func TestRemoteSessionless(t *testing.T) {
 	waitChanged(t, c)
 	require.Eventually(t, c.hasNames(t.Context(), 2), testTimeout, 20*time.Millisecond)
 	assert.Equal(t, []string{"fetch", "search"}, c.names(t))
+}
+
+// TestRemoteHung: a downstream that stops answering costs its callers at
+// most -timeout: the call answers resource_unavailable, which is
+// retryable; once it answers again, so do its calls.
+func TestRemoteHung(t *testing.T) {
+	skipShort(t)
+	rs := newRemoteServer(t, false)
+	g, c, _ := remoteGateway(t, rs, "-timeout", "1s")
+	g.cfg.timeout = time.Second
+	rs.hang.Store(true)
+	res := c.call(t, "search", "q")
+	assert.Equal(t, "resource_unavailable", envelopeCode(t, res))
+	assert.Contains(t, resultText(res), `"retryable":true`)
+	rs.hang.Store(false)
+	assert.Equal(t, "docs answered search: back", resultText(c.call(t, "search", "back")))
+}
+
+// TestRemoteDies: a downstream whose server dies keeps its tools listed,
+// each call answering resource_unavailable; the gateway reconnects with
+// the restart backoff (each wait within -timeout), and once the server is
+// back, with a new tool, its tools come back and clients are told.
+func TestRemoteDies(t *testing.T) {
+	skipShort(t)
+	rs := newRemoteServer(t, false)
+	_, c, logs := remoteGateway(t, rs, "-timeout", "2s")
+	rs.die()
+	assert.Equal(t, "resource_unavailable", envelopeCode(t, c.call(t, "search", "q")))
+	assert.Equal(t, []string{"search"}, c.names(t), "its tools stay listed while it is down")
+	require.Eventually(t, func() bool { return len(restartWaits(t, logs.String())["docs"]) >= 2 }, testTimeout, 20*time.Millisecond,
+		"the gateway tries to reconnect, with backoff")
+
+	rs.addTool("fetch")
+	rs.revive(t)
+	waitChanged(t, c)
+	require.Eventually(t, c.hasNames(t.Context(), 2), testTimeout, 20*time.Millisecond)
+	assert.Equal(t, []string{"fetch", "search"}, c.names(t))
+	assert.Equal(t, "docs answered fetch: q", resultText(c.call(t, "fetch", "q")))
+	waits := restartWaits(t, logs.String())["docs"]
+	for i, w := range waits {
+		assert.LessOrEqual(t, w, 2*time.Second, "wait %d", i)
+	}
+	assert.Equal(t, retryMin, waits[0], "the backoff starts at its first step: %v", waits)
+	assert.Equal(t, 2*retryMin, waits[1], "and doubles: %v", waits)
+}
+
+// TestRemoteRedirect: a downstream that answers with a redirect is
+// refused, with a warning naming the server and never the Location (whose
+// query may hold a signature or a token); the redirect is not followed.
+func TestRemoteRedirect(t *testing.T) {
+	rs := newRemoteServer(t, false)
+	var followed atomic.Bool
+	target := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { followed.Store(true) }))
+	t.Cleanup(target.Close)
+	redirect := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, target.URL+"/mcp?sig=redirect-secret", http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(redirect.Close)
+	t.Setenv("DOCS_TOKEN", docsToken)
+	logs := new(syncbuf.Buffer)
+	cfg, specs := fromArgs(t, io.Discard, append(docsArgs(rs), "-server", "moved="+redirect.URL+"/mcp",
+		"-header", "moved=Authorization: Bearer ${DOCS_TOKEN}", "-start-timeout", "2s")...)
+	cfg.logger = slog.New(slog.NewJSONHandler(logs, nil))
+	_, c := startGateway(t, cfg, specs...)
+	assert.Equal(t, []string{"search"}, c.names(t), "the redirecting server lists nothing")
+	require.Eventually(t, func() bool { return strings.Contains(logs.String(), "redirects are refused") }, testTimeout, 20*time.Millisecond)
+	assert.Contains(t, logs.String(), `server \"moved\" answered 307 with a redirect`)
+	assert.NotContains(t, logs.String(), "redirect-secret")
+	assert.NotContains(t, logs.String(), docsToken)
+	assert.False(t, followed.Load(), "the redirect is not followed")
+}
+
+// TestRemoteBodyBound: a response body beyond the listener's bound (1 MiB)
+// is refused as the gateway reads it, without reading the rest: the call
+// answers resource_unavailable, and the server could not write the body
+// whole.
+func TestRemoteBodyBound(t *testing.T) {
+	const huge = 64 << 20
+	var written atomic.Int64
+	var inner http.Handler
+	srv := mcp.NewServer(&mcp.Implementation{Name: "huge", Version: "v1"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "dump"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "small"}}}, nil, nil
+	})
+	inner = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if !strings.Contains(string(body), `"tools/call"`) {
+			r.Body = io.NopCloser(strings.NewReader(string(body)))
+			inner.ServeHTTP(w, r)
+			return
+		}
+		// An answer that never ends, in JSON, with no Content-Length.
+		w.Header().Set("Content-Type", "application/json")
+		chunk := []byte(strings.Repeat(" ", 64<<10))
+		for written.Load() < huge {
+			n, err := w.Write(chunk)
+			written.Add(int64(n))
+			if err != nil {
+				return
+			}
+		}
+	}))
+	t.Cleanup(hs.Close)
+	logs := new(syncbuf.Buffer)
+	cfg, specs := fromArgs(t, io.Discard, "-server", "huge="+hs.URL+"/mcp")
+	cfg.logger = slog.New(slog.NewJSONHandler(logs, nil))
+	_, c := startGateway(t, cfg, specs...)
+	res := c.call(t, "dump", "")
+	assert.Equal(t, "resource_unavailable", envelopeCode(t, res), resultText(res))
+	assert.Contains(t, logs.String(), "the response body is too large (more than 1048576 bytes)")
+	assert.Less(t, written.Load(), int64(huge), "the gateway stopped reading")
+}
+
+// TestRemoteAndStdio: one gateway serves a stdio downstream and an HTTP
+// one together.
+func TestRemoteAndStdio(t *testing.T) {
+	rs := newRemoteServer(t, false)
+	local, env := testServer(t, "local", "tools=lookup")
+	t.Setenv("DOCS_TOKEN", docsToken)
+	cfg, specs := fromArgs(t, io.Discard, append(docsArgs(rs), "-server", local, "-env", env)...)
+	_, c := startGateway(t, cfg, specs...)
+	require.Eventually(t, c.hasNames(t.Context(), 2), testTimeout, 20*time.Millisecond)
+	assert.Equal(t, []string{"lookup", "search"}, c.names(t))
+	assert.Equal(t, "docs answered search: q", resultText(c.call(t, "search", "q")))
+	assert.Equal(t, "test answered lookup", resultText(c.call(t, "lookup", "q")))
 }
