@@ -367,7 +367,7 @@ func schemaSize(t *mcp.Tool) int {
 // distinct tools each downstream has had, which its cap counts (see
 // maxEver): so a restart does not let a server have another maxEver.
 func (g *gateway) countEver() {
-	keys := g.tools.history(g.cfg.logger)
+	keys := g.tools.History(g.cfg.logger)
 	if keys == nil {
 		return
 	}

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/mcpid/mcpid"
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/naming"
 	"github.com/mcpid/mcpid/toolname"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -92,13 +93,13 @@ func (g *gateway) startToolCall(ctx context.Context, name string) (k toolname.Ke
 // or the lookup's error (the name routes nowhere, or to several). served is the table this replica
 // serves its names from, whose live keys are the ones it lists: the key
 // of a downstream that has not listed yet is retired there, so a name it
-// does not hold is looked up in the store (see chain.lookup: within a
+// does not hold is looked up in the store (see naming.Chain.Lookup: within a
 // second, a miss remembered), which holds every replica's.
-func (g *gateway) storedKey(ctx context.Context, c *chain, served *toolname.Table, name string) (toolname.Key, error) {
+func (g *gateway) storedKey(ctx context.Context, c *naming.Chain, served *toolname.Table, name string) (toolname.Key, error) {
 	if k, ok := served.Key(name); ok {
 		return k, nil
 	}
-	return c.lookup(ctx, name, g.cfg.timeout)
+	return c.Lookup(ctx, name, g.cfg.timeout)
 }
 
 // startPrompt is startToolCall for a prompt's name, with the prompt chain.
