@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/downstream"
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/health"
 	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/naming"
 	"github.com/mcpid/mcpid/toolname"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -37,7 +38,7 @@ type config struct {
 	// process (see prompts.go).
 	promptStore toolname.Store
 	// probeEvery is how often /readyz's view of the store is probed
-	// between naming rounds; 0 means storeProbeEvery.
+	// between naming rounds; 0 means health.ProbeEvery.
 	probeEvery time.Duration
 	// unknownToolError answers a call to a name that routes nowhere as
 	// the SDK does, with the JSON-RPC error -32602 (-unknown-tool error),
@@ -98,8 +99,8 @@ type gateway struct {
 	// startOver is closed startTimeout after start: requests that route
 	// by a name wait no longer for its first listing (see starting.go).
 	startOver chan struct{}
-	listed    atomic.Bool // every downstream listed, or failed to start, once
-	health    storeHealth // the store, as the last naming round found it
+	listed    atomic.Bool  // every downstream listed, or failed to start, once
+	health    health.Store // the store, as the last naming round found it
 
 	tools *naming.Chain // the tools' names; its rounds run on the assigner
 
@@ -140,7 +141,7 @@ func newGateway(cfg config) (*gateway, error) {
 	}
 	cfg.startTimeout = min(cfg.startTimeout, cfg.timeout)
 	if cfg.probeEvery <= 0 {
-		cfg.probeEvery = storeProbeEvery
+		cfg.probeEvery = health.ProbeEvery
 	}
 	if cfg.store == nil {
 		cfg.store = new(chainstore.Mem)
@@ -371,7 +372,7 @@ func (g *gateway) flush(ctx context.Context) error {
 func (g *gateway) assignLoop() {
 	defer g.wg.Done()
 	g.tools.Rounds(g.ctx, g.cfg.logger, g.flushes, g.nameTools, func(err error) {
-		g.health.round(err)
+		g.health.Round(err)
 		g.stopOnMismatch(g.tools, err)
 		if err == nil && g.listed.Load() {
 			g.markReady()

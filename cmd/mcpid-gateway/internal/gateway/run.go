@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/downstream"
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/health"
 	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/naming"
 	"github.com/mcpid/mcpid/gosdk"
 	"github.com/mcpid/mcpid/internal/serve"
@@ -222,8 +223,8 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runDemo(ctx, o, stdout)
 	}
 	// With -http, the listener serves /healthz from now on (see
-	// startingHTTP); MCP requests wait until the gateway is started.
-	var web *startingHTTP
+	// health.Starting); MCP requests wait until the gateway is started.
+	var web *health.Starting
 	closeHTTP := func() error { return nil }
 	var httpEnded chan struct{} // closed when the listener stops serving
 	if o.HTTP != "" {
@@ -231,7 +232,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		web = newStartingHTTP()
+		web = health.NewStarting()
 		httpCtx, stopHTTP := context.WithCancel(ctx)
 		ended := make(chan struct{})
 		httpEnded = ended
@@ -241,7 +242,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			httpErr = serve.Serve(httpCtx, serve.NewServer(web, o.limits), ln, "gateway", stderr)
 		}()
 		closeHTTP = sync.OnceValue(func() error {
-			web.fail()
+			web.Fail()
 			stopHTTP()
 			<-ended
 			return httpErr
@@ -323,7 +324,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		return err
 	}
-	web.serve(g.handler(o.limits, o.cfg.stateless))
+	web.Serve(g.handler(o.limits, o.cfg.stateless))
 	select {
 	case <-ctx.Done():
 	case <-httpEnded:
