@@ -78,16 +78,3 @@ func (g *gateway) recordedOptions() []toolname.Option {
 func (g *gateway) updateOptions() []toolname.Option {
 	return append(g.recordedOptions(), toolname.WithLogger(g.cfg.logger))
 }
-
-// route returns the tool of the key k that the store's table gives a
-// called name this replica does not serve (see storedKey, which looks it
-// up), only when this replica lists that very key; otherwise the name is
-// unknown here.
-func (g *gateway) route(name string, k toolname.Key) (servedTool, error) {
-	live, _ := g.liveTools()
-	st, ok := live[k]
-	if !ok {
-		return servedTool{}, g.tools.NotHere(name)
-	}
-	return st, nil
-}

@@ -183,36 +183,6 @@ func (g *gateway) clientHandlers(d *child, opts *mcp.ClientOptions) {
 	samplingHandlers(d, opts)
 }
 
-// uriForms reports whether the gateway shows URIs in the forms that name
-// their downstream: when it was started with several downstreams.
-func (g *gateway) uriForms() bool { return g.relayed.formURIs.Load() }
-
-// outURI returns the URI that d wrote as the gateway shows it.
-func (g *gateway) outURI(d *child, uri string) string {
-	if !g.uriForms() || uri == "" {
-		return uri
-	}
-	return formPrefix(d.name) + uri
-}
-
-// rewriteContent writes, in place, the URI of every resource link and
-// embedded resource in content in d's form.
-func (g *gateway) rewriteContent(d *child, content []mcp.Content) {
-	if !g.uriForms() {
-		return
-	}
-	for _, c := range content {
-		switch c := c.(type) {
-		case *mcp.ResourceLink:
-			c.URI = g.outURI(d, c.URI)
-		case *mcp.EmbeddedResource:
-			if c.Resource != nil {
-				c.Resource.URI = g.outURI(d, c.Resource.URI)
-			}
-		}
-	}
-}
-
 // route returns the downstream a URI the gateway showed routes to, and
 // the downstream's own URI: with one downstream, that one and the URI as
 // it is; with several, the downstream its form names. A bare URI, then,
@@ -280,12 +250,6 @@ func (k *kinds) covers(uri string) bool {
 		}
 	}
 	return false
-}
-
-// unavailableErr is the error of a request to a downstream that is not
-// connected now.
-func unavailableErr(d *child) error {
-	return fmt.Errorf("the server %q is not available; try again later", d.name)
 }
 
 // relayedKinds is the gateway's receiving middleware for what it relays

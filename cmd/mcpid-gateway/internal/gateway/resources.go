@@ -240,16 +240,6 @@ func (g *gateway) resubscribe(d *child, cs *mcp.ClientSession) {
 	}
 }
 
-// toDownstream sends the caller's request req to d's session as out, with
-// f (see relayTo); a downstream that is not connected is an error.
-func (g *gateway) toDownstream(ctx context.Context, d *child, req mcp.Request, out mcp.Params, f func(context.Context, *mcp.ClientSession) error) error {
-	cs := d.session.Load()
-	if cs == nil {
-		return unavailableErr(d)
-	}
-	return g.relayTo(ctx, d, cs, req, out, f)
-}
-
 // resourceUpdated relays d's update of a resource to the callers
 // subscribed to it, under the URI shown. It runs on d's reading
 // goroutine, so the sending is left to a goroutine of its own, bounded by
