@@ -12,8 +12,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/downstream"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/downstream"
 )
 
 // Caps on what one downstream server can make the gateway hold, so that a

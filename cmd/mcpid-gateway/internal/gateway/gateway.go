@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
 	"log/slog"
 	"maps"
 	"slices"
@@ -12,11 +11,15 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/relay"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/downstream"
 	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/health"
 	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/naming"
 	"github.com/mcpid/mcpid/toolname"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // config is what the gateway is told on its command line, or by a test.
@@ -183,8 +186,8 @@ func newGateway(cfg config) (*gateway, error) {
 	})
 	g.srv.AddReceivingMiddleware(g.firstListing, g.byToolName, g.relayedKinds)
 	if cfg.stateless {
-		g.srv.AddReceivingMiddleware(refuseSubscriptions, askedLevel)
-		g.srv.AddSendingMiddleware(sendAskedLogs)
+		g.srv.AddReceivingMiddleware(refuseSubscriptions, relay.AskedLevel)
+		g.srv.AddSendingMiddleware(relay.SendAskedLogs)
 	}
 	// Added last, so that it runs first: around every other middleware.
 	g.srv.AddReceivingMiddleware(g.recovered)

@@ -2,10 +2,11 @@ package gateway
 
 import (
 	"context"
-	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"

@@ -3,11 +3,12 @@ package gateway
 import (
 	"context"
 	"fmt"
-	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
 	"maps"
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"

@@ -7,6 +7,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/relay"
 )
 
 // This file is the relay of a caller's request to a downstream (a child)
@@ -58,7 +60,7 @@ func (g *gateway) outURI(d *child, uri string) string {
 	if !g.uriForms() || uri == "" {
 		return uri
 	}
-	return formPrefix(d.name) + uri
+	return relay.FormPrefix(d.name) + uri
 }
 
 // rewriteContent writes, in place, the URI of every resource link and

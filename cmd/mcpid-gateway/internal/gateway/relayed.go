@@ -10,6 +10,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/yosida95/uritemplate/v3"
+
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/relay"
 )
 
 // This file is what the gateway keeps of each downstream beyond its tools
@@ -186,7 +188,7 @@ func (g *gateway) clientHandlers(d *child, opts *mcp.ClientOptions) {
 // route returns the downstream a URI the gateway showed routes to, and
 // the downstream's own URI: with one downstream, that one and the URI as
 // it is; with several, the downstream its form names. A bare URI, then,
-// is a *uriRouteError listing the forms of the downstreams whose listings
+// is a *relay.RouteError listing the forms of the downstreams whose listings
 // or templates cover it, and so is a form that names no downstream.
 func (g *gateway) routeURI(uri string) (*child, string, error) {
 	g.mu.Lock()
@@ -216,25 +218,25 @@ func (g *gateway) routeURI(uri string) (*child, string, error) {
 		}
 		return to, uri, nil
 	}
-	if prefix, own, ok := splitForm(uri); ok {
+	if prefix, own, ok := relay.SplitForm(uri); ok {
 		for _, d := range ds {
-			if formPrefix(d.name) == prefix {
+			if relay.FormPrefix(d.name) == prefix {
 				return d, own, nil
 			}
 		}
-		return nil, "", &uriRouteError{uri: uri}
+		return nil, "", &relay.RouteError{URI: uri}
 	}
-	if isForm(uri) {
-		return nil, "", &uriRouteError{uri: uri}
+	if relay.IsForm(uri) {
+		return nil, "", &relay.RouteError{URI: uri}
 	}
 	var forms []string
 	for _, d := range ds {
 		if d.more.covers(uri) {
-			forms = append(forms, formPrefix(d.name)+uri)
+			forms = append(forms, relay.FormPrefix(d.name)+uri)
 		}
 	}
 	slices.Sort(forms)
-	return nil, "", &uriRouteError{uri: uri, forms: forms}
+	return nil, "", &relay.RouteError{URI: uri, Forms: forms}
 }
 
 // covers reports whether k lists uri, or has a template that matches it.

@@ -1,0 +1,6 @@
+// Package relay holds the rules of what the gateway relays beyond tools
+// that need no engine state: the forms in which a gateway with several
+// downstreams shows resource URIs (so that a read routes home), and the
+// log levels a stateless caller asked for. The engine (package gateway)
+// applies them to what it lists, routes and sends.
+package relay
