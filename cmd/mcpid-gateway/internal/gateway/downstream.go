@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/downstream"
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/relay"
 )
 
 // Caps on what one downstream server can make the gateway hold, so that a
@@ -208,7 +209,7 @@ func (g *gateway) connect(d *child) (*mcp.ClientSession, error) {
 	}
 	g.clientHandlers(d, opts)
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcpid-gateway", Version: "v0.1.0"}, opts)
-	client.AddReceivingMiddleware(relayElicitation(d))
+	client.AddReceivingMiddleware(relay.Elicitation(&d.inFlight))
 	// A downstream's requests and notifications (sampling, elicitation,
 	// list changes) run the gateway's handlers too: a panic there costs
 	// that one message, not the process.

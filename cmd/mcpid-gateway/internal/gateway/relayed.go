@@ -182,7 +182,7 @@ func (g *gateway) clientHandlers(d *child, opts *mcp.ClientOptions) {
 	opts.ResourceUpdatedHandler = func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
 		g.resourceUpdated(d, req.Params)
 	}
-	samplingHandlers(d, opts)
+	relay.SamplingHandlers(&d.inFlight, opts)
 }
 
 // route returns the downstream a URI the gateway showed routes to, and
