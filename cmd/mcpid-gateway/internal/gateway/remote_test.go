@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 the test server has logging, which MCP 2026-07-28 deprecates and the gateway still relays.
+
 package gateway
 
 import (
@@ -228,10 +230,17 @@ func TestRemoteHeaderFlags(t *testing.T) {
 // buffer.
 func remoteGateway(t *testing.T, rs *remoteServer, flags ...string) (*gateway, *client, *syncbuf.Buffer) {
 	t.Helper()
+	return remoteGatewayTimeout(t, rs, testTimeout, flags...)
+}
+
+// remoteGatewayTimeout is remoteGateway with the gateway's timeout.
+func remoteGatewayTimeout(t *testing.T, rs *remoteServer, timeout time.Duration, flags ...string) (*gateway, *client, *syncbuf.Buffer) {
+	t.Helper()
 	t.Setenv("DOCS_TOKEN", docsToken)
 	logs := new(syncbuf.Buffer)
 	cfg, specs := fromArgs(t, io.Discard, append(docsArgs(rs), flags...)...)
 	cfg.logger = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	cfg.timeout = timeout
 	g, c := startGateway(t, cfg, specs...)
 	t.Cleanup(func() {
 		assert.NotContains(t, logs.String(), docsToken, "a header's value is never logged")
@@ -282,8 +291,7 @@ func TestRemoteSessionless(t *testing.T) {
 func TestRemoteHung(t *testing.T) {
 	skipShort(t)
 	rs := newRemoteServer(t, false)
-	g, c, _ := remoteGateway(t, rs, "-timeout", "1s")
-	g.cfg.timeout = time.Second
+	_, c, _ := remoteGatewayTimeout(t, rs, time.Second, "-timeout", "1s")
 	rs.hang.Store(true)
 	res := c.call(t, "search", "q")
 	assert.Equal(t, "resource_unavailable", envelopeCode(t, res))
