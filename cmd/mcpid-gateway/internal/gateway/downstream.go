@@ -12,8 +12,10 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/downstream"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/downstream"
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/relay"
 )
 
 // Caps on what one downstream server can make the gateway hold, so that a
@@ -207,7 +209,7 @@ func (g *gateway) connect(d *child) (*mcp.ClientSession, error) {
 	}
 	g.clientHandlers(d, opts)
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcpid-gateway", Version: "v0.1.0"}, opts)
-	client.AddReceivingMiddleware(relayElicitation(d))
+	client.AddReceivingMiddleware(relay.Elicitation(&d.inFlight))
 	// A downstream's requests and notifications (sampling, elicitation,
 	// list changes) run the gateway's handlers too: a panic there costs
 	// that one message, not the process.
@@ -367,7 +369,7 @@ func schemaSize(t *mcp.Tool) int {
 // distinct tools each downstream has had, which its cap counts (see
 // maxEver): so a restart does not let a server have another maxEver.
 func (g *gateway) countEver() {
-	keys := g.tools.history(g.cfg.logger)
+	keys := g.tools.History(g.cfg.logger)
 	if keys == nil {
 		return
 	}

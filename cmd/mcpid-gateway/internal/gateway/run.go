@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
 	"io"
 	"log/slog"
 	"net"
@@ -15,7 +14,11 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
+
 	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/downstream"
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/health"
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/naming"
 	"github.com/mcpid/mcpid/gosdk"
 	"github.com/mcpid/mcpid/internal/serve"
 	"github.com/mcpid/mcpid/toolname"
@@ -212,53 +215,6 @@ func (s serverFlag) spec(environ []string, stderr io.Writer, logger *slog.Logger
 	}}
 }
 
-// seedChains stores the table in the file at path as the first table of
-// the tools' chain, and the one at path+".prompts" as the first of the
-// prompts' chain, within timeout; a missing path+".prompts" (a gateway
-// whose downstreams never served a prompt keeps none) leaves the prompts'
-// chain empty. Both files are read, and both chains
-// checked empty, before either is written: a -seed that would fail on
-// one chain seeds neither, so that it can be run again as it is once the
-// operator has emptied both (toolname.Seed still refuses a chain written
-// meanwhile). run calls it before the stores hold their backups, which
-// would refuse a load of an empty chain.
-func seedChains(ctx context.Context, path string, timeout time.Duration, tools, prompts toolname.Store) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	chains := []struct {
-		store toolname.Store
-		path  string
-		names *toolname.Table
-	}{{tools, path, nil}, {prompts, path + promptsSuffix, nil}}
-	for i := range chains {
-		c := &chains[i]
-		names, err := chainstore.ReadTable(c.path)
-		if err == nil && names == nil && c.store != prompts {
-			err = fmt.Errorf("%s: no such file", c.path)
-		}
-		if err != nil {
-			return fmt.Errorf("-seed: %w", err)
-		}
-		c.names = names
-		held, _, err := c.store.Load(ctx)
-		if err == nil && held != nil {
-			err = &toolname.Error{Code: toolname.CodeChainNotEmpty, Index: -1, Offset: -1}
-		}
-		if err != nil {
-			return fmt.Errorf("-seed %s: nothing seeded: %w", c.path, err)
-		}
-	}
-	for _, c := range chains {
-		if c.names == nil {
-			continue // no FILE.prompts: no prompt was ever named, and the chain stays empty
-		}
-		if _, err := toolname.Seed(ctx, c.store, c.names); err != nil {
-			return fmt.Errorf("-seed %s: %w", c.path, err)
-		}
-	}
-	return nil
-}
-
 // Run parses args (the command line, without the program name) and runs the chosen mode until it ends or ctx is done.
 // The demo goes to stdout; logs go to stderr, which in -stdio mode is the
 // only place they may go.
@@ -274,8 +230,8 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runDemo(ctx, o, stdout)
 	}
 	// With -http, the listener serves /healthz from now on (see
-	// startingHTTP); MCP requests wait until the gateway is started.
-	var web *startingHTTP
+	// health.Starting); MCP requests wait until the gateway is started.
+	var web *health.Starting
 	closeHTTP := func() error { return nil }
 	var httpEnded chan struct{} // closed when the listener stops serving
 	if o.HTTP != "" {
@@ -287,7 +243,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		web = newStartingHTTP()
+		web = health.NewStarting()
 		httpCtx, stopHTTP := context.WithCancel(ctx)
 		ended := make(chan struct{})
 		httpEnded = ended
@@ -297,7 +253,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			httpErr = serve.Serve(httpCtx, serve.NewServer(behindTokens(tokens, web), o.limits), ln, "gateway", stderr)
 		}()
 		closeHTTP = sync.OnceValue(func() error {
-			web.fail()
+			web.Fail()
 			stopHTTP()
 			<-ended
 			return httpErr
@@ -321,17 +277,17 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer closePromptStore()
 	o.cfg.promptStore = promptStore
 	if o.seed != "" {
-		if err := seedChains(ctx, o.seed, o.cfg.timeout, store, promptStore); err != nil {
+		if err := naming.Seed(ctx, o.seed, o.seed+promptsSuffix, o.cfg.timeout, store, promptStore); err != nil {
 			return err
 		}
 	}
-	if err := holdBackup("tool", store, o.cfg.backupPath); err != nil {
+	if err := naming.HoldBackup("tool", store, o.cfg.backupPath); err != nil {
 		return err
 	}
 	if err := chainstore.Check(checkCtx, store, o.state, o.cfg.timeout); err != nil {
 		return err
 	}
-	if err := holdBackup("prompt", promptStore, promptBackup(o.cfg.backupPath)); err != nil {
+	if err := naming.HoldBackup("prompt", promptStore, promptBackup(o.cfg.backupPath)); err != nil {
 		return err
 	}
 	if err := chainstore.Check(checkCtx, promptStore, promptState(o.state), o.cfg.timeout); err != nil {
@@ -379,7 +335,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		return err
 	}
-	web.serve(g.handler(o.limits, o.cfg.stateless))
+	web.Serve(g.handler(o.limits, o.cfg.stateless))
 	select {
 	case <-ctx.Done():
 	case <-httpEnded:
