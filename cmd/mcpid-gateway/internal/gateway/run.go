@@ -46,6 +46,7 @@ type options struct {
 	// -log-format and -log-level; the demo logs warnings and errors
 	// only, unless -log-level is given.
 	logFormat, logLevel string
+	auth                inboundAuth // -auth-tokens, -insecure-no-auth
 }
 
 // serverFlag is one -server: a name and a command line, with the -env
@@ -101,7 +102,9 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.cfg.backupPath, "backup", "", "keep the last table of the store in `FILE`, and refuse a store that holds less (emptied, another chain, an older table) or a table that does not continue it")
 	fs.StringVar(&o.seed, "seed", "", "store the table in `FILE` (a backup, or a state file) as the first of an empty chain, then run")
 	fs.DurationVar(&o.cfg.startTimeout, "start-timeout", defaultStartTimeout, "how long the first tools/list waits for every server's tools to be named (at most -timeout)")
+	o.Mode.Remote = true // see inboundAuth.check
 	o.Mode.Register(fs)
+	o.auth.register(fs)
 	fs.DurationVar(&o.cfg.timeout, "timeout", 30*time.Second, "bound on starting a downstream server, listing its tools, and each call")
 	fs.DurationVar(&o.limits.SessionIdle, "session-timeout", o.limits.SessionIdle, "end HTTP sessions idle for this long")
 	fs.BoolVar(&o.cfg.stateless, "stateless", false, "with -http, serve each request by itself, with no session, so that any replica answers any request (logs come through each request's _meta level; subscriptions, sampling and elicitation are refused)")
@@ -164,6 +167,9 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 		return nil, serve.Usage(fs, "-seed and -backup need -state: the store to seed, or to back up")
 	}
 	if err := o.Mode.Check(fs); err != nil {
+		return nil, err
+	}
+	if err := o.auth.check(fs, o.Mode); err != nil {
 		return nil, err
 	}
 	o.limits.MaxSessions = o.MaxSessions
@@ -291,6 +297,10 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	closeHTTP := func() error { return nil }
 	var httpEnded chan struct{} // closed when the listener stops serving
 	if o.HTTP != "" {
+		tokens, err := o.auth.open(ctx, o.HTTP, o.cfg.logger)
+		if err != nil {
+			return err
+		}
 		ln, err := net.Listen("tcp", o.HTTP)
 		if err != nil {
 			return err
@@ -302,7 +312,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		var httpErr error
 		go func() {
 			defer close(ended)
-			httpErr = serve.Serve(httpCtx, serve.NewServer(web, o.limits), ln, "gateway", stderr)
+			httpErr = serve.Serve(httpCtx, serve.NewServer(behindTokens(tokens, web), o.limits), ln, "gateway", stderr)
 		}()
 		closeHTTP = sync.OnceValue(func() error {
 			web.Fail()
