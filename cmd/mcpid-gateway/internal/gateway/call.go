@@ -113,7 +113,9 @@ func (g *gateway) forward(ctx context.Context, req *mcp.CallToolRequest, st serv
 		return err
 	})
 	werr := (*jsonrpc.Error)(nil)
-	errors.As(err, &werr)
+	if !undelivered(err) {
+		errors.As(err, &werr)
+	}
 	if err == nil {
 		if res.IsError {
 			outcome = outcomeToolError

@@ -25,11 +25,9 @@ import (
 func (g *gateway) relayTo(ctx context.Context, d *child, cs *mcp.ClientSession, req mcp.Request, out mcp.Params, f func(context.Context, *mcp.ClientSession) error) error {
 	ctx, cancel := context.WithTimeout(ctx, g.cfg.timeout)
 	defer cancel()
-	ctx, rc := d.inFlight.Start(ctx, req, out, g.cfg.timeout)
-	err := f(ctx, cs)
-	d.inFlight.End(rc)
+	err := g.relayOnce(ctx, d, cs, req, out, f)
 	var werr *jsonrpc.Error
-	if err == nil || errors.As(err, &werr) {
+	if err == nil || (errors.As(err, &werr) && !undelivered(err)) {
 		d.answered.Store(true)
 	}
 	return err

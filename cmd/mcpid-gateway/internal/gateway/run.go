@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"strings"
 	"sync"
@@ -54,6 +55,13 @@ type serverFlag struct {
 	name string
 	argv []string
 	env  []string // KEY=VALUE
+	// An HTTP downstream (see remote.go) has its URL instead of argv, its
+	// -header fields, and what its transport is bounded by.
+	url     string
+	header  http.Header
+	timeout time.Duration
+	maxBody int64
+	relist  time.Duration
 }
 
 // parseArgs parses the command line. A problem is reported on stderr with
@@ -62,7 +70,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	o := &options{limits: serve.DefaultLimits}
 	fs := flag.NewFlagSet("gateway", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Func("server", "a downstream server, `NAME=COMMAND ARG...` (one argument, split into words as a shell does, quotes included, with no expansion); repeatable", func(v string) error {
+	fs.Func("server", "a downstream server, `NAME=COMMAND ARG...` (one argument, split into words as a shell does, quotes included, with no expansion) run over stdio, or NAME=URL, a streamable HTTP server at an http or https URL; repeatable", func(v string) error {
 		s, err := parseServer(v)
 		if err != nil {
 			return err
@@ -78,6 +86,14 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 		envs = append(envs, v)
 		return nil
 	})
+	// -header values are checked after the flags are parsed: the flag
+	// package would echo a value it refused, and a value is a secret.
+	var headers []string
+	fs.Func("header", "send a header to one HTTP downstream, `NAME=Header-Name: value` (NAME is a -server's); ${VAR} in the value reads an environment variable; repeatable", func(v string) error {
+		headers = append(headers, v)
+		return nil
+	})
+	relist := fs.Duration("relist", 60*time.Second, "how often an HTTP downstream that keeps no session, and so cannot tell of changes, is listed again; 0: never")
 	profile := fs.String("profile", "portable", "tool-name rule: portable, openai, anthropic, gemini or mcp")
 	qualify := fs.String("qualify", "collision", "collision: qualify a tool as server__tool only when needed; all: always")
 	maxLen := fs.Int("max-len", 0, "the longest name, `N` bytes, below the profile's own limit: leaves room for a client's prefix (Claude Code's mcp__<server>__ within 64)")
@@ -107,6 +123,14 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 		if err := o.setEnv(v); err != nil {
 			return nil, serve.Usage(fs, "-env %q: %v", v, err)
 		}
+	}
+	for _, v := range headers {
+		if err := o.setHeader(v, os.LookupEnv); err != nil {
+			return nil, serve.Usage(fs, "-header: %v", err)
+		}
+	}
+	if *relist < 0 {
+		return nil, serve.Usage(fs, "-relist must not be negative")
 	}
 	p, ok := profiles[*profile]
 	if !ok {
@@ -149,6 +173,12 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 		return nil, err
 	}
 	o.limits.MaxSessions = o.MaxSessions
+	for i := range o.servers {
+		if o.servers[i].url == "" {
+			continue
+		}
+		o.servers[i].timeout, o.servers[i].maxBody, o.servers[i].relist = o.cfg.timeout, o.limits.MaxBody, *relist
+	}
 	if o.Demo() && len(o.servers) > 0 {
 		return nil, serve.Usage(fs, "-server needs -stdio or -http; the demo uses its own servers")
 	}
@@ -182,7 +212,33 @@ func (o *options) setEnv(v string) error {
 	if s == nil {
 		return fmt.Errorf("no -server is named %q", name)
 	}
+	if s.url != "" {
+		return fmt.Errorf("-server %q is an HTTP server, which runs no process", name)
+	}
 	s.env = append(s.env, kv)
+	return nil
+}
+
+// setHeader applies one -header value (see parseHeader), reading its
+// variables with lookup. Its errors never hold the value.
+func (o *options) setHeader(v string, lookup func(string) (string, bool)) error {
+	h, err := parseHeader(v, lookup)
+	if err != nil {
+		return err
+	}
+	s := o.server(h.server)
+	switch {
+	case s == nil:
+		return fmt.Errorf("no -server is named %q", h.server)
+	case s.url == "":
+		return fmt.Errorf("-server %q runs a command over stdio, which takes no header", h.server)
+	case reservedHeaders[h.name]:
+		return fmt.Errorf("server %q: the transport sets %s itself", h.server, h.name)
+	}
+	if s.header == nil {
+		s.header = http.Header{}
+	}
+	s.header.Add(h.name, h.value)
 	return nil
 }
 
@@ -190,7 +246,10 @@ func (o *options) setEnv(v string) error {
 func parseServer(v string) (serverFlag, error) {
 	name, command, ok := strings.Cut(v, "=")
 	if !ok || name == "" || !utf8.ValidString(name) {
-		return serverFlag{}, fmt.Errorf("%q: want NAME=COMMAND ARG..., with a non-empty NAME", v)
+		return serverFlag{}, fmt.Errorf("%q: want NAME=COMMAND ARG... or NAME=URL, with a non-empty NAME", v)
+	}
+	if u, ok := remoteURL(command); ok {
+		return serverFlag{name: name, url: u.String()}, nil
 	}
 	argv, err := downstream.SplitWords(command)
 	if err != nil {
@@ -206,6 +265,9 @@ func parseServer(v string) (serverFlag, error) {
 // speaking MCP over stdio, with the inherited part of environ and its own
 // variables, its stderr passed on to the gateway's.
 func (s serverFlag) spec(environ []string, stderr io.Writer, logger *slog.Logger) downstreamSpec {
+	if s.url != "" {
+		return downstreamSpec{name: s.name, transport: newRemoteLink(s.name, s.url, s.header, s.timeout, s.maxBody, s.relist)}
+	}
 	return downstreamSpec{name: s.name, transport: &downstream.Command{
 		Argv:   s.argv,
 		Env:    downstream.Env(environ, s.env),

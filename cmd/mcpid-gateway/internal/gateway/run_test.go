@@ -42,8 +42,8 @@ func TestParseArgs(t *testing.T) {
 	}, io.Discard)
 	require.NoError(t, err)
 	assert.Equal(t, []serverFlag{
-		{"docs", []string{"/bin/docs-mcp", "--stdio", "-v", "--root", "/srv/my docs", "--name", "it's"}, []string{"TOKEN=a=b", "EMPTY="}},
-		{"a", []string{"b=c"}, nil},
+		{name: "docs", argv: []string{"/bin/docs-mcp", "--stdio", "-v", "--root", "/srv/my docs", "--name", "it's"}, env: []string{"TOKEN=a=b", "EMPTY="}},
+		{name: "a", argv: []string{"b=c"}},
 	}, o.servers)
 	want := toolname.OpenAI
 	want.MaxLen = 50
