@@ -15,12 +15,20 @@ type Mode struct {
 	HTTP  string // the address to listen on; "" for none
 	// MaxSessions is the -max-sessions bound of the -http mode.
 	MaxSessions int
+	// Remote, set before Register, lets -http listen on any address: the
+	// command then decides itself who may call it (mcpid-gateway's
+	// -auth-tokens). Without it, -http takes loopback addresses only.
+	Remote bool
 }
 
 // Register defines -stdio, -http and -max-sessions on fs, stored in m.
 func (m *Mode) Register(fs *flag.FlagSet) {
 	fs.BoolVar(&m.Stdio, "stdio", false, "serve MCP over stdin and stdout")
-	fs.StringVar(&m.HTTP, "http", "", "serve MCP streamable HTTP at http://`ADDR`/mcp (a loopback address)")
+	where := " (a loopback address)"
+	if m.Remote {
+		where = ""
+	}
+	fs.StringVar(&m.HTTP, "http", "", "serve MCP streamable HTTP at http://`ADDR`/mcp"+where)
 	fs.IntVar(&m.MaxSessions, "max-sessions", DefaultLimits.MaxSessions, "with -http, the most MCP sessions open at once; beyond, a new one closes the one idle longest")
 }
 
@@ -32,7 +40,8 @@ func (m Mode) Limits() Limits {
 }
 
 // Check returns a usage error, reported on fs's output, when both modes
-// are chosen or the -http address is not a loopback one.
+// are chosen or the -http address is not host:port, or, unless m.Remote,
+// not a loopback one.
 func (m Mode) Check(fs *flag.FlagSet) error {
 	if m.Stdio && m.HTTP != "" {
 		return Usage(fs, "-stdio and -http are exclusive")
@@ -41,7 +50,11 @@ func (m Mode) Check(fs *flag.FlagSet) error {
 		return Usage(fs, "-max-sessions %d: want at least 1", m.MaxSessions)
 	}
 	if m.HTTP != "" {
-		if err := CheckLoopback(m.HTTP); err != nil {
+		check := CheckLoopback
+		if m.Remote {
+			check = func(addr string) error { _, _, err := net.SplitHostPort(addr); return err }
+		}
+		if err := check(m.HTTP); err != nil {
 			return Usage(fs, "-http %q: %v", m.HTTP, err)
 		}
 	}

@@ -85,6 +85,39 @@ func TestModeFlags(t *testing.T) {
 	}
 }
 
+// TestModeRemote: with Remote, -http takes any host:port, and still
+// refuses an address without a port.
+func TestModeRemote(t *testing.T) {
+	for _, tt := range []struct {
+		addr string
+		ok   bool
+	}{
+		{":8080", true},
+		{"0.0.0.0:8080", true},
+		{"[::]:8080", true},
+		{"example.com:80", true},
+		{"127.0.0.1:0", true},
+		{"127.0.0.1", false},
+		{"example.com", false},
+	} {
+		t.Run(tt.addr, func(t *testing.T) {
+			fs := flag.NewFlagSet("cmd", flag.ContinueOnError)
+			var out bytes.Buffer
+			fs.SetOutput(&out)
+			m := Mode{Remote: true}
+			m.Register(fs)
+			require.NoError(t, Parse(fs, []string{"-http", tt.addr}))
+			err := m.Check(fs)
+			if !tt.ok {
+				require.ErrorIs(t, err, ErrUsage)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.addr, m.HTTP)
+		})
+	}
+}
+
 // TestUsage: a problem is reported before the usage, and is ErrUsage.
 func TestUsage(t *testing.T) {
 	var out bytes.Buffer

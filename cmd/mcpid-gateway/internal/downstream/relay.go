@@ -5,6 +5,7 @@ package downstream
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
@@ -87,7 +88,18 @@ type Call struct {
 	id       jsonrpc.ID    // its JSON-RPC id on conn
 	done     bool          // the downstream's answer was read
 	stale    bool          // ended at the gateway before the downstream answered
+
+	// unknownSession is set when the downstream refused the request for
+	// a session it does not know (see SessionRefused).
+	unknownSession atomic.Bool
 }
+
+// SessionRefused reports whether the downstream refused c's request as it
+// was sent, unread, for a session it does not know (HTTP 404 to a request
+// with a session id: the server ended the session, or restarted). The
+// request can then be sent again on a new session: the server never acted
+// on it. An answer that fails later (a stream cut mid-call) does not count.
+func (c *Call) SessionRefused() bool { return c.unknownSession.Load() }
 
 // callKey is the context key under which a request's context carries its
 // Call, for relayConn.Write to learn the JSON-RPC id it is sent with.
@@ -398,6 +410,9 @@ func (c *relayConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	}
 	c.relay.sent(call, c, req.ID)
 	err := c.Connection.Write(ctx, msg)
+	if errors.Is(err, mcp.ErrSessionMissing) {
+		call.unknownSession.Store(true)
+	}
 	if err != nil && ctx.Err() == nil {
 		// Not written, and never to be: nothing will answer it. A write
 		// cut short by its context may still go out (see asyncWriter).

@@ -11,13 +11,22 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/mcpid/mcpid"
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/naming"
 	"github.com/mcpid/mcpid/gosdk"
 	"github.com/mcpid/mcpid/searchfetch"
 	"github.com/mcpid/mcpid/toolname"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
+
+// This file is one tools/call, from its arrival to its answer: the
+// receiving middleware (byToolName) routes a name the served table does
+// not hold (a starting replica's wait, the store's lookup, the route
+// guard), call handles a served name, and forward sends it to the
+// downstream through relayTo (relay.go) and logs it. The SDK's server
+// calls byToolName, then call, for every tools/call.
 
 // The gateway's own error codes, beside mcpid's resource_unavailable and
 // not_found and searchfetch's invalid_arguments.
@@ -104,7 +113,9 @@ func (g *gateway) forward(ctx context.Context, req *mcp.CallToolRequest, st serv
 		return err
 	})
 	werr := (*jsonrpc.Error)(nil)
-	errors.As(err, &werr)
+	if !undelivered(err) {
+		errors.As(err, &werr)
+	}
 	if err == nil {
 		if res.IsError {
 			outcome = outcomeToolError
@@ -152,7 +163,7 @@ func (g *gateway) byToolName(next mcp.MethodHandler) mcp.MethodHandler {
 		ctx, cancel := context.WithTimeout(ctx, g.cfg.timeout)
 		defer cancel()
 		// A starting replica answers a name it is about to serve once it
-		// serves it, or as unavailable (see starting.go).
+		// serves it, or as unavailable (see startToolCall).
 		began := time.Now()
 		k, unready, err := g.startToolCall(ctx, call.Params.Name)
 		if unready {
@@ -227,21 +238,59 @@ func toolError(t *mcp.Tool, e *mcpid.Error) *mcp.CallToolResult {
 	return res
 }
 
-// relayTo sends the caller's request req to d's session cs as out, with f,
-// within the gateway's timeout (or ctx's earlier deadline). The request is
-// registered with d's relay for as long as d may act on it, so that what d
-// sends meanwhile (logs, sampling and elicitation requests, which name no
-// call) reaches no other caller (see [downstream.Relay]); an answer, a
-// result or a JSON-RPC error, tells runDownstream that d serves.
-func (g *gateway) relayTo(ctx context.Context, d *child, cs *mcp.ClientSession, req mcp.Request, out mcp.Params, f func(context.Context, *mcp.ClientSession) error) error {
-	ctx, cancel := context.WithTimeout(ctx, g.cfg.timeout)
-	defer cancel()
-	ctx, rc := d.inFlight.Start(ctx, req, out, g.cfg.timeout)
-	err := f(ctx, cs)
-	d.inFlight.End(rc)
-	var werr *jsonrpc.Error
-	if err == nil || errors.As(err, &werr) {
-		d.answered.Store(true)
+// route returns the tool of the key k that the store's table gives a
+// called name this replica does not serve (see storedKey, which looks it
+// up), only when this replica lists that very key; otherwise the name is
+// unknown here.
+func (g *gateway) route(name string, k toolname.Key) (servedTool, error) {
+	live, _ := g.liveTools()
+	st, ok := live[k]
+	if !ok {
+		return servedTool{}, g.tools.NotHere(name)
 	}
-	return err
+	return st, nil
+}
+
+// startToolCall waits, for a called name this replica does not serve,
+// while the start lasts: when the stored table gives the name to a tool
+// of one of this replica's downstreams, until that downstream's first
+// listing is served; when no table is stored yet, for the chain's first
+// round. It returns the key the stored table gives the name (see
+// storedKey; the zero Key while none is stored, or served now), and
+// reports whether the name is, after the wait, one the replica is about
+// to serve but cannot route yet: resource_unavailable. The error is the
+// lookup's: the name routes nowhere, or to several tools.
+func (g *gateway) startToolCall(ctx context.Context, name string) (k toolname.Key, unready bool, err error) {
+	t := g.table.Load()
+	if t.names == nil {
+		g.awaitStart(ctx, g.ready)
+		t = g.table.Load()
+		if _, ok := t.tools[name]; ok {
+			return toolname.Key{}, false, nil
+		}
+		if t.names == nil {
+			return toolname.Key{}, true, nil
+		}
+	}
+	if k, err = g.storedKey(ctx, g.tools, t.names, name); err != nil {
+		return toolname.Key{}, false, err
+	}
+	d := g.heldBy(k)
+	if d == nil {
+		return k, false, nil
+	}
+	return k, !g.awaitStart(ctx, d.toolsServed.c), nil
+}
+
+// storedKey returns the key that the stored table of chain c gives name,
+// or the lookup's error (the name routes nowhere, or to several). served is the table this replica
+// serves its names from, whose live keys are the ones it lists: the key
+// of a downstream that has not listed yet is retired there, so a name it
+// does not hold is looked up in the store (see naming.Chain.Lookup: within a
+// second, a miss remembered), which holds every replica's.
+func (g *gateway) storedKey(ctx context.Context, c *naming.Chain, served *toolname.Table, name string) (toolname.Key, error) {
+	if k, ok := served.Key(name); ok {
+		return k, nil
+	}
+	return c.Lookup(ctx, name, g.cfg.timeout)
 }

@@ -5,15 +5,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/mcpid/mcpid/toolname"
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpid/mcpid/toolname"
 )
 
 // demoServers is the in-process demo set: two servers that both offer a

@@ -12,8 +12,10 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/downstream"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/downstream"
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/relay"
 )
 
 // Caps on what one downstream server can make the gateway hold, so that a
@@ -44,7 +46,9 @@ type downstreamSpec struct {
 type child struct {
 	name      string
 	transport mcp.Transport
-	session   atomic.Pointer[mcp.ClientSession] // nil while it is not connected
+	remote    *remoteLink                       // its HTTP side, when it is reached over HTTP; nil for stdio
+	session   atomic.Pointer[mcp.ClientSession] // nil while it is not connected; stored by setSession
+	swap      sessionSwap                       // wakes the requests waiting for its next session (expire.go)
 
 	// first is closed when the first attempt to connect and list is
 	// over; firstErr is then its error.
@@ -77,7 +81,9 @@ type child struct {
 }
 
 func newChild(spec downstreamSpec) *child {
+	remote, _ := spec.transport.(*remoteLink)
 	return &child{
+		remote:    remote,
 		name:      spec.name,
 		transport: spec.transport,
 		first:     make(chan struct{}),
@@ -125,7 +131,8 @@ func (g *gateway) runDownstream(d *child) {
 		if g.ctx.Err() != nil {
 			return
 		}
-		if listed && d.answered.Load() {
+		// A session its server ended (see expire.go) is no crash either.
+		if listed && (d.answered.Load() || errors.Is(err, mcp.ErrSessionMissing)) {
 			delay = retryMin
 		}
 		wait := min(delay, g.cfg.timeout)
@@ -151,11 +158,12 @@ func (g *gateway) session(d *child, listed func(error)) error {
 	}
 	defer func() { _ = cs.Close() }()
 	ended := make(chan struct{})
+	var endErr error // why it ended, once ended is closed
 	go func() {
-		_ = cs.Wait()
+		endErr = cs.Wait()
 		close(ended)
 	}()
-	d.session.Store(cs)
+	d.setSession(cs)
 	defer d.session.CompareAndSwap(cs, nil)
 	err = g.relist(d, cs)
 	if err == nil {
@@ -166,14 +174,24 @@ func (g *gateway) session(d *child, listed func(error)) error {
 	if err != nil {
 		return err
 	}
+	// An HTTP downstream's notifications come on a session of their own,
+	// or, when it keeps no session, not at all (see remote.go).
+	watchEnded, stopWatch := g.watch(d, cs)
+	defer stopWatch()
+	relistTick, stopTick := relistTicker(d, cs)
+	defer stopTick()
 	for {
 		select {
 		case <-d.kindsChanged:
 			g.relistKinds(d, cs)
 			continue
+		case <-relistTick:
+			g.relistKinds(d, cs)
 		case <-d.changed:
 		case <-ended:
-			return errors.New("the session ended")
+			return sessionEnded(endErr)
+		case <-watchEnded:
+			return errors.New("the session's notification stream ended")
 		case <-g.ctx.Done():
 			return nil
 		}
@@ -183,11 +201,20 @@ func (g *gateway) session(d *child, listed func(error)) error {
 		select {
 		case <-time.After(relistEvery):
 		case <-ended:
-			return errors.New("the session ended")
+			return sessionEnded(endErr)
 		case <-g.ctx.Done():
 			return nil
 		}
 	}
+}
+
+// sessionEnded is the error of a session that ended by itself, for the
+// reason err (nil when the connection closed cleanly).
+func sessionEnded(err error) error {
+	if err == nil {
+		return errors.New("the session ended")
+	}
+	return fmt.Errorf("the session ended: %w", err)
 }
 
 // connect starts a session with d, within the gateway's timeout, and asks
@@ -207,7 +234,7 @@ func (g *gateway) connect(d *child) (*mcp.ClientSession, error) {
 	}
 	g.clientHandlers(d, opts)
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcpid-gateway", Version: "v0.1.0"}, opts)
-	client.AddReceivingMiddleware(relayElicitation(d))
+	client.AddReceivingMiddleware(relay.Elicitation(&d.inFlight))
 	// A downstream's requests and notifications (sampling, elicitation,
 	// list changes) run the gateway's handlers too: a panic there costs
 	// that one message, not the process.
@@ -217,6 +244,9 @@ func (g *gateway) connect(d *child) (*mcp.ClientSession, error) {
 	cs, err := connectLink(ctx, client, d.inFlight.Transport(d.transport))
 	if err != nil {
 		return nil, fmt.Errorf("starting the session: %w", err)
+	}
+	if d.remote != nil {
+		d.remote.http.connected(cs)
 	}
 	if err := downstream.AskForLogs(ctx, cs); err != nil {
 		g.cfg.logger.Warn("gateway: downstream refused a logging level; its logs are not relayed", "server", d.name, "err", err)
@@ -367,7 +397,7 @@ func schemaSize(t *mcp.Tool) int {
 // distinct tools each downstream has had, which its cap counts (see
 // maxEver): so a restart does not let a server have another maxEver.
 func (g *gateway) countEver() {
-	keys := g.tools.history(g.cfg.logger)
+	keys := g.tools.History(g.cfg.logger)
 	if keys == nil {
 		return
 	}

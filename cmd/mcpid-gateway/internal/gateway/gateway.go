@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
 	"log/slog"
 	"maps"
 	"slices"
@@ -12,9 +11,15 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/downstream"
-	"github.com/mcpid/mcpid/toolname"
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/relay"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/downstream"
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/health"
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/naming"
+	"github.com/mcpid/mcpid/toolname"
 )
 
 // config is what the gateway is told on its command line, or by a test.
@@ -36,7 +41,7 @@ type config struct {
 	// process (see prompts.go).
 	promptStore toolname.Store
 	// probeEvery is how often /readyz's view of the store is probed
-	// between naming rounds; 0 means storeProbeEvery.
+	// between naming rounds; 0 means health.ProbeEvery.
 	probeEvery time.Duration
 	// unknownToolError answers a call to a name that routes nowhere as
 	// the SDK does, with the JSON-RPC error -32602 (-unknown-tool error),
@@ -61,15 +66,11 @@ const (
 	// never beyond the gateway's timeout (see runDownstream).
 	retryMin = 100 * time.Millisecond
 	retryMax = 30 * time.Second
-	// namingRetryMax is the most that the backoff between naming rounds
-	// that failed (the store cannot be reached, or is refused) grows to:
-	// a store that comes back serves the waiting tools within it.
-	namingRetryMax = 5 * time.Second
 )
 
 // gateway serves the tools of its downstream servers on one MCP server,
 // under the names of the chain its store holds, which it continues with
-// [toolname.Update] on every change (see chain.go), and routes each call by
+// [toolname.Update] on every change (see package naming), and routes each call by
 // looking the name up.
 //
 // Calls take none of the locks that relists and naming rounds hold: they
@@ -101,10 +102,10 @@ type gateway struct {
 	// startOver is closed startTimeout after start: requests that route
 	// by a name wait no longer for its first listing (see starting.go).
 	startOver chan struct{}
-	listed    atomic.Bool // every downstream listed, or failed to start, once
-	health    storeHealth // the store, as the last naming round found it
+	listed    atomic.Bool  // every downstream listed, or failed to start, once
+	health    health.Store // the store, as the last naming round found it
 
-	tools *chain // the tools' names; its rounds run on the assigner
+	tools *naming.Chain // the tools' names; its rounds run on the assigner
 
 	// Owned by the assigner.
 	served map[string]servedTool // name -> what srv serves under it
@@ -143,7 +144,7 @@ func newGateway(cfg config) (*gateway, error) {
 	}
 	cfg.startTimeout = min(cfg.startTimeout, cfg.timeout)
 	if cfg.probeEvery <= 0 {
-		cfg.probeEvery = storeProbeEvery
+		cfg.probeEvery = health.ProbeEvery
 	}
 	if cfg.store == nil {
 		cfg.store = new(chainstore.Mem)
@@ -158,14 +159,14 @@ func newGateway(cfg config) (*gateway, error) {
 		served:      map[string]servedTool{},
 	}
 	var err error
-	if g.tools, err = newChain("tool", cfg.store, cfg.backupPath); err != nil {
+	if g.tools, err = naming.New("tool", cfg.store, cfg.backupPath); err != nil {
 		return nil, err
 	}
 	if err := g.initRelayed(); err != nil {
-		g.tools.close()
+		g.tools.Close()
 		return nil, err
 	}
-	g.table.Store(&table{names: g.tools.stored})
+	g.table.Store(&table{names: g.tools.Stored()})
 	g.ctx, g.cancel = context.WithCancel(context.Background())
 	sdkLogger := cfg.logger
 	if cfg.stateless {
@@ -185,8 +186,8 @@ func newGateway(cfg config) (*gateway, error) {
 	})
 	g.srv.AddReceivingMiddleware(g.firstListing, g.byToolName, g.relayedKinds)
 	if cfg.stateless {
-		g.srv.AddReceivingMiddleware(refuseSubscriptions, askedLevel)
-		g.srv.AddSendingMiddleware(sendAskedLogs)
+		g.srv.AddReceivingMiddleware(refuseSubscriptions, relay.AskedLevel)
+		g.srv.AddSendingMiddleware(relay.SendAskedLogs)
 	}
 	// Added last, so that it runs first: around every other middleware.
 	g.srv.AddReceivingMiddleware(g.recovered)
@@ -330,7 +331,7 @@ func (g *gateway) launch(spec downstreamSpec) (*child, error) {
 func (g *gateway) close() {
 	g.cancel()
 	g.wg.Wait()
-	g.tools.close()
+	g.tools.Close()
 	g.closeRelayed()
 	g.mu.Lock()
 	ds := slices.Collect(maps.Values(g.downstreams))
@@ -345,7 +346,7 @@ func (g *gateway) close() {
 // changed tells the assigner that some downstream's tools, or the store's
 // table, changed.
 func (g *gateway) changed() {
-	g.tools.changed()
+	g.tools.Changed()
 }
 
 // flush has the assigner run a round now, and waits for it. A round that
@@ -367,14 +368,14 @@ func (g *gateway) flush(ctx context.Context) error {
 	}
 }
 
-// assignLoop runs the tools' naming rounds (see chain.rounds), and a
+// assignLoop runs the tools' naming rounds (see naming.Chain.Rounds), and a
 // round at each flush. Each round's outcome is the store's health; once
 // every downstream listed, the first round that succeeds lets the first
 // tools/list go.
 func (g *gateway) assignLoop() {
 	defer g.wg.Done()
-	g.tools.rounds(g.ctx, g.cfg.logger, g.flushes, g.nameTools, func(err error) {
-		g.health.round(err)
+	g.tools.Rounds(g.ctx, g.cfg.logger, g.flushes, g.nameTools, func(err error) {
+		g.health.Round(err)
 		g.stopOnMismatch(g.tools, err)
 		if err == nil && g.listed.Load() {
 			g.markReady()
@@ -383,10 +384,10 @@ func (g *gateway) assignLoop() {
 }
 
 // follow starts a round of the tools' chain whenever its store tells that
-// a table was stored (see chain.watch).
+// a table was stored (see naming.Chain.Watch).
 func (g *gateway) follow() {
 	defer g.wg.Done()
-	g.tools.watch(g.ctx, g.cfg.logger)
+	g.tools.Watch(g.ctx, g.cfg.logger)
 }
 
 // liveTools returns the tools every downstream lists now, and the
@@ -419,9 +420,9 @@ func (g *gateway) serve(live map[toolname.Key]servedTool, listed []*child) {
 			d.toolsServed.open()
 		}
 	}()
-	next := &table{names: g.tools.stored, tools: map[string]servedTool{}, byKey: map[toolname.Key]string{}}
+	next := &table{names: g.tools.Stored(), tools: map[string]servedTool{}, byKey: map[toolname.Key]string{}}
 	var added []string
-	for k, name := range g.tools.stored.All() {
+	for k, name := range g.tools.Stored().All() {
 		st, ok := live[k]
 		if !ok || !g.cfg.profile.Valid(name) {
 			continue

@@ -4,17 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/health"
 	"github.com/mcpid/mcpid/toolname"
 )
 
@@ -58,24 +60,24 @@ func TestReadyz(t *testing.T) {
 	require.NoError(t, g.start(t.Context(), []downstreamSpec{inProcessServer("alpha", "fetch"), slow}))
 
 	assert.Equal(t, http.StatusOK, get(t, srv.URL+"/healthz", nil))
-	var r readiness
+	var r health.Readiness
 	assert.Equal(t, http.StatusServiceUnavailable, get(t, srv.URL+"/readyz", &r), "before the first round")
-	assert.Equal(t, readiness{Status: "starting", Store: storeUnknown}, r)
+	assert.Equal(t, health.Readiness{Status: "starting", Store: health.StoreUnknown}, r)
 
 	close(release)
 	waitReady(t, g)
 	assert.Equal(t, http.StatusOK, get(t, srv.URL+"/readyz", &r), "after the first round")
-	assert.Equal(t, readiness{Status: "ready", Store: storeUp, Tools: 2}, r)
+	assert.Equal(t, health.Readiness{Status: "ready", Store: health.StoreUp, Tools: 2}, r)
 
 	store.down.Store(true)
 	require.NoError(t, g.flush(t.Context()))
 	assert.Equal(t, http.StatusOK, get(t, srv.URL+"/readyz", &r), "during a store outage")
-	assert.Equal(t, readiness{Status: "ready", Store: storeDown, Tools: 2}, r)
+	assert.Equal(t, health.Readiness{Status: "ready", Store: health.StoreDown, Tools: 2}, r)
 
 	store.down.Store(false)
 	require.NoError(t, g.flush(t.Context()))
 	assert.Equal(t, http.StatusOK, get(t, srv.URL+"/readyz", &r))
-	assert.Equal(t, readiness{Status: "ready", Store: storeUp, Tools: 2}, r)
+	assert.Equal(t, health.Readiness{Status: "ready", Store: health.StoreUp, Tools: 2}, r)
 
 	t.Run("no table", func(t *testing.T) {
 		down := &outageStore{Store: new(chainstore.Mem)}
@@ -85,10 +87,10 @@ func TestReadyz(t *testing.T) {
 		t.Cleanup(g.close)
 		require.NoError(t, g.start(t.Context(), []downstreamSpec{inProcessServer("alpha", "fetch")}))
 		waitReady(t, g)
-		require.Eventually(t, func() bool { return g.health.String() == storeDown }, testTimeout, 10*time.Millisecond)
+		require.Eventually(t, func() bool { return g.health.String() == health.StoreDown }, testTimeout, 10*time.Millisecond)
 		r, code := g.readiness()
 		assert.Equal(t, http.StatusServiceUnavailable, code)
-		assert.Equal(t, readiness{Status: "no_table", Store: storeDown}, r)
+		assert.Equal(t, health.Readiness{Status: "no_table", Store: health.StoreDown}, r)
 	})
 }
 
@@ -155,15 +157,15 @@ func TestReadyzProbesStore(t *testing.T) {
 	g, _ := startGateway(t, config{store: store, probeEvery: 10 * time.Millisecond}, inProcessServer("alpha", "fetch"))
 	srv := httptest.NewServer(g.withHealth(http.NotFoundHandler()))
 	t.Cleanup(srv.Close)
-	var r readiness
-	require.Eventually(t, func() bool { return get(t, srv.URL+"/readyz", &r) == http.StatusOK && r.Store == storeUp }, testTimeout, 10*time.Millisecond)
+	var r health.Readiness
+	require.Eventually(t, func() bool { return get(t, srv.URL+"/readyz", &r) == http.StatusOK && r.Store == health.StoreUp }, testTimeout, 10*time.Millisecond)
 
 	store.down.Store(true)
-	require.Eventually(t, func() bool { get(t, srv.URL+"/readyz", &r); return r.Store == storeDown }, testTimeout, 10*time.Millisecond,
+	require.Eventually(t, func() bool { get(t, srv.URL+"/readyz", &r); return r.Store == health.StoreDown }, testTimeout, 10*time.Millisecond,
 		"the body says down without a round")
 	assert.Equal(t, http.StatusOK, get(t, srv.URL+"/readyz", &r), "the held table routes")
-	assert.Equal(t, readiness{Status: "ready", Store: storeDown, Tools: 1}, r)
+	assert.Equal(t, health.Readiness{Status: "ready", Store: health.StoreDown, Tools: 1}, r)
 
 	store.down.Store(false)
-	require.Eventually(t, func() bool { get(t, srv.URL+"/readyz", &r); return r.Store == storeUp }, testTimeout, 10*time.Millisecond)
+	require.Eventually(t, func() bool { get(t, srv.URL+"/readyz", &r); return r.Store == health.StoreUp }, testTimeout, 10*time.Millisecond)
 }

@@ -20,7 +20,7 @@ import (
 // replica answers any request, so a load balancer may send each request
 // of one conversation to another replica. A caller's logs then come
 // through its request's own level (_meta) alone, on every protocol version
-// (see askedLevel), progress on the request's own
+// (see relay.AskedLevel), progress on the request's own
 // stream; what needs a session is refused: resource subscriptions (see
 // refuseSubscriptions), and a downstream's sampling and elicitation
 // requests, which the SDK cannot send on a session that lives for one

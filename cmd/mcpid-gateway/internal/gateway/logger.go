@@ -35,7 +35,7 @@ var sessionLines = map[string]bool{
 	"server session connected":    true,
 	"server session disconnected": true,
 	"session initialized":         true,
-	// A session of one request: a level set on it (see askedLevel) is
+	// A session of one request: a level set on it (see relay.AskedLevel) is
 	// the request's.
 	"client log level set": true,
 }

@@ -2,10 +2,11 @@ package gateway
 
 import (
 	"context"
-	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
@@ -45,44 +46,16 @@ func TestGuessedNameDuringHungStore(t *testing.T) {
 	// forgotten when the store tells of a new table.
 	require.Eventually(t, func() bool {
 		res, err := c.cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "guessed", Arguments: map[string]any{}})
-		return err == nil && codeOf(res) == "unknown_tool" && !g.tools.misses.missed("nope", time.Now()) && g.tools.misses.missed("guessed", time.Now())
+		return err == nil && codeOf(res) == "unknown_tool" && !g.tools.Missed("nope", time.Now()) && g.tools.Missed("guessed", time.Now())
 	}, testTimeout, 100*time.Millisecond, "the store answers again, and its miss is remembered")
 	later := time.Now().Add(time.Hour)
-	g.tools.misses.miss("guessed", later) // remembered far longer than missTTL: only a clear forgets it
-	require.True(t, g.tools.misses.missed("guessed", later))
+	g.tools.Miss("guessed", later) // remembered far longer than missTTL: only a clear forgets it
+	require.True(t, g.tools.Missed("guessed", later))
 	_, _, err = toolname.Update(t.Context(), openRedis(t, srv.URL, "hung"), toolname.Portable,
 		[]toolname.Key{{Server: "alpha", Tool: "search"}, {Server: "beta", Tool: "guessed"}})
 	require.NoError(t, err)
-	require.Eventually(t, func() bool { return !g.tools.misses.missed("guessed", later) }, testTimeout, 10*time.Millisecond,
+	require.Eventually(t, func() bool { return !g.tools.Missed("guessed", later) }, testTimeout, 10*time.Millisecond,
 		"the watched table clears the misses")
-}
-
-// TestMisses: a miss is remembered for missTTL, the store's failure makes
-// every name miss for missTTL, clear forgets both, and the memory is
-// bounded.
-func TestMisses(t *testing.T) {
-	var m misses
-	now := time.Now()
-	assert.False(t, m.missed("a", now))
-	m.miss("a", now)
-	assert.True(t, m.missed("a", now.Add(missTTL-time.Millisecond)))
-	assert.False(t, m.missed("a", now.Add(missTTL)), "forgotten after missTTL")
-	assert.False(t, m.missed("b", now))
-
-	m.storeFailed(now)
-	assert.True(t, m.missed("b", now.Add(missTTL-time.Millisecond)), "every name misses while the store failed")
-	assert.False(t, m.missed("b", now.Add(missTTL)))
-
-	m.miss("a", now)
-	m.storeFailed(now)
-	m.clear()
-	assert.False(t, m.missed("a", now))
-	assert.False(t, m.missed("b", now))
-
-	for i := range maxMisses + 1 {
-		m.miss(string(rune('a'+i%26))+time.Duration(i).String(), now)
-	}
-	assert.LessOrEqual(t, len(m.names), maxMisses)
 }
 
 // slowStore is a store whose loads take delay once armed: a store that

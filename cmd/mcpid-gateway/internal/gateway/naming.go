@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/naming"
 	"github.com/mcpid/mcpid/toolname"
 )
 
@@ -20,8 +21,8 @@ import (
 func (g *gateway) checkNaming(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, g.cfg.timeout)
 	defer cancel()
-	for _, c := range []*chain{g.tools, g.relayed.prompts.chain} {
-		if err := c.checkNaming(ctx, g.cfg.profile, g.recordedOptions()); err != nil {
+	for _, c := range []*naming.Chain{g.tools, g.relayed.prompts.chain} {
+		if err := c.CheckNaming(ctx, g.cfg.profile, g.recordedOptions()); err != nil {
 			return err
 		}
 	}
@@ -31,8 +32,49 @@ func (g *gateway) checkNaming(ctx context.Context) error {
 // stopOnMismatch calls cfg.fatal with a naming round's error of chain c
 // when c records other naming options than this replica's: it would name
 // no new tool or prompt until restarted with the chain's options.
-func (g *gateway) stopOnMismatch(c *chain, err error) {
+func (g *gateway) stopOnMismatch(c *naming.Chain, err error) {
 	if g.cfg.fatal != nil && errors.Is(err, toolname.ErrChainMismatch) {
-		g.cfg.fatal(fmt.Errorf("-profile, -qualify and -max-len must be those of the %ss' chain in the store: %w", c.kind, err))
+		g.cfg.fatal(fmt.Errorf("-profile, -qualify and -max-len must be those of the %ss' chain in the store: %w", c.Kind(), err))
 	}
+}
+
+// nameTools is one naming round of the tools' chain, run by the assigner
+// only: it continues the chain with the keys of the tools listed now, and
+// serves the table that Update returns. On an error, the last table stored
+// keeps being served.
+func (g *gateway) nameTools() error {
+	live, listed := g.liveTools()
+	ctx, cancel := context.WithTimeout(g.ctx, g.cfg.timeout)
+	defer cancel()
+	err := g.tools.Update(ctx, g.cfg.profile, keysOf(live), g.updateOptions())
+	g.serve(live, listed)
+	if err != nil {
+		return fmt.Errorf("naming tools: %w", err)
+	}
+	g.countEver()
+	return g.tools.KeepBackup(ctx)
+}
+
+// keysOf returns the keys of live.
+func keysOf[V any](live map[toolname.Key]V) []toolname.Key {
+	keys := make([]toolname.Key, 0, len(live))
+	for k := range live {
+		keys = append(keys, k)
+	}
+	return keys
+}
+
+// recordedOptions are the options that a chain records beside the profile.
+func (g *gateway) recordedOptions() []toolname.Option {
+	var opts []toolname.Option
+	if g.cfg.qualifyAll {
+		opts = append(opts, toolname.WithQualifyAll())
+	}
+	return opts
+}
+
+// updateOptions are the options of every Update: those the chain records,
+// and the logger.
+func (g *gateway) updateOptions() []toolname.Option {
+	return append(g.recordedOptions(), toolname.WithLogger(g.cfg.logger))
 }

@@ -3,15 +3,17 @@ package gateway
 import (
 	"context"
 	"fmt"
-	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
 	"maps"
 	"strings"
 	"sync"
 	"sync/atomic"
 
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
+
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/naming"
 	"github.com/mcpid/mcpid/toolname"
 )
 
@@ -32,7 +34,7 @@ import (
 
 // promptChain is the gateway's state of the prompt chain.
 type promptChain struct {
-	chain     *chain                  // the names; its rounds run on promptLoop
+	chain     *naming.Chain           // the names; its rounds run on promptLoop
 	ready     chan struct{}           // closed after the first round: the first prompts/list may be answered
 	readyOnce sync.Once               //
 	table     atomic.Pointer[prompts] // what is served now
@@ -80,7 +82,7 @@ func (g *gateway) initRelayed() error {
 		g.cfg.promptStore = new(chainstore.Mem)
 	}
 	var err error
-	pc.chain, err = newChain("prompt", g.cfg.promptStore, promptBackup(g.cfg.backupPath))
+	pc.chain, err = naming.New("prompt", g.cfg.promptStore, promptBackup(g.cfg.backupPath))
 	return err
 }
 
@@ -96,34 +98,34 @@ func promptBackup(path string) string {
 // closeRelayed closes the prompt chain's backup; close calls it once
 // every goroutine has ended.
 func (g *gateway) closeRelayed() {
-	g.relayed.prompts.chain.close()
+	g.relayed.prompts.chain.Close()
 }
 
 // promptsChanged tells promptLoop that some downstream's prompts, or the
 // prompt store's table, changed.
 func (g *gateway) promptsChanged() {
-	g.relayed.prompts.chain.changed()
+	g.relayed.prompts.chain.Changed()
 }
 
-// promptLoop runs the prompt chain's rounds (see chain.rounds): one at
+// promptLoop runs the prompt chain's rounds (see naming.Chain.Rounds): one at
 // once, then one per change. The first prompts/list waits for the first
 // round, whatever its outcome. A chain that records other naming options
 // stops the gateway, as the tools' does.
 func (g *gateway) promptLoop() {
 	defer g.wg.Done()
 	pc := &g.relayed.prompts
-	pc.chain.changed()
-	pc.chain.rounds(g.ctx, g.cfg.logger, nil, g.namePrompts, func(err error) {
+	pc.chain.Changed()
+	pc.chain.Rounds(g.ctx, g.cfg.logger, nil, g.namePrompts, func(err error) {
 		g.stopOnMismatch(pc.chain, err)
 		pc.readyOnce.Do(func() { close(pc.ready) })
 	})
 }
 
 // followPrompts starts a prompt round whenever the prompt store tells that
-// a table was stored (see chain.watch).
+// a table was stored (see naming.Chain.Watch).
 func (g *gateway) followPrompts() {
 	defer g.wg.Done()
-	g.relayed.prompts.chain.watch(g.ctx, g.cfg.logger)
+	g.relayed.prompts.chain.Watch(g.ctx, g.cfg.logger)
 }
 
 // livePrompts returns the prompts every downstream lists now, and the
@@ -159,7 +161,7 @@ func (g *gateway) namePrompts() error {
 	live, listed := g.livePrompts()
 	ctx, cancel := context.WithTimeout(g.ctx, g.cfg.timeout)
 	defer cancel()
-	err := c.update(ctx, g.cfg.profile, keysOf(live), g.updateOptions())
+	err := c.Update(ctx, g.cfg.profile, keysOf(live), g.updateOptions())
 	g.servePrompts(live)
 	for _, d := range listed {
 		d.promptsServed.open()
@@ -168,7 +170,7 @@ func (g *gateway) namePrompts() error {
 		return fmt.Errorf("naming prompts: %w", err)
 	}
 	g.countPromptsEver()
-	return c.keepBackup(ctx)
+	return c.KeepBackup(ctx)
 }
 
 // servePrompts puts the live prompts that the stored table names on the
@@ -176,8 +178,8 @@ func (g *gateway) namePrompts() error {
 func (g *gateway) servePrompts(live map[toolname.Key]servedPrompt) {
 	pc := &g.relayed.prompts
 	old := pc.table.Load().byName
-	next := &prompts{names: pc.chain.stored, byName: map[string]servedPrompt{}}
-	for k, name := range pc.chain.stored.All() {
+	next := &prompts{names: pc.chain.Stored(), byName: map[string]servedPrompt{}}
+	for k, name := range pc.chain.Stored().All() {
 		sp, ok := live[k]
 		if ok && g.cfg.profile.Valid(name) {
 			next.byName[name] = sp
@@ -254,14 +256,14 @@ func (g *gateway) prompt(ctx context.Context, name string) (servedPrompt, error)
 }
 
 // routePrompt finds the prompt that a name this replica does not serve
-// belongs to, as route does for tools (see chain.lookup): looked up in the
+// belongs to, as route does for tools (see naming.Chain.Lookup): looked up in the
 // prompt store, and returned only when this replica lists that very key.
 func (g *gateway) routePrompt(name string, k toolname.Key) (servedPrompt, error) {
 	c := g.relayed.prompts.chain
 	live, _ := g.livePrompts()
 	sp, ok := live[k]
 	if !ok {
-		return servedPrompt{}, c.notHere(name)
+		return servedPrompt{}, c.NotHere(name)
 	}
 	return sp, nil
 }
@@ -271,7 +273,7 @@ func (g *gateway) routePrompt(name string, k toolname.Key) (servedPrompt, error)
 // counts (maxEver), as countEver does for tools: a restart does not let a
 // server have another maxEver.
 func (g *gateway) countPromptsEver() {
-	keys := g.relayed.prompts.chain.history(g.cfg.logger)
+	keys := g.relayed.prompts.chain.History(g.cfg.logger)
 	if keys == nil {
 		return
 	}

@@ -216,6 +216,6 @@ func TestPromptLookupMisses(t *testing.T) {
 	require.Equal(t, []string{"search"}, c.promptNames(t))
 	_, err := c.cs.GetPrompt(t.Context(), &mcp.GetPromptParams{Name: "guessed"})
 	require.ErrorContains(t, err, `no prompt is named "guessed"`)
-	assert.True(t, g.relayed.prompts.chain.misses.missed("guessed", time.Now()), "the miss is remembered")
-	assert.False(t, g.tools.misses.missed("guessed", time.Now()), "in the prompt chain only")
+	assert.True(t, g.relayed.prompts.chain.Missed("guessed", time.Now()), "the miss is remembered")
+	assert.False(t, g.tools.Missed("guessed", time.Now()), "in the prompt chain only")
 }

@@ -8,11 +8,12 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/mcpid/mcpid/internal/serve"
-	"github.com/mcpid/mcpid/internal/testkit/syncbuf"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcpid/mcpid/internal/serve"
+	"github.com/mcpid/mcpid/internal/testkit/syncbuf"
 )
 
 // TestPanicCostsOneRequest: a panic in a handler on a request's path is

@@ -10,6 +10,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/yosida95/uritemplate/v3"
+
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/relay"
 )
 
 // This file is what the gateway keeps of each downstream beyond its tools
@@ -180,43 +182,13 @@ func (g *gateway) clientHandlers(d *child, opts *mcp.ClientOptions) {
 	opts.ResourceUpdatedHandler = func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
 		g.resourceUpdated(d, req.Params)
 	}
-	samplingHandlers(d, opts)
-}
-
-// uriForms reports whether the gateway shows URIs in the forms that name
-// their downstream: when it was started with several downstreams.
-func (g *gateway) uriForms() bool { return g.relayed.formURIs.Load() }
-
-// outURI returns the URI that d wrote as the gateway shows it.
-func (g *gateway) outURI(d *child, uri string) string {
-	if !g.uriForms() || uri == "" {
-		return uri
-	}
-	return formPrefix(d.name) + uri
-}
-
-// rewriteContent writes, in place, the URI of every resource link and
-// embedded resource in content in d's form.
-func (g *gateway) rewriteContent(d *child, content []mcp.Content) {
-	if !g.uriForms() {
-		return
-	}
-	for _, c := range content {
-		switch c := c.(type) {
-		case *mcp.ResourceLink:
-			c.URI = g.outURI(d, c.URI)
-		case *mcp.EmbeddedResource:
-			if c.Resource != nil {
-				c.Resource.URI = g.outURI(d, c.Resource.URI)
-			}
-		}
-	}
+	relay.SamplingHandlers(&d.inFlight, opts)
 }
 
 // route returns the downstream a URI the gateway showed routes to, and
 // the downstream's own URI: with one downstream, that one and the URI as
 // it is; with several, the downstream its form names. A bare URI, then,
-// is a *uriRouteError listing the forms of the downstreams whose listings
+// is a *relay.RouteError listing the forms of the downstreams whose listings
 // or templates cover it, and so is a form that names no downstream.
 func (g *gateway) routeURI(uri string) (*child, string, error) {
 	g.mu.Lock()
@@ -246,25 +218,25 @@ func (g *gateway) routeURI(uri string) (*child, string, error) {
 		}
 		return to, uri, nil
 	}
-	if prefix, own, ok := splitForm(uri); ok {
+	if prefix, own, ok := relay.SplitForm(uri); ok {
 		for _, d := range ds {
-			if formPrefix(d.name) == prefix {
+			if relay.FormPrefix(d.name) == prefix {
 				return d, own, nil
 			}
 		}
-		return nil, "", &uriRouteError{uri: uri}
+		return nil, "", &relay.RouteError{URI: uri}
 	}
-	if isForm(uri) {
-		return nil, "", &uriRouteError{uri: uri}
+	if relay.IsForm(uri) {
+		return nil, "", &relay.RouteError{URI: uri}
 	}
 	var forms []string
 	for _, d := range ds {
 		if d.more.covers(uri) {
-			forms = append(forms, formPrefix(d.name)+uri)
+			forms = append(forms, relay.FormPrefix(d.name)+uri)
 		}
 	}
 	slices.Sort(forms)
-	return nil, "", &uriRouteError{uri: uri, forms: forms}
+	return nil, "", &relay.RouteError{URI: uri, Forms: forms}
 }
 
 // covers reports whether k lists uri, or has a template that matches it.
@@ -280,12 +252,6 @@ func (k *kinds) covers(uri string) bool {
 		}
 	}
 	return false
-}
-
-// unavailableErr is the error of a request to a downstream that is not
-// connected now.
-func unavailableErr(d *child) error {
-	return fmt.Errorf("the server %q is not available; try again later", d.name)
 }
 
 // relayedKinds is the gateway's receiving middleware for what it relays

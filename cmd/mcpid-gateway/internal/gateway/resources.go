@@ -13,6 +13,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/yosida95/uritemplate/v3"
+
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/relay"
 )
 
 // This file relays resources and resource templates: each downstream's
@@ -148,11 +150,11 @@ func (g *gateway) readResource(ctx context.Context, req *mcp.ReadResourceRequest
 // invalid params (as MCP answers a resource not found), with the forms
 // that would route in its data.
 func routeError(err error) error {
-	var re *uriRouteError
+	var re *relay.RouteError
 	if !errors.As(err, &re) {
 		return err
 	}
-	data, _ := json.Marshal(map[string]any{"uri": re.uri, "forms": re.forms})
+	data, _ := json.Marshal(map[string]any{"uri": re.URI, "forms": re.Forms})
 	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: re.Error(), Data: data}
 }
 
@@ -238,16 +240,6 @@ func (g *gateway) resubscribe(d *child, cs *mcp.ClientSession) {
 		}
 		cancel()
 	}
-}
-
-// toDownstream sends the caller's request req to d's session as out, with
-// f (see relayTo); a downstream that is not connected is an error.
-func (g *gateway) toDownstream(ctx context.Context, d *child, req mcp.Request, out mcp.Params, f func(context.Context, *mcp.ClientSession) error) error {
-	cs := d.session.Load()
-	if cs == nil {
-		return unavailableErr(d)
-	}
-	return g.relayTo(ctx, d, cs, req, out, f)
 }
 
 // resourceUpdated relays d's update of a resource to the callers

@@ -5,17 +5,21 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
 
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
+
 	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/downstream"
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/health"
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/naming"
 	"github.com/mcpid/mcpid/gosdk"
 	"github.com/mcpid/mcpid/internal/serve"
 	"github.com/mcpid/mcpid/toolname"
@@ -42,6 +46,7 @@ type options struct {
 	// -log-format and -log-level; the demo logs warnings and errors
 	// only, unless -log-level is given.
 	logFormat, logLevel string
+	auth                inboundAuth // -auth-tokens, -insecure-no-auth
 }
 
 // serverFlag is one -server: a name and a command line, with the -env
@@ -50,6 +55,13 @@ type serverFlag struct {
 	name string
 	argv []string
 	env  []string // KEY=VALUE
+	// An HTTP downstream (see remote.go) has its URL instead of argv, its
+	// -header fields, and what its transport is bounded by.
+	url     string
+	header  http.Header
+	timeout time.Duration
+	maxBody int64
+	relist  time.Duration
 }
 
 // parseArgs parses the command line. A problem is reported on stderr with
@@ -58,7 +70,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	o := &options{limits: serve.DefaultLimits}
 	fs := flag.NewFlagSet("gateway", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Func("server", "a downstream server, `NAME=COMMAND ARG...` (one argument, split into words as a shell does, quotes included, with no expansion); repeatable", func(v string) error {
+	fs.Func("server", "a downstream server, `NAME=COMMAND ARG...` (one argument, split into words as a shell does, quotes included, with no expansion) run over stdio, or NAME=URL, a streamable HTTP server at an http or https URL; repeatable", func(v string) error {
 		s, err := parseServer(v)
 		if err != nil {
 			return err
@@ -74,6 +86,14 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 		envs = append(envs, v)
 		return nil
 	})
+	// -header values are checked after the flags are parsed: the flag
+	// package would echo a value it refused, and a value is a secret.
+	var headers []string
+	fs.Func("header", "send a header to one HTTP downstream, `NAME=Header-Name: value` (NAME is a -server's); ${VAR} in the value reads an environment variable; repeatable", func(v string) error {
+		headers = append(headers, v)
+		return nil
+	})
+	relist := fs.Duration("relist", 60*time.Second, "how often an HTTP downstream that keeps no session, and so cannot tell of changes, is listed again; 0: never")
 	profile := fs.String("profile", "portable", "tool-name rule: portable, openai, anthropic, gemini or mcp")
 	qualify := fs.String("qualify", "collision", "collision: qualify a tool as server__tool only when needed; all: always")
 	maxLen := fs.Int("max-len", 0, "the longest name, `N` bytes, below the profile's own limit: leaves room for a client's prefix (Claude Code's mcp__<server>__ within 64)")
@@ -82,7 +102,9 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.cfg.backupPath, "backup", "", "keep the last table of the store in `FILE`, and refuse a store that holds less (emptied, another chain, an older table) or a table that does not continue it")
 	fs.StringVar(&o.seed, "seed", "", "store the table in `FILE` (a backup, or a state file) as the first of an empty chain, then run")
 	fs.DurationVar(&o.cfg.startTimeout, "start-timeout", defaultStartTimeout, "how long the first tools/list waits for every server's tools to be named (at most -timeout)")
+	o.Mode.Remote = true // see inboundAuth.check
 	o.Mode.Register(fs)
+	o.auth.register(fs)
 	fs.DurationVar(&o.cfg.timeout, "timeout", 30*time.Second, "bound on starting a downstream server, listing its tools, and each call")
 	fs.DurationVar(&o.limits.SessionIdle, "session-timeout", o.limits.SessionIdle, "end HTTP sessions idle for this long")
 	fs.BoolVar(&o.cfg.stateless, "stateless", false, "with -http, serve each request by itself, with no session, so that any replica answers any request (logs come through each request's _meta level; subscriptions, sampling and elicitation are refused)")
@@ -101,6 +123,14 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 		if err := o.setEnv(v); err != nil {
 			return nil, serve.Usage(fs, "-env %q: %v", v, err)
 		}
+	}
+	for _, v := range headers {
+		if err := o.setHeader(v, os.LookupEnv); err != nil {
+			return nil, serve.Usage(fs, "-header: %v", err)
+		}
+	}
+	if *relist < 0 {
+		return nil, serve.Usage(fs, "-relist must not be negative")
 	}
 	p, ok := profiles[*profile]
 	if !ok {
@@ -139,7 +169,16 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	if err := o.Mode.Check(fs); err != nil {
 		return nil, err
 	}
+	if err := o.auth.check(fs, o.Mode); err != nil {
+		return nil, err
+	}
 	o.limits.MaxSessions = o.MaxSessions
+	for i := range o.servers {
+		if o.servers[i].url == "" {
+			continue
+		}
+		o.servers[i].timeout, o.servers[i].maxBody, o.servers[i].relist = o.cfg.timeout, o.limits.MaxBody, *relist
+	}
 	if o.Demo() && len(o.servers) > 0 {
 		return nil, serve.Usage(fs, "-server needs -stdio or -http; the demo uses its own servers")
 	}
@@ -173,7 +212,33 @@ func (o *options) setEnv(v string) error {
 	if s == nil {
 		return fmt.Errorf("no -server is named %q", name)
 	}
+	if s.url != "" {
+		return fmt.Errorf("-server %q is an HTTP server, which runs no process", name)
+	}
 	s.env = append(s.env, kv)
+	return nil
+}
+
+// setHeader applies one -header value (see parseHeader), reading its
+// variables with lookup. Its errors never hold the value.
+func (o *options) setHeader(v string, lookup func(string) (string, bool)) error {
+	h, err := parseHeader(v, lookup)
+	if err != nil {
+		return err
+	}
+	s := o.server(h.server)
+	switch {
+	case s == nil:
+		return fmt.Errorf("no -server is named %q", h.server)
+	case s.url == "":
+		return fmt.Errorf("-server %q runs a command over stdio, which takes no header", h.server)
+	case reservedHeaders[h.name]:
+		return fmt.Errorf("server %q: the transport sets %s itself", h.server, h.name)
+	}
+	if s.header == nil {
+		s.header = http.Header{}
+	}
+	s.header.Add(h.name, h.value)
 	return nil
 }
 
@@ -181,7 +246,10 @@ func (o *options) setEnv(v string) error {
 func parseServer(v string) (serverFlag, error) {
 	name, command, ok := strings.Cut(v, "=")
 	if !ok || name == "" || !utf8.ValidString(name) {
-		return serverFlag{}, fmt.Errorf("%q: want NAME=COMMAND ARG..., with a non-empty NAME", v)
+		return serverFlag{}, fmt.Errorf("%q: want NAME=COMMAND ARG... or NAME=URL, with a non-empty NAME", v)
+	}
+	if u, ok := remoteURL(command); ok {
+		return serverFlag{name: name, url: u.String()}, nil
 	}
 	argv, err := downstream.SplitWords(command)
 	if err != nil {
@@ -197,6 +265,9 @@ func parseServer(v string) (serverFlag, error) {
 // speaking MCP over stdio, with the inherited part of environ and its own
 // variables, its stderr passed on to the gateway's.
 func (s serverFlag) spec(environ []string, stderr io.Writer, logger *slog.Logger) downstreamSpec {
+	if s.url != "" {
+		return downstreamSpec{name: s.name, transport: newRemoteLink(s.name, s.url, s.header, s.timeout, s.maxBody, s.relist)}
+	}
 	return downstreamSpec{name: s.name, transport: &downstream.Command{
 		Argv:   s.argv,
 		Env:    downstream.Env(environ, s.env),
@@ -204,53 +275,6 @@ func (s serverFlag) spec(environ []string, stderr io.Writer, logger *slog.Logger
 		Server: s.name,
 		Logger: logger,
 	}}
-}
-
-// seedChains stores the table in the file at path as the first table of
-// the tools' chain, and the one at path+".prompts" as the first of the
-// prompts' chain, within timeout; a missing path+".prompts" (a gateway
-// whose downstreams never served a prompt keeps none) leaves the prompts'
-// chain empty. Both files are read, and both chains
-// checked empty, before either is written: a -seed that would fail on
-// one chain seeds neither, so that it can be run again as it is once the
-// operator has emptied both (toolname.Seed still refuses a chain written
-// meanwhile). run calls it before the stores hold their backups, which
-// would refuse a load of an empty chain.
-func seedChains(ctx context.Context, path string, timeout time.Duration, tools, prompts toolname.Store) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	chains := []struct {
-		store toolname.Store
-		path  string
-		names *toolname.Table
-	}{{tools, path, nil}, {prompts, path + promptsSuffix, nil}}
-	for i := range chains {
-		c := &chains[i]
-		names, err := chainstore.ReadTable(c.path)
-		if err == nil && names == nil && c.store != prompts {
-			err = fmt.Errorf("%s: no such file", c.path)
-		}
-		if err != nil {
-			return fmt.Errorf("-seed: %w", err)
-		}
-		c.names = names
-		held, _, err := c.store.Load(ctx)
-		if err == nil && held != nil {
-			err = &toolname.Error{Code: toolname.CodeChainNotEmpty, Index: -1, Offset: -1}
-		}
-		if err != nil {
-			return fmt.Errorf("-seed %s: nothing seeded: %w", c.path, err)
-		}
-	}
-	for _, c := range chains {
-		if c.names == nil {
-			continue // no FILE.prompts: no prompt was ever named, and the chain stays empty
-		}
-		if _, err := toolname.Seed(ctx, c.store, c.names); err != nil {
-			return fmt.Errorf("-seed %s: %w", c.path, err)
-		}
-	}
-	return nil
 }
 
 // Run parses args (the command line, without the program name) and runs the chosen mode until it ends or ctx is done.
@@ -268,26 +292,30 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runDemo(ctx, o, stdout)
 	}
 	// With -http, the listener serves /healthz from now on (see
-	// startingHTTP); MCP requests wait until the gateway is started.
-	var web *startingHTTP
+	// health.Starting); MCP requests wait until the gateway is started.
+	var web *health.Starting
 	closeHTTP := func() error { return nil }
 	var httpEnded chan struct{} // closed when the listener stops serving
 	if o.HTTP != "" {
+		tokens, err := o.auth.open(ctx, o.HTTP, o.cfg.logger)
+		if err != nil {
+			return err
+		}
 		ln, err := net.Listen("tcp", o.HTTP)
 		if err != nil {
 			return err
 		}
-		web = newStartingHTTP()
+		web = health.NewStarting()
 		httpCtx, stopHTTP := context.WithCancel(ctx)
 		ended := make(chan struct{})
 		httpEnded = ended
 		var httpErr error
 		go func() {
 			defer close(ended)
-			httpErr = serve.Serve(httpCtx, serve.NewServer(web, o.limits), ln, "gateway", stderr)
+			httpErr = serve.Serve(httpCtx, serve.NewServer(behindTokens(tokens, web), o.limits), ln, "gateway", stderr)
 		}()
 		closeHTTP = sync.OnceValue(func() error {
-			web.fail()
+			web.Fail()
 			stopHTTP()
 			<-ended
 			return httpErr
@@ -311,17 +339,17 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer closePromptStore()
 	o.cfg.promptStore = promptStore
 	if o.seed != "" {
-		if err := seedChains(ctx, o.seed, o.cfg.timeout, store, promptStore); err != nil {
+		if err := naming.Seed(ctx, o.seed, o.seed+promptsSuffix, o.cfg.timeout, store, promptStore); err != nil {
 			return err
 		}
 	}
-	if err := holdBackup("tool", store, o.cfg.backupPath); err != nil {
+	if err := naming.HoldBackup("tool", store, o.cfg.backupPath); err != nil {
 		return err
 	}
 	if err := chainstore.Check(checkCtx, store, o.state, o.cfg.timeout); err != nil {
 		return err
 	}
-	if err := holdBackup("prompt", promptStore, promptBackup(o.cfg.backupPath)); err != nil {
+	if err := naming.HoldBackup("prompt", promptStore, promptBackup(o.cfg.backupPath)); err != nil {
 		return err
 	}
 	if err := chainstore.Check(checkCtx, promptStore, promptState(o.state), o.cfg.timeout); err != nil {
@@ -369,7 +397,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		return err
 	}
-	web.serve(g.handler(o.limits, o.cfg.stateless))
+	web.Serve(g.handler(o.limits, o.cfg.stateless))
 	select {
 	case <-ctx.Done():
 	case <-httpEnded:

@@ -23,6 +23,7 @@ import (
 
 	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
 	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/downstream"
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/naming"
 	"github.com/mcpid/mcpid/internal/serve"
 	"github.com/mcpid/mcpid/internal/testkit/cmdtest"
 	"github.com/mcpid/mcpid/internal/testkit/dbserver"
@@ -41,8 +42,8 @@ func TestParseArgs(t *testing.T) {
 	}, io.Discard)
 	require.NoError(t, err)
 	assert.Equal(t, []serverFlag{
-		{"docs", []string{"/bin/docs-mcp", "--stdio", "-v", "--root", "/srv/my docs", "--name", "it's"}, []string{"TOKEN=a=b", "EMPTY="}},
-		{"a", []string{"b=c"}, nil},
+		{name: "docs", argv: []string{"/bin/docs-mcp", "--stdio", "-v", "--root", "/srv/my docs", "--name", "it's"}, env: []string{"TOKEN=a=b", "EMPTY="}},
+		{name: "a", argv: []string{"b=c"}},
 	}, o.servers)
 	want := toolname.OpenAI
 	want.MaxLen = 50
@@ -202,7 +203,7 @@ func TestSeedChecksBothChains(t *testing.T) {
 	toolStore, promptStore := new(chainstore.Mem), new(chainstore.Mem)
 	_, err = toolname.Seed(t.Context(), promptStore, prompts)
 	require.NoError(t, err)
-	err = seedChains(t.Context(), path, testTimeout, toolStore, promptStore)
+	err = naming.Seed(t.Context(), path, path+promptsSuffix, testTimeout, toolStore, promptStore)
 	require.ErrorIs(t, err, toolname.ErrChainNotEmpty)
 	assert.ErrorContains(t, err, path+promptsSuffix, "the error names the chain that is not empty")
 	held, _, err := toolStore.Load(t.Context())
@@ -210,7 +211,7 @@ func TestSeedChecksBothChains(t *testing.T) {
 	assert.Nil(t, held, "the tools' chain is not seeded")
 
 	promptStore = new(chainstore.Mem)
-	require.NoError(t, seedChains(t.Context(), path, testTimeout, toolStore, promptStore))
+	require.NoError(t, naming.Seed(t.Context(), path, path+promptsSuffix, testTimeout, toolStore, promptStore))
 	for _, s := range []toolname.Store{toolStore, promptStore} {
 		held, _, err := s.Load(t.Context())
 		require.NoError(t, err)
@@ -228,7 +229,7 @@ func TestSeedWithoutPrompts(t *testing.T) {
 	writeTable(t, path, tools)
 
 	toolStore, promptStore := new(chainstore.Mem), new(chainstore.Mem)
-	require.NoError(t, seedChains(t.Context(), path, testTimeout, toolStore, promptStore))
+	require.NoError(t, naming.Seed(t.Context(), path, path+promptsSuffix, testTimeout, toolStore, promptStore))
 	held, _, err := toolStore.Load(t.Context())
 	require.NoError(t, err)
 	require.NotNil(t, held)

@@ -7,9 +7,10 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
 	"github.com/mcpid/mcpid"
 	"github.com/mcpid/mcpid/toolname"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // This file is how a starting replica answers a request that routes by a
@@ -55,50 +56,6 @@ func (g *gateway) awaitStart(ctx context.Context, c <-chan struct{}) bool {
 	default:
 		return false
 	}
-}
-
-// startToolCall waits, for a called name this replica does not serve,
-// while the start lasts: when the stored table gives the name to a tool
-// of one of this replica's downstreams, until that downstream's first
-// listing is served; when no table is stored yet, for the chain's first
-// round. It returns the key the stored table gives the name (see
-// storedKey; the zero Key while none is stored, or served now), and
-// reports whether the name is, after the wait, one the replica is about
-// to serve but cannot route yet: resource_unavailable. The error is the
-// lookup's: the name routes nowhere, or to several tools.
-func (g *gateway) startToolCall(ctx context.Context, name string) (k toolname.Key, unready bool, err error) {
-	t := g.table.Load()
-	if t.names == nil {
-		g.awaitStart(ctx, g.ready)
-		t = g.table.Load()
-		if _, ok := t.tools[name]; ok {
-			return toolname.Key{}, false, nil
-		}
-		if t.names == nil {
-			return toolname.Key{}, true, nil
-		}
-	}
-	if k, err = g.storedKey(ctx, g.tools, t.names, name); err != nil {
-		return toolname.Key{}, false, err
-	}
-	d := g.heldBy(k)
-	if d == nil {
-		return k, false, nil
-	}
-	return k, !g.awaitStart(ctx, d.toolsServed.c), nil
-}
-
-// storedKey returns the key that the stored table of chain c gives name,
-// or the lookup's error (the name routes nowhere, or to several). served is the table this replica
-// serves its names from, whose live keys are the ones it lists: the key
-// of a downstream that has not listed yet is retired there, so a name it
-// does not hold is looked up in the store (see chain.lookup: within a
-// second, a miss remembered), which holds every replica's.
-func (g *gateway) storedKey(ctx context.Context, c *chain, served *toolname.Table, name string) (toolname.Key, error) {
-	if k, ok := served.Key(name); ok {
-		return k, nil
-	}
-	return c.lookup(ctx, name, g.cfg.timeout)
 }
 
 // startPrompt is startToolCall for a prompt's name, with the prompt chain.

@@ -1,4 +1,4 @@
-package gateway
+package naming
 
 import (
 	"sync"
@@ -6,7 +6,7 @@ import (
 )
 
 // Bounds of the lookup of a called name that this replica does not serve
-// (see route): a guessed name is answered within lookupTimeout whatever
+// (see Chain.Lookup): a guessed name is answered within lookupTimeout whatever
 // the store does, and a miss is answered from memory for missTTL.
 const (
 	// lookupTimeout bounds the store's answer to one lookup (never beyond

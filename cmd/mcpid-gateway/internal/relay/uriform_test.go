@@ -1,4 +1,4 @@
-package gateway
+package relay
 
 import (
 	"net/url"
@@ -27,11 +27,11 @@ func TestURIForm(t *testing.T) {
 		{"opaque", "s", "urn:isbn:0451450523", "mcpid:s:urn:isbn:0451450523"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			form := formPrefix(tc.server) + tc.uri
+			form := FormPrefix(tc.server) + tc.uri
 			assert.Equal(t, tc.want, form)
-			prefix, own, ok := splitForm(form)
+			prefix, own, ok := SplitForm(form)
 			require.True(t, ok)
-			assert.Equal(t, formPrefix(tc.server), prefix)
+			assert.Equal(t, FormPrefix(tc.server), prefix)
 			assert.Equal(t, tc.uri, own)
 			_, err := url.Parse(tc.uri)
 			require.NoError(t, err)
@@ -50,7 +50,7 @@ func TestURIFormInjective(t *testing.T) {
 	seen := map[string][2]string{}
 	for _, s := range servers {
 		for _, u := range uris {
-			f := formPrefix(s) + u
+			f := FormPrefix(s) + u
 			if prev, dup := seen[f]; dup {
 				t.Fatalf("%q is the form of both %q and %q", f, prev, [2]string{s, u})
 			}
@@ -58,7 +58,7 @@ func TestURIFormInjective(t *testing.T) {
 		}
 	}
 	for _, bare := range []string{"file:///x", "mcpi:x", "https://mcpid:x@host/"} {
-		assert.False(t, isForm(bare), bare)
+		assert.False(t, IsForm(bare), bare)
 	}
 }
 
@@ -68,7 +68,7 @@ func TestURIFormTemplate(t *testing.T) {
 	const tmpl = "file:///docs/{name}{?v}"
 	orig, err := uritemplate.New(tmpl)
 	require.NoError(t, err)
-	form, err := uritemplate.New(formPrefix("my docs") + tmpl)
+	form, err := uritemplate.New(FormPrefix("my docs") + tmpl)
 	require.NoError(t, err)
 	values := uritemplate.Values{}
 	values.Set("name", uritemplate.String("read me.md"))
@@ -77,6 +77,6 @@ func TestURIFormTemplate(t *testing.T) {
 	require.NoError(t, err)
 	got, err := form.Expand(values)
 	require.NoError(t, err)
-	assert.Equal(t, formPrefix("my docs")+want, got)
+	assert.Equal(t, FormPrefix("my docs")+want, got)
 	assert.NotNil(t, form.Match(got))
 }

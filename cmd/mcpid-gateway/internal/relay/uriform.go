@@ -1,4 +1,4 @@
-package gateway
+package relay
 
 import (
 	"fmt"
@@ -40,8 +40,8 @@ import (
 // formScheme is the scheme of the forms.
 const formScheme = "mcpid:"
 
-// formPrefix returns the prefix of the forms of the downstream named server.
-func formPrefix(server string) string {
+// FormPrefix returns the prefix of the forms of the downstream named server.
+func FormPrefix(server string) string {
 	const hex = "0123456789ABCDEF"
 	var b strings.Builder
 	b.WriteString(formScheme)
@@ -59,16 +59,16 @@ func formPrefix(server string) string {
 	return b.String()
 }
 
-// isForm reports whether uri has the shape of a form: it starts with
+// IsForm reports whether uri has the shape of a form: it starts with
 // "mcpid:", in any case, as a URI's scheme is compared.
-func isForm(uri string) bool {
+func IsForm(uri string) bool {
 	return len(uri) >= len(formScheme) && strings.EqualFold(uri[:len(formScheme)], formScheme)
 }
 
-// splitForm returns the encoded downstream name and the downstream's own URI
+// SplitForm returns the encoded downstream name and the downstream's own URI
 // of a form; ok is false when uri is not one.
-func splitForm(uri string) (prefix, own string, ok bool) {
-	if !isForm(uri) {
+func SplitForm(uri string) (prefix, own string, ok bool) {
+	if !IsForm(uri) {
 		return "", "", false
 	}
 	name, own, ok := strings.Cut(uri[len(formScheme):], ":")
@@ -78,21 +78,22 @@ func splitForm(uri string) (prefix, own string, ok bool) {
 	return formScheme + name + ":", own, true
 }
 
-// uriRouteError is the error of a read or subscription whose URI routes to
+// RouteError is the error of a read or subscription whose URI routes to
 // no downstream: a bare URI while the gateway has several downstreams (it
 // lists the forms of those whose listings cover it), or a form that names
 // no downstream of this gateway.
-type uriRouteError struct {
-	uri   string
-	forms []string
+type RouteError struct {
+	URI   string   // the URI as the caller sent it
+	Forms []string // the forms that would route it; none for a form
 }
 
-func (e *uriRouteError) Error() string {
-	if isForm(e.uri) {
-		return fmt.Sprintf("no server of this gateway is named in %q", e.uri)
+// Error states the fault: the URI, and the forms to use instead.
+func (e *RouteError) Error() string {
+	if IsForm(e.URI) {
+		return fmt.Sprintf("no server of this gateway is named in %q", e.URI)
 	}
-	if len(e.forms) == 0 {
-		return fmt.Sprintf("%q names no server: this gateway has several, and shows each URI in a form that names its server (mcpid:<server>:<uri>); no server lists this one", e.uri)
+	if len(e.Forms) == 0 {
+		return fmt.Sprintf("%q names no server: this gateway has several, and shows each URI in a form that names its server (mcpid:<server>:<uri>); no server lists this one", e.URI)
 	}
-	return fmt.Sprintf("%q names no server: this gateway has several; use one of %s", e.uri, strings.Join(e.forms, ", "))
+	return fmt.Sprintf("%q names no server: this gateway has several; use one of %s", e.URI, strings.Join(e.Forms, ", "))
 }

@@ -1,97 +1,34 @@
-package gateway
+package naming
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
 	"log/slog"
 	"strconv"
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
 	"github.com/mcpid/mcpid/toolname"
 )
 
-// This file is how the gateway keeps one name per tool across every
-// replica that shares its store: the part a gateway author copies.
-//
-//   - Names come only from [toolname.Update] with the keys this replica
-//     lists now: Update stores a table before it returns one that gives a
-//     key a name the chain never held, so nothing is served before it is
-//     stored, and since a key gets its chain's name back, every replica
-//     gives a key the same name, whichever started or listed first.
-//   - While the store cannot be reached, the last table stored keeps
-//     routing, and tools that have no name yet wait, unlisted, for the
-//     next round (retried with backoff).
-//   - Another replica's table ([toolname.Watcher]) only starts a round:
-//     Update writes only for keys of this replica's own that the chain has
-//     not named yet.
-//   - A called name that this replica does not serve is looked up once in
-//     the store, and routed only to a tool this replica lists under the
-//     very key the chain gave it (see route).
-//   - With -backup, the last table loaded from or stored in the store is
-//     kept in a local file (a [toolname.FileStore] of its own), and a
-//     store that holds less than it (emptied, another chain, an older
-//     table) or a table that does not continue it (a name it gives
-//     dropped, or given to another tool) is refused until it holds it
-//     again. Meanwhile no call is routed through the store. The store
-//     value starts from the backup's table ([toolname.Holder]) before
-//     anything loads through it, so that it never holds a table it
-//     refuses: otherwise a fork loaded first would become the table it
-//     holds, and the real chain, put back, would be refused as a fork of
-//     the fork until the gateway restarted.
-//   - The prompts' names are a second chain, kept by this very code (a
-//     [chain] each), so that every rule above holds for them alike.
+// The backoff between naming rounds that failed (the store cannot be
+// reached, or is refused), and between watches of the store: doubled at
+// each failure from retryMin to retryMax, so a store that comes back
+// serves the waiting names within retryMax.
+const (
+	retryMin = 100 * time.Millisecond
+	retryMax = 5 * time.Second
+)
 
-// nameTools is one naming round of the tools' chain, run by the assigner
-// only: it continues the chain with the keys of the tools listed now, and
-// serves the table that Update returns. On an error, the last table stored
-// keeps being served.
-func (g *gateway) nameTools() error {
-	live, listed := g.liveTools()
-	ctx, cancel := context.WithTimeout(g.ctx, g.cfg.timeout)
-	defer cancel()
-	err := g.tools.update(ctx, g.cfg.profile, keysOf(live), g.updateOptions())
-	g.serve(live, listed)
-	if err != nil {
-		return fmt.Errorf("naming tools: %w", err)
-	}
-	g.countEver()
-	return g.tools.keepBackup(ctx)
-}
-
-// keysOf returns the keys of live.
-func keysOf[V any](live map[toolname.Key]V) []toolname.Key {
-	keys := make([]toolname.Key, 0, len(live))
-	for k := range live {
-		keys = append(keys, k)
-	}
-	return keys
-}
-
-// recordedOptions are the options that a chain records beside the profile.
-func (g *gateway) recordedOptions() []toolname.Option {
-	var opts []toolname.Option
-	if g.cfg.qualifyAll {
-		opts = append(opts, toolname.WithQualifyAll())
-	}
-	return opts
-}
-
-// updateOptions are the options of every Update: those the chain records,
-// and the logger.
-func (g *gateway) updateOptions() []toolname.Option {
-	return append(g.recordedOptions(), toolname.WithLogger(g.cfg.logger))
-}
-
-// chain is one chain of names that the gateway continues in its store and
-// serves: the tools' (g.tools) or the prompts' (see prompts.go). Both are
-// this one piece of code, so that each rule of this file (the backup
+// Chain is one chain of names that the gateway continues in its store and
+// serves: the tools' or the prompts'. Both are
+// this one piece of code, so that each rule of this package (the backup
 // check, the route guard, the lookup bounds, the options check) holds for
 // both alike.
-type chain struct {
+type Chain struct {
 	kind  string         // "tool" or "prompt", in messages
 	store toolname.Store // where the chain lives
 	dirty chan struct{}  // holds a pending change for the chain's rounds
@@ -113,13 +50,13 @@ type chain struct {
 	counted    bool                // the chain's history is counted in the downstreams' caps
 }
 
-// newChain returns the chain of kind kept in store, with the backup at
+// New returns the chain of kind kept in store, with the backup at
 // backupPath ("" keeps none): until the store is found to hold the
 // backup's table, or one that continues it, the chain serves the backup's
 // names and routes nothing through the store. A backup that is not a
 // table, or that another gateway holds, is an error.
-func newChain(kind string, store toolname.Store, backupPath string) (*chain, error) {
-	c := &chain{kind: kind, store: store, dirty: make(chan struct{}, 1), backupPath: backupPath}
+func New(kind string, store toolname.Store, backupPath string) (*Chain, error) {
+	c := &Chain{kind: kind, store: store, dirty: make(chan struct{}, 1), backupPath: backupPath}
 	if backupPath == "" {
 		return c, nil
 	}
@@ -136,11 +73,11 @@ func newChain(kind string, store toolname.Store, backupPath string) (*chain, err
 	return c, nil
 }
 
-// holdBackup makes the store value of the chain of kind start from the
+// HoldBackup makes the store value of the chain of kind start from the
 // table of the backup at path ("" keeps none), before anything loads
 // through it (see hold). run calls it as soon as the store is open, before
-// its first Load; newChain holds the same table again.
-func holdBackup(kind string, store toolname.Store, path string) error {
+// its first Load; New holds the same table again.
+func HoldBackup(kind string, store toolname.Store, path string) error {
 	if path == "" {
 		return nil
 	}
@@ -169,26 +106,41 @@ func hold(kind string, store toolname.Store, path string, backup *toolname.Table
 	return nil
 }
 
-// close closes the backup: the chain's rounds have ended.
-func (c *chain) close() {
+// Close closes the backup: the chain's rounds have ended.
+func (c *Chain) Close() {
 	if c.backupFile != nil {
 		_ = c.backupFile.Close() // a second close is an error, and nothing else
 	}
 }
 
-// changed starts a round of the chain.
-func (c *chain) changed() {
+// Changed starts a round of the chain.
+func (c *Chain) Changed() {
 	select {
 	case c.dirty <- struct{}{}:
 	default: // one is pending already
 	}
 }
 
-// update is the part of a round that reads and writes the store: once
+// Kind is the kind of the chain's names, "tool" or "prompt", as messages
+// name them.
+func (c *Chain) Kind() string { return c.kind }
+
+// Stored is the table of the last round that succeeded, or the backup's
+// until one does (nil before either). Only the chain's rounds may call it.
+func (c *Chain) Stored() *toolname.Table { return c.stored }
+
+// Missed reports whether a lookup of name at now is answered from memory,
+// without the store: its miss, or the store's failure, is remembered.
+func (c *Chain) Missed(name string, now time.Time) bool { return c.misses.missed(name, now) }
+
+// Miss remembers name as a miss at now, for as long as any miss.
+func (c *Chain) Miss(name string, now time.Time) { c.misses.miss(name, now) }
+
+// Update is the part of a round that reads and writes the store: once
 // checkBackup lets the store be used, it continues the chain with keys
 // ([toolname.Update]) and keeps the table stored. Should the store be
 // readable but not writable, what it holds is kept.
-func (c *chain) update(ctx context.Context, profile toolname.Profile, keys []toolname.Key, opts []toolname.Option) error {
+func (c *Chain) Update(ctx context.Context, profile toolname.Profile, keys []toolname.Key, opts []toolname.Option) error {
 	if err := c.checkBackup(ctx); err != nil {
 		return err
 	}
@@ -201,12 +153,12 @@ func (c *chain) update(ctx context.Context, profile toolname.Profile, keys []too
 	return err
 }
 
-// rounds runs the chain's rounds, one at a time: one per change, and one
+// Rounds runs the chain's rounds, one at a time: one per change, and one
 // per flush (whose channel is closed once it is over; flushes may be
 // nil); changes that come while a round runs merge into one. A round that
 // fails is tried again with backoff, from retryMin doubling up to
-// namingRetryMax. after is told the outcome of each round.
-func (c *chain) rounds(ctx context.Context, logger *slog.Logger, flushes <-chan chan struct{}, round func() error, after func(error)) {
+// retryMax. after is told the outcome of each round.
+func (c *Chain) Rounds(ctx context.Context, logger *slog.Logger, flushes <-chan chan struct{}, round func() error, after func(error)) {
 	delay := retryMin
 	retry := time.NewTimer(0)
 	<-retry.C
@@ -224,7 +176,7 @@ func (c *chain) rounds(ctx context.Context, logger *slog.Logger, flushes <-chan 
 		if err != nil && ctx.Err() == nil {
 			logger.Warn("gateway: new "+c.kind+"s wait unlisted; the stored names keep routing", "err", err, "retry_in", delay)
 			retry.Reset(delay)
-			delay = min(2*delay, namingRetryMax)
+			delay = min(2*delay, retryMax)
 		} else {
 			retry.Stop()
 			delay = retryMin
@@ -235,12 +187,12 @@ func (c *chain) rounds(ctx context.Context, logger *slog.Logger, flushes <-chan 
 	}
 }
 
-// watch starts a round whenever the store tells that a table was stored,
+// Watch starts a round whenever the store tells that a table was stored,
 // by this replica or another, if the store can tell ([toolname.Watcher]),
 // and forgets the misses, which the new table may route. It watches
 // again, with backoff, when the watch ends or cannot start, and starts a
 // round then, for the tables it may have missed.
-func (c *chain) watch(ctx context.Context, logger *slog.Logger) {
+func (c *Chain) Watch(ctx context.Context, logger *slog.Logger) {
 	w, ok := c.store.(toolname.Watcher)
 	if !ok {
 		return
@@ -251,10 +203,10 @@ func (c *chain) watch(ctx context.Context, logger *slog.Logger) {
 		if err == nil {
 			delay = retryMin
 			c.misses.clear()
-			c.changed()
+			c.Changed()
 			for range revs {
 				c.misses.clear()
-				c.changed()
+				c.Changed()
 			}
 		} else {
 			logger.Warn("gateway: cannot watch the "+c.kind+"s' store; other replicas' names are read at the next round", "err", err, "retry_in", delay)
@@ -263,7 +215,7 @@ func (c *chain) watch(ctx context.Context, logger *slog.Logger) {
 		case <-time.After(delay):
 		case <-ctx.Done():
 		}
-		delay = min(2*delay, namingRetryMax)
+		delay = min(2*delay, retryMax)
 	}
 }
 
@@ -275,7 +227,7 @@ func (c *chain) watch(ctx context.Context, logger *slog.Logger) {
 // here. Once the store holds the backup's table or one that continues it,
 // the store value itself refuses to go backwards or sideways
 // ([toolname.ErrRollback]), and checkBackup checks no more.
-func (c *chain) checkBackup(ctx context.Context) error {
+func (c *Chain) checkBackup(ctx context.Context) error {
 	if c.backup == nil {
 		return nil
 	}
@@ -315,9 +267,9 @@ func (c *chain) checkBackup(ctx context.Context) error {
 	return nil
 }
 
-// keepBackup stores the table the store holds now in the backup, a
+// KeepBackup stores the table the store holds now in the backup, a
 // [toolname.FileStore] of its own, when it changed since the last time.
-func (c *chain) keepBackup(ctx context.Context) error {
+func (c *Chain) KeepBackup(ctx context.Context) error {
 	if c.backupFile == nil {
 		return nil
 	}
@@ -336,11 +288,11 @@ func (c *chain) keepBackup(ctx context.Context) error {
 	return nil
 }
 
-// history returns, the first time it is called with a table held, every
+// History returns, the first time it is called with a table held, every
 // key of the chain's whole history, live or retired, which the
-// downstreams' caps count (see maxEver): so a restart does not let a
-// server have another maxEver. Later calls return nothing.
-func (c *chain) history(logger *slog.Logger) []toolname.Key {
+// downstreams' caps count: so a restart does not let a server have
+// another share of names. Later calls return nothing.
+func (c *Chain) History(logger *slog.Logger) []toolname.Key {
 	if c.counted || c.stored == nil {
 		return nil
 	}
@@ -357,11 +309,11 @@ func (c *chain) history(logger *slog.Logger) []toolname.Key {
 	return append(keys.Names, keys.Retired...)
 }
 
-// checkNaming refuses the chain when the naming options differ from
+// CheckNaming refuses the chain when the naming options differ from
 // those it records, compared with the store's table, or, while the store
 // cannot be reached, is refused or holds no table, with the backup's
-// (see gateway.checkNaming).
-func (c *chain) checkNaming(ctx context.Context, profile toolname.Profile, opts []toolname.Option) error {
+// (the gateway checks both chains at start).
+func (c *Chain) CheckNaming(ctx context.Context, profile toolname.Profile, opts []toolname.Option) error {
 	table, _, err := c.store.Load(ctx)
 	from := "the " + c.kind + "s' chain in the store"
 	if err != nil || table == nil {
@@ -382,7 +334,7 @@ func (c *chain) checkNaming(ctx context.Context, profile toolname.Profile, opts 
 	return nil
 }
 
-// lookup looks up, in the chain's store, a called name that this replica
+// Lookup looks up, in the chain's store, a called name that this replica
 // does not serve, as [toolname.Table.Route] does (another replica may
 // have named it), and starts a round when the store's table has it, so
 // that this replica serves it too. Until the store is found to hold the
@@ -391,8 +343,8 @@ func (c *chain) checkNaming(ctx context.Context, profile toolname.Profile, opts 
 // The lookup waits for the store at most lookupTimeout (never beyond
 // timeout), and a miss is remembered for at most missTTL (see misses), so
 // that a hung store or a client that guesses names costs a call a second
-// at most. A key that this replica does not list is a miss too (notHere).
-func (c *chain) lookup(ctx context.Context, name string, timeout time.Duration) (toolname.Key, error) {
+// at most. A key that this replica does not list is a miss too (NotHere).
+func (c *Chain) Lookup(ctx context.Context, name string, timeout time.Duration) (toolname.Key, error) {
 	if c.pending.Load() || c.misses.missed(name, time.Now()) {
 		return toolname.Key{}, unknownName(name)
 	}
@@ -410,14 +362,14 @@ func (c *chain) lookup(ctx context.Context, name string, timeout time.Duration) 
 	if err != nil {
 		return toolname.Key{}, err
 	}
-	c.changed()
+	c.Changed()
 	return k, nil
 }
 
-// notHere remembers name as a miss, since the key the store's table gives
+// NotHere remembers name as a miss, since the key the store's table gives
 // it is not one this replica lists, and returns the error of a name
 // unknown here.
-func (c *chain) notHere(name string) error {
+func (c *Chain) NotHere(name string) error {
 	c.misses.miss(name, time.Now())
 	return unknownName(name)
 }
@@ -425,17 +377,4 @@ func (c *chain) notHere(name string) error {
 // unknownName is the error of a called name that routes nowhere here.
 func unknownName(name string) error {
 	return &toolname.Error{Code: toolname.CodeUnknownTool, Index: -1, Offset: -1, Input: name}
-}
-
-// route returns the tool of the key k that the store's table gives a
-// called name this replica does not serve (see storedKey, which looks it
-// up), only when this replica lists that very key; otherwise the name is
-// unknown here.
-func (g *gateway) route(name string, k toolname.Key) (servedTool, error) {
-	live, _ := g.liveTools()
-	st, ok := live[k]
-	if !ok {
-		return servedTool{}, g.tools.notHere(name)
-	}
-	return st, nil
 }
