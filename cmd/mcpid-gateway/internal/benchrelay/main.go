@@ -81,7 +81,7 @@ func run(ctx context.Context, args []string) error {
 		return runRelay(ctx, *addr, fs.Args())
 	case "gateway":
 		if len(args) < 2 {
-			return errors.New("gateway: want FILE ARGS...")
+			return errors.New("gateway: want a profile FILE, then the gateway's flags")
 		}
 		return runProfiledGateway(ctx, args[1], args[2:])
 	}
