@@ -47,7 +47,7 @@ STORES      := $(filter toolname/%store,$(MODULES))
 # require the newest SDK, for sdk-floors.
 ADAPTERS    := $(patsubst %/newest.mod,%,$(wildcard $(addsuffix /newest.mod,$(MODULES))))
 
-.PHONY: check checks fmt vet staticcheck tidy docdensity test test-race test-modules go-floors test-stores sdk-floors ts-journeys conformance installable apicheck fuzz fuzz-smoke bench bench-smoke release
+.PHONY: check checks fmt vet staticcheck tidy docdensity test test-race test-modules go-floors test-stores sdk-floors ts-journeys conformance installable apicheck fuzz fuzz-smoke bench bench-smoke bench-relay release
 
 check:
 	@./.ci/services $(MAKE) --no-print-directory checks
@@ -212,3 +212,16 @@ bench-smoke:
 
 bench:
 	@for m in $(MODULES); do (cd $$m && $(GO) test -run='^$$' -bench=. -benchmem -count=$(BENCHCOUNT) ./...) || exit 1; done
+
+# bench-relay measures what a relayed tool call costs: the same call made
+# directly to a downstream, through a bare go-sdk relay and through the
+# gateway (built once, here), each a process of its own on loopback HTTP,
+# at c=1 and c=16, rounds interleaved; it prints the tables of
+# docs/performance.md (a few minutes). BENCHRELAYFLAGS passes flags to
+# cmd/mcpid-gateway/internal/benchrelay (-rounds, -calls, -c, -down,
+# -cpuprofile). make check builds and vets it, and never runs it.
+BENCHRELAYFLAGS ?=
+bench-relay:
+	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && \
+	(cd $(GATEWAY) && $(GO) build -o "$$dir/mcpid-gateway" . && $(GO) build -o "$$dir/benchrelay" ./internal/benchrelay) && \
+	"$$dir/benchrelay" -gateway "$$dir/mcpid-gateway" $(BENCHRELAYFLAGS)

@@ -22,8 +22,9 @@ import (
 // to the callers whose calls they belong to.
 //
 // The downstream's connection (see [Relay.Transport]) hands each one, as
-// it reads it, to its call's queue; the call's own goroutine sends it on to the
-// caller, with the call's context (over HTTP, that context names the
+// it reads it, to its call's queue; a goroutine of the call's own, started
+// at its first notification (most calls get none, and cost no goroutine),
+// sends it on to the caller, with the call's context (over HTTP, that context names the
 // request the notification belongs to, so that it goes out on that
 // request's stream), and sends the last of them before the call's answer.
 // So the downstream's reader never waits on a caller, and a caller never
@@ -70,21 +71,23 @@ const relayQueue = 64
 // Call is one call in flight, whose notifications are relayed: what
 // [Relay.Start] returns and [Relay.End] takes.
 type Call struct {
-	ctx      context.Context // the caller's
-	session  *mcp.ServerSession
-	user     string        // the caller's verified user id; "" for none
-	token    any           // the caller's progress token; nil when it asked for none
-	ours     string        // the progress token the downstream was given for it
-	timeout  time.Duration // bound on sending one notification, and on how long a stale call counts
+	ctx     context.Context // the caller's
+	session *mcp.ServerSession
+	user    string        // the caller's verified user id; "" for none
+	token   any           // the caller's progress token; nil when it asked for none
+	ours    string        // the progress token the downstream was given for it
+	timeout time.Duration // bound on sending one notification, and on how long a stale call counts
+
+	// Guarded by the relay's mu. The channels are made, and the
+	// goroutine that sends the notifications on is started, at the
+	// call's first notification (see Relay.put): nil until then.
 	queue    chan any      // *mcp.ProgressNotificationParams or *mcp.LoggingMessageParams
 	answered chan struct{} // closed once the call's answer is in
 	drained  chan struct{} // closed once the queue is sent and empty
-
-	// Guarded by the relay's mu.
-	conn  *relayConn // the connection the request was sent on; nil before
-	id    jsonrpc.ID // its JSON-RPC id on conn
-	done  bool       // the downstream's answer was read
-	stale bool       // ended at the gateway before the downstream answered
+	conn     *relayConn    // the connection the request was sent on; nil before
+	id       jsonrpc.ID    // its JSON-RPC id on conn
+	done     bool          // the downstream's answer was read
+	stale    bool          // ended at the gateway before the downstream answered
 
 	// unknownSession is set when the downstream refused the request for
 	// a session it does not know (see SessionRefused).
@@ -113,12 +116,7 @@ var nextToken atomic.Uint64
 // returned context, which tells the relay which JSON-RPC request is the
 // call's, so that the call counts until the downstream answers it.
 func (r *Relay) Start(ctx context.Context, req mcp.Request, out mcp.Params, timeout time.Duration) (context.Context, *Call) {
-	c := &Call{
-		timeout:  timeout,
-		queue:    make(chan any, relayQueue),
-		answered: make(chan struct{}),
-		drained:  make(chan struct{}),
-	}
+	c := &Call{timeout: timeout}
 	c.ctx = context.WithValue(ctx, callKey{}, c)
 	c.session, _ = req.GetSession().(*mcp.ServerSession)
 	if extra := req.GetExtra(); extra != nil && extra.TokenInfo != nil {
@@ -149,7 +147,6 @@ func (r *Relay) Start(ctx context.Context, req mcp.Request, out mcp.Params, time
 		r.byToken[c.ours] = c
 	}
 	r.mu.Unlock()
-	go c.forward(r.Logger)
 	return c.ctx, c
 }
 
@@ -173,9 +170,12 @@ func (r *Relay) End(c *Call) {
 			}
 		})
 	}
+	forwarding := c.queue != nil
 	r.mu.Unlock()
-	close(c.answered)
-	<-c.drained
+	if forwarding {
+		close(c.answered)
+		<-c.drained
+	}
 }
 
 // Owner returns the call through which a message that names no call (a log
@@ -334,7 +334,7 @@ func (r *Relay) progress(p *mcp.ProgressNotificationParams) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if c := r.byToken[token]; c != nil {
-		c.put(p)
+		r.put(c, p)
 	}
 }
 
@@ -343,13 +343,22 @@ func (r *Relay) log(p *mcp.LoggingMessageParams) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if to := r.owner(); to != nil {
-		to.put(p)
+		r.put(to, p)
 	}
 }
 
-// put queues n unless the queue is full. Called with the relay's mu held,
-// so that end, which takes it, sees every notification put before it.
-func (c *Call) put(n any) {
+// put queues n for c unless c's queue is full, and starts sending c's
+// notifications on at its first. Called with the relay's mu held, so that
+// End, which takes it, sees every notification put before it (and none
+// comes after: End takes c out of byToken, and a call it ends is no
+// owner).
+func (r *Relay) put(c *Call, n any) {
+	if c.queue == nil {
+		c.queue = make(chan any, relayQueue)
+		c.answered = make(chan struct{})
+		c.drained = make(chan struct{})
+		go c.forward(r.Logger)
+	}
 	select {
 	case c.queue <- n:
 	default:
