@@ -93,9 +93,10 @@ func (h *storeHealth) String() string {
 // readiness is the body of /readyz.
 type readiness struct {
 	// Status is "ready", "starting" (the first tools/list or prompts/list
-	// would wait) or
+	// would wait),
 	// "no_table" (the store could not be reached since the start, and no
-	// -backup holds a table: no name routes).
+	// -backup holds a table: no name routes) or "draining" (stopping on
+	// SIGTERM: still serving, for -drain, while the load balancer notices).
 	Status string `json:"status"`
 	Store  string `json:"store"` // see storeHealth
 	Tools  int    `json:"tools"` // the names served now
@@ -108,7 +109,8 @@ type readiness struct {
 //     answered at once (every downstream listed and the first naming round
 //     of both chains is done, or -start-timeout passed) and while a table routes calls, whether the
 //     store is up, down or refused (the held table keeps routing); 503
-//     before, or when no table is held. Its JSON body names the state:
+//     before, when no table is held, and once the gateway drains (see
+//     drain.go). Its JSON body names the state:
 //     {"status":"ready","store":"down","tools":12}.
 func (g *gateway) withHealth(h http.Handler) http.Handler {
 	mux := http.NewServeMux()
@@ -131,6 +133,10 @@ func (g *gateway) withHealth(h http.Handler) http.Handler {
 func (g *gateway) readiness() (readiness, int) {
 	t := g.table.Load()
 	r := readiness{Status: "ready", Store: g.health.String(), Tools: len(t.tools)}
+	if g.draining.Load() {
+		r.Status = "draining"
+		return r, http.StatusServiceUnavailable
+	}
 	for _, first := range []chan struct{}{g.ready, g.relayed.prompts.ready} {
 		select {
 		case <-first:
