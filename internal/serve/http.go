@@ -81,9 +81,19 @@ func Mount(h http.Handler) http.Handler {
 }
 
 // Serve serves hs on ln until ctx is done, then shuts it down, giving
-// open requests 5 seconds to finish. It announces the endpoint on stderr
-// under the command's name.
+// open requests 5 seconds to finish (see ServeGrace). It announces the
+// endpoint on stderr under the command's name.
 func Serve(ctx context.Context, hs *http.Server, ln net.Listener, name string, stderr io.Writer) error {
+	return ServeGrace(ctx, hs, ln, name, stderr, 5*time.Second)
+}
+
+// ServeGrace is Serve with grace as the time open requests have to
+// finish. Once ctx is done it stops accepting, closes idle connections,
+// runs the functions registered with hs.RegisterOnShutdown (a command
+// ends its event streams there: they would hold the shutdown for all of
+// grace), waits at most grace for the requests being answered, and then
+// closes every connection left.
+func ServeGrace(ctx context.Context, hs *http.Server, ln net.Listener, name string, stderr io.Writer, grace time.Duration) error {
 	fmt.Fprintf(stderr, "%s: MCP streamable HTTP on http://%s/mcp\n", name, ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
@@ -92,7 +102,7 @@ func Serve(ctx context.Context, hs *http.Server, ln net.Listener, name string, s
 		return err
 	case <-ctx.Done():
 	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	shutdown, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	if err := hs.Shutdown(shutdown); err != nil {
 		return hs.Close()

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -167,21 +166,18 @@ func TestAuthUserReachesRelay(t *testing.T) {
 	}
 }
 
-// gatewayProcess is the mcpid-gateway command running as a process.
-type gatewayProcess struct {
+// commandProcess is the built mcpid-gateway command running as a process.
+type commandProcess struct {
 	cmd      *exec.Cmd
 	endpoint string          // http://ADDR/mcp, once it listens
 	logs     *syncbuf.Buffer // its stderr
 }
 
-// announced is the line the command writes once it listens.
-var announced = regexp.MustCompile(`MCP streamable HTTP on (http://\S+/mcp)`)
-
 // startProcess starts the command bin with args, and waits until it
 // listens. The process is killed when the test ends.
-func startProcess(t *testing.T, bin string, args ...string) *gatewayProcess {
+func startProcess(t *testing.T, bin string, args ...string) *commandProcess {
 	t.Helper()
-	p := &gatewayProcess{cmd: exec.Command(bin, args...), logs: new(syncbuf.Buffer)}
+	p := &commandProcess{cmd: exec.Command(bin, args...), logs: new(syncbuf.Buffer)}
 	stderr, err := p.cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, p.cmd.Start())
@@ -220,7 +216,7 @@ func startProcess(t *testing.T, bin string, args ...string) *gatewayProcess {
 
 // get sends a request to the process's path with the bearer token ("" for
 // none), and returns the status, the WWW-Authenticate header and the body.
-func (p *gatewayProcess) get(t *testing.T, method, path, token string) (int, string, string) {
+func (p *commandProcess) get(t *testing.T, method, path, token string) (int, string, string) {
 	t.Helper()
 	base := strings.TrimSuffix(p.endpoint, "/mcp")
 	var body io.Reader
@@ -243,7 +239,7 @@ func (p *gatewayProcess) get(t *testing.T, method, path, token string) (int, str
 }
 
 // names connects with token and returns the tools the gateway lists.
-func (p *gatewayProcess) names(t *testing.T, token string) []string {
+func (p *commandProcess) names(t *testing.T, token string) []string {
 	t.Helper()
 	client := &http.Client{}
 	if token != "" {
@@ -259,7 +255,7 @@ func (p *gatewayProcess) names(t *testing.T, token string) []string {
 }
 
 // waitLog waits until the process has logged a line that holds s.
-func (p *gatewayProcess) waitLog(t *testing.T, s string) {
+func (p *commandProcess) waitLog(t *testing.T, s string) {
 	t.Helper()
 	require.Eventually(t, func() bool { return strings.Contains(p.logs.String(), s) }, testTimeout, 10*time.Millisecond, "no log line holds %q", s)
 }

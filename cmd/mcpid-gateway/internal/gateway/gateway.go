@@ -94,6 +94,10 @@ type gateway struct {
 	flushes chan chan struct{}    // asks the assigner for a round now
 	started sync.Once
 
+	// draining is set once -http has begun to stop: /readyz answers 503
+	// (see drain.go).
+	draining atomic.Bool
+
 	// ready is closed when the first tools/list may be answered: every
 	// downstream has listed its tools (or failed to start) and a round
 	// has named them, or startTimeout has passed.

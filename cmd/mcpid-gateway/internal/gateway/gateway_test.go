@@ -304,7 +304,7 @@ func TestStartOnHungStore(t *testing.T) {
 	require.NoError(t, file.Close())
 	srv.Pause()
 	t.Cleanup(srv.Resume)
-	args := []string{"-http", "127.0.0.1:0", "-state", srv.URL, "-timeout", timeout.String()}
+	args := []string{"-http", "127.0.0.1:0", "-drain", "0", "-state", srv.URL, "-timeout", timeout.String()}
 
 	t.Run("mismatch", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), 4*timeout) // a replica that started would serve till then

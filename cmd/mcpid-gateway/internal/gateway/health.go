@@ -24,7 +24,7 @@ func (g *gateway) probeStore() {
 // first naming round of both chains is done, or -start-timeout passed)
 // and while a table routes calls, whether the store is up, down or
 // refused (the held table keeps routing); 503 before, or when no table
-// is held.
+// is held, and once the gateway drains (see drain.go).
 func (g *gateway) withHealth(h http.Handler) http.Handler {
 	return health.Handler(h, g.readiness)
 }
@@ -32,5 +32,10 @@ func (g *gateway) withHealth(h http.Handler) http.Handler {
 // readiness returns the body and status code of /readyz.
 func (g *gateway) readiness() (health.Readiness, int) {
 	t := g.table.Load()
+	if g.draining.Load() {
+		// Stopping on SIGTERM: still serving, for -drain, while the load
+		// balancer notices (see drain.go).
+		return health.Readiness{Status: "draining", Store: g.health.String(), Tools: len(t.tools)}, http.StatusServiceUnavailable
+	}
 	return health.Ready([]<-chan struct{}{g.ready, g.relayed.prompts.ready}, t.names != nil, g.health.String(), len(t.tools))
 }

@@ -30,7 +30,7 @@ import (
 // of the HTTP server are tested with the serve package.
 func TestHTTPMode(t *testing.T) {
 	endpoint := cmdtest.StartHTTP(t, func(ctx context.Context, stderr io.Writer) error {
-		return Run(ctx, []string{"-http", "127.0.0.1:0"}, io.Discard, stderr)
+		return Run(ctx, []string{"-http", "127.0.0.1:0", "-drain", "0"}, io.Discard, stderr) // -drain 0: stopped at once
 	})
 	mc := mcp.NewClient(&mcp.Implementation{Name: "http-test", Version: "v0"}, nil)
 	cs, err := mc.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1}, nil)

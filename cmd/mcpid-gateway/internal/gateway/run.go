@@ -20,7 +20,6 @@ import (
 	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/downstream"
 	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/health"
 	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/naming"
-	"github.com/mcpid/mcpid/gosdk"
 	"github.com/mcpid/mcpid/internal/serve"
 	"github.com/mcpid/mcpid/toolname"
 )
@@ -47,6 +46,9 @@ type options struct {
 	// only, unless -log-level is given.
 	logFormat, logLevel string
 	auth                inboundAuth // -auth-tokens, -insecure-no-auth
+	// -drain: with -http, how long a stopping gateway serves on with
+	// /readyz at 503 (see drain.go).
+	drain time.Duration
 }
 
 // serverFlag is one -server: a name and a command line, with the -env
@@ -106,6 +108,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	o.Mode.Register(fs)
 	o.auth.register(fs)
 	fs.DurationVar(&o.cfg.timeout, "timeout", 30*time.Second, "bound on starting a downstream server, listing its tools, and each call")
+	fs.DurationVar(&o.drain, "drain", defaultDrain, "with -http, on SIGTERM: how long /readyz answers 503 while every request is still served, before the listener closes (the time a load balancer's checks take to notice); calls in flight then have -timeout to be answered")
 	fs.DurationVar(&o.limits.SessionIdle, "session-timeout", o.limits.SessionIdle, "end HTTP sessions idle for this long")
 	fs.BoolVar(&o.cfg.stateless, "stateless", false, "with -http, serve each request by itself, with no session, so that any replica answers any request (logs come through each request's _meta level; subscriptions, sampling and elicitation are refused)")
 	unknownTool := fs.String("unknown-tool", "result", "how a call to a name that routes to no tool is answered: result (a tool error with the unknown_tool envelope) or error (the JSON-RPC error -32602)")
@@ -159,6 +162,9 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	}
 	if o.cfg.timeout <= 0 || o.limits.SessionIdle <= 0 || o.cfg.startTimeout <= 0 {
 		return nil, serve.Usage(fs, "-timeout, -start-timeout and -session-timeout must be positive")
+	}
+	if o.drain < 0 {
+		return nil, serve.Usage(fs, "-drain %v: want 0 or more", o.drain)
 	}
 	if o.chain == "" || strings.Contains(o.chain, "/") {
 		return nil, serve.Usage(fs, "-chain must be non-empty, without a \"/\": the prompts' chain is <chain>/prompts")
@@ -296,6 +302,10 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var web *health.Starting
 	closeHTTP := func() error { return nil }
 	var httpEnded chan struct{} // closed when the listener stops serving
+	// streams ends the event streams when the listener shuts down (see
+	// drain.go).
+	streams, closeStreams := context.WithCancel(context.Background())
+	defer closeStreams()
 	if o.HTTP != "" {
 		tokens, err := o.auth.open(ctx, o.HTTP, o.cfg.logger)
 		if err != nil {
@@ -306,13 +316,17 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		web = health.NewStarting()
-		httpCtx, stopHTTP := context.WithCancel(ctx)
+		// The listener stops when Run does, after the drain, not when ctx
+		// ends.
+		httpCtx, stopHTTP := context.WithCancel(context.WithoutCancel(ctx))
 		ended := make(chan struct{})
 		httpEnded = ended
 		var httpErr error
+		hs := serve.NewServer(behindTokens(tokens, endStreams(web, streams)), o.limits)
+		hs.RegisterOnShutdown(closeStreams)
 		go func() {
 			defer close(ended)
-			httpErr = serve.Serve(httpCtx, serve.NewServer(behindTokens(tokens, web), o.limits), ln, "gateway", stderr)
+			httpErr = serve.ServeGrace(httpCtx, hs, ln, "gateway", stderr, o.cfg.timeout)
 		}()
 		closeHTTP = sync.OnceValue(func() error {
 			web.Fail()
@@ -371,6 +385,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer g.close()
+	g.srv.AddReceivingMiddleware(endListens(streams))
 	if err := g.checkNaming(checkCtx); err != nil {
 		return err
 	}
@@ -386,7 +401,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if o.Stdio {
-		err := g.srv.Run(ctx, gosdk.NewStdioTransport(os.Stdin, os.Stdout))
+		err := serveStdio(ctx, g.srv, os.Stdin, os.Stdout, o.cfg.timeout)
 		select {
 		case err := <-fatal:
 			return err
@@ -401,6 +416,9 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	select {
 	case <-ctx.Done():
 	case <-httpEnded:
+	}
+	if len(fatal) == 0 {
+		g.drain(o.drain, httpEnded) // SIGTERM: see drain.go
 	}
 	if err := closeHTTP(); err != nil {
 		return err

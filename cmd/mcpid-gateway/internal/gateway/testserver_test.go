@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"slices"
@@ -15,6 +14,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpid/mcpid/internal/serve"
 )
 
 // TestMain runs the test binary as a downstream MCP server when
@@ -31,12 +32,12 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	if os.Getenv(testGatewayEnv) != "" {
-		// A gateway process, as the replica tests start them: the
-		// arguments are the gateway's.
-		if err := Run(context.Background(), os.Args[1:], os.Stdout, os.Stderr); err != nil {
-			fmt.Fprintln(os.Stderr, "gateway:", err)
-			os.Exit(1)
-		}
+		// A gateway process, as the replica tests start them, run as
+		// main.go runs it (signals included): the arguments are the
+		// gateway's.
+		serve.Main("gateway", func(ctx context.Context) error {
+			return Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+		})
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
@@ -73,6 +74,7 @@ const testServerEnv = "GATEWAY_TEST_SERVER"
 //	logs         a call sends four log messages, one at each of the levels
 //	             debug, info, warning and error, before it answers, whether
 //	             or not its client set a level, as many servers do
+//	slow=D       answer each call D after it came, calls overlapping
 func testServer(t *testing.T, name, mode string) (server, env string) {
 	t.Helper()
 	exe, err := os.Executable()
@@ -105,6 +107,12 @@ func runTestServer(mode string, in io.Reader, out io.Writer) int {
 				return 2
 			}
 			time.Sleep(d)
+		case "slow":
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				return 2
+			}
+			s.slow = d
 		case "lifetime":
 			d, err := time.ParseDuration(v)
 			if err != nil {
@@ -164,6 +172,7 @@ type testServerState struct {
 	restarts  string
 	toolsFile string
 	who       string // the name a call answers with; "test" by default
+	slow      time.Duration
 }
 
 // readToolsFile returns the tool names in the file at path, one a line.
@@ -286,7 +295,12 @@ func (s *testServerState) call(id json.RawMessage, tool string, progress any) in
 			s.notify("notifications/message", map[string]any{"level": level, "logger": "test", "data": level + " from " + tool})
 		}
 	}
-	s.reply(id, map[string]any{"content": []map[string]any{{"type": "text", "text": text}}})
+	result := map[string]any{"content": []map[string]any{{"type": "text", "text": text}}}
+	if s.slow > 0 {
+		time.AfterFunc(s.slow, func() { s.reply(id, result) })
+		return -1
+	}
+	s.reply(id, result)
 	return -1
 }
 

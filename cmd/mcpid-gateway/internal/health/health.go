@@ -99,9 +99,9 @@ func (h *Store) String() string {
 // Readiness is the body of /readyz.
 type Readiness struct {
 	// Status is "ready", "starting" (the first tools/list or prompts/list
-	// would wait) or
-	// "no_table" (the store could not be reached since the start, and no
-	// -backup holds a table: no name routes).
+	// would wait), "no_table" (the store could not be reached since the
+	// start, and no -backup holds a table: no name routes) or "draining"
+	// (stopping on SIGTERM: still serving while a load balancer notices).
 	Status string `json:"status"`
 	Store  string `json:"store"` // see Store
 	Tools  int    `json:"tools"` // the names served now
