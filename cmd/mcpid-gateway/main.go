@@ -1,11 +1,13 @@
 // Command mcpid-gateway is an MCP gateway: it connects to downstream MCP
-// servers over stdio and serves all their tools, prompts and resources to
-// its own clients, over stdio or streamable HTTP, under names that are
-// never reused, kept in a file, Redis or PostgreSQL shared by replicas.
+// servers, over stdio or streamable HTTP, and serves all their tools,
+// prompts and resources to its own clients, over stdio or streamable
+// HTTP, under names that are never reused, kept in a file, Redis or
+// PostgreSQL shared by replicas.
 //
 // Usage:
 //
-//	mcpid-gateway [-stdio | -http ADDR] -server 'NAME=COMMAND ARG...' ... [flags]
+//	mcpid-gateway [-stdio | -http ADDR [-auth-tokens FILE | -insecure-no-auth]]
+//	    -server 'NAME=COMMAND ARG...' | -server NAME=URL [-header 'NAME=Header: value'] ... [flags]
 //
 // With no mode flag it runs a demo. docs/gateway.md in the repository
 // (github.com/mcpid/mcpid) says what each flag does and what holds.
