@@ -68,6 +68,7 @@ func (g *gateway) logCall(st servedTool, name, outcome string, d time.Duration, 
 		level, attrs = slog.LevelWarn, append(attrs, slog.Any("err", err))
 	}
 	g.cfg.logger.LogAttrs(context.Background(), level, "gateway: call", attrs...)
+	g.observe(st, name, outcome, d, err)
 }
 
 // call is the handler of every tool the gateway serves. It looks the
@@ -81,6 +82,7 @@ func (g *gateway) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 	name := req.Params.Name
 	st, ok := g.table.Load().tools[name]
 	if !ok {
+		g.observeUnrouted(name, time.Now())
 		return toolError(nil, mcpid.NewError(mcpid.CodeNotFound,
 			fmt.Sprintf("no tool is named %q", name), "list the tools again and call one by its listed name")), nil
 	}
@@ -179,6 +181,9 @@ func (g *gateway) byToolName(next mcp.MethodHandler) mcp.MethodHandler {
 			st, err = g.route(call.Params.Name, k)
 		}
 		var terr *toolname.Error
+		if err != nil {
+			g.observeUnrouted(call.Params.Name, began)
+		}
 		switch {
 		case err == nil:
 			return g.forward(ctx, call, st), nil

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/metrics"
 	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/relay"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -47,6 +48,11 @@ type config struct {
 	// the SDK does, with the JSON-RPC error -32602 (-unknown-tool error),
 	// instead of the unknown_tool tool error.
 	unknownToolError bool
+	// metrics records the calls and reads the gateway's state for
+	// /metrics; nil records nothing. metricsApart serves /metrics on the
+	// -metrics listener instead of the HTTP listener (see withMetrics).
+	metrics      *metrics.Metrics
+	metricsApart bool
 }
 
 // Timing of the gateway's own work. Each is a bound that keeps one
@@ -171,6 +177,7 @@ func newGateway(cfg config) (*gateway, error) {
 		return nil, err
 	}
 	g.table.Store(&table{names: g.tools.Stored()})
+	cfg.metrics.Watch(metricsState{g})
 	g.ctx, g.cancel = context.WithCancel(context.Background())
 	sdkLogger := cfg.logger
 	if cfg.stateless {

@@ -30,7 +30,10 @@ import (
 func (g *gateway) handler(lim serve.Limits, stateless bool) http.Handler {
 	opts := httpOptions(lim)
 	opts.Stateless = stateless
-	return g.withHealth(serve.Mount(gosdk.NewHTTPHandler(g.srv, opts)))
+	// The MCP endpoint and /metrics; inbound authentication wraps them
+	// here, and leaves the health endpoints open.
+	served := g.withMetrics(serve.Mount(gosdk.NewHTTPHandler(g.srv, opts)))
+	return g.withHealth(served)
 }
 
 // refuseSubscriptions is the receiving middleware of a stateless gateway

@@ -48,7 +48,8 @@ type options struct {
 	auth                inboundAuth // -auth-tokens, -insecure-no-auth
 	// -drain: with -http, how long a stopping gateway serves on with
 	// /readyz at 503 (see drain.go).
-	drain time.Duration
+	drain   time.Duration
+	metrics string // -metrics: the address of /metrics' own listener; "" serves it on -http's
 }
 
 // serverFlag is one -server: a name and a command line, with the -env
@@ -114,6 +115,7 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	unknownTool := fs.String("unknown-tool", "result", "how a call to a name that routes to no tool is answered: result (a tool error with the unknown_tool envelope) or error (the JSON-RPC error -32602)")
 	fs.StringVar(&o.logFormat, "log-format", "text", "the log's format on stderr: text or json")
 	fs.StringVar(&o.logLevel, "log-level", "info", "the least level logged: debug, info (one line per relayed call), warn or error")
+	fs.StringVar(&o.metrics, "metrics", "", "serve /metrics alone on a listener of its own at `ADDR`, without authentication (an internal address), instead of on the -http listener")
 	if err := serve.Parse(fs, args); err != nil {
 		return nil, err
 	}
@@ -185,8 +187,8 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 		}
 		o.servers[i].timeout, o.servers[i].maxBody, o.servers[i].relist = o.cfg.timeout, o.limits.MaxBody, *relist
 	}
-	if o.Demo() && len(o.servers) > 0 {
-		return nil, serve.Usage(fs, "-server needs -stdio or -http; the demo uses its own servers")
+	if o.Demo() && (len(o.servers) > 0 || o.metrics != "") {
+		return nil, serve.Usage(fs, "-server and -metrics need -stdio or -http; the demo uses its own servers")
 	}
 	if o.cfg.stateless && o.HTTP == "" {
 		return nil, serve.Usage(fs, "-stateless needs -http")
@@ -297,6 +299,11 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if o.Demo() {
 		return runDemo(ctx, o, stdout)
 	}
+	stopObserving, err := observe(ctx, o, stderr)
+	if err != nil {
+		return err
+	}
+	defer stopObserving()
 	// With -http, the listener serves /healthz from now on (see
 	// health.Starting); MCP requests wait until the gateway is started.
 	var web *health.Starting
@@ -390,13 +397,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	cancelChecks()
-	specs := demoServers()
-	if len(o.servers) > 0 {
-		specs = specs[:0]
-		for _, s := range o.servers {
-			specs = append(specs, s.spec(os.Environ(), stderr, o.cfg.logger))
-		}
-	}
+	specs := o.specs(stderr)
 	if err := g.start(ctx, specs); err != nil {
 		return err
 	}
