@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -24,6 +23,7 @@ import (
 
 	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/metrics"
 	"github.com/mcpid/mcpid/internal/serve"
+	"github.com/mcpid/mcpid/internal/testkit/syncbuf"
 )
 
 // callsServer is a downstream whose tools end each call in another way:
@@ -201,7 +201,7 @@ func TestDownstreamUp(t *testing.T) {
 // stdio or HTTP gateway alike), and the HTTP listener answers it 404.
 func TestMetricsListener(t *testing.T) {
 	srv, env := testServer(t, "one", "who=one")
-	stderr := new(lines)
+	stderr := new(syncbuf.Buffer)
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() {
@@ -211,8 +211,8 @@ func TestMetricsListener(t *testing.T) {
 		cancel()
 		assert.NoError(t, <-done)
 	})
-	metricsURL := stderr.wait(t, "gateway: metrics on ")
-	mcpURL := strings.TrimSuffix(stderr.wait(t, "gateway: MCP streamable HTTP on "), "/mcp")
+	metricsURL := waitLine(t, stderr, "gateway: metrics on ")
+	mcpURL := strings.TrimSuffix(waitLine(t, stderr, "gateway: MCP streamable HTTP on "), "/mcp")
 
 	assert.Equal(t, map[string]float64{"server=one": 1}, series(scrape(t, waitUp(t, metricsURL)), "mcpid_gateway_downstream_up"))
 	res, err := http.Get(mcpURL + "/metrics")
@@ -236,27 +236,13 @@ func waitUp(t *testing.T, url string) string {
 	return url
 }
 
-// lines is a writer that keeps what is written to it, line by line.
-type lines struct {
-	mu  sync.Mutex
-	buf strings.Builder
-}
-
-func (l *lines) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-// wait returns the rest of the first line that starts with prefix, once
-// one is written.
-func (l *lines) wait(t *testing.T, prefix string) string {
+// waitLine returns the rest of the first line of buf that starts with
+// prefix, once one is written.
+func waitLine(t *testing.T, buf *syncbuf.Buffer, prefix string) string {
 	t.Helper()
 	var rest string
 	require.Eventually(t, func() bool {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		for line := range strings.Lines(l.buf.String()) {
+		for line := range strings.Lines(buf.String()) {
 			if s, ok := strings.CutPrefix(line, prefix); ok {
 				rest = strings.TrimSpace(s)
 				return true
