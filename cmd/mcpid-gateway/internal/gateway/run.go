@@ -16,7 +16,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/chainstore"
-
 	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/downstream"
 	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/health"
 	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/naming"
