@@ -32,10 +32,5 @@ func (g *gateway) withHealth(h http.Handler) http.Handler {
 // readiness returns the body and status code of /readyz.
 func (g *gateway) readiness() (health.Readiness, int) {
 	t := g.table.Load()
-	if g.draining.Load() {
-		// Stopping on SIGTERM: still serving, for -drain, while the load
-		// balancer notices (see drain.go).
-		return health.Readiness{Status: "draining", Store: g.health.String(), Tools: len(t.tools)}, http.StatusServiceUnavailable
-	}
-	return health.Ready([]<-chan struct{}{g.ready, g.relayed.prompts.ready}, t.names != nil, g.health.String(), len(t.tools))
+	return health.Ready(g.draining.Load(), []<-chan struct{}{g.ready, g.relayed.prompts.ready}, t.names != nil, g.health.String(), len(t.tools))
 }

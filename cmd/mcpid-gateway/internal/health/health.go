@@ -108,12 +108,18 @@ type Readiness struct {
 }
 
 // Ready returns the body and status code of /readyz for a gateway whose
-// store is in state store and that serves tools names: "starting" (503)
-// until every channel of firsts is closed (each closed once the first
-// listing it stands for would answer at once), then "no_table" (503)
-// while held is false (no table routes), and "ready" (200) otherwise.
-func Ready(firsts []<-chan struct{}, held bool, store string, tools int) (Readiness, int) {
+// store is in state store and that serves tools names: "draining" (503)
+// once it stops (a load balancer must send it nothing new, while it still
+// serves), else "starting" (503) until every channel of firsts is closed
+// (each closed once the first listing it stands for would answer at
+// once), then "no_table" (503) while held is false (no table routes), and
+// "ready" (200) otherwise.
+func Ready(draining bool, firsts []<-chan struct{}, held bool, store string, tools int) (Readiness, int) {
 	r := Readiness{Status: "ready", Store: store, Tools: tools}
+	if draining {
+		r.Status = "draining"
+		return r, http.StatusServiceUnavailable
+	}
 	for _, first := range firsts {
 		select {
 		case <-first:
