@@ -111,13 +111,20 @@ func bench(ctx context.Context, o benchOptions, out io.Writer) error {
 }
 
 // connect opens a client session with the MCP endpoint at url, and waits
-// until it lists the tool.
+// until it lists the tool. A process just started may not listen yet (the
+// gateway prints nothing on stdout), so a refused connection is tried
+// again until startTimeout.
 func connect(ctx context.Context, url string) (*mcp.ClientSession, error) {
 	ctx, cancel := context.WithTimeout(ctx, startTimeout)
 	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "benchrelay", Version: "v0"}, nil).Connect(ctx, clientTransport(url), nil)
-	if err != nil {
-		return nil, err
+	client := mcp.NewClient(&mcp.Implementation{Name: "benchrelay", Version: "v0"}, nil)
+	cs, err := client.Connect(ctx, clientTransport(url), nil)
+	for err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		time.Sleep(50 * time.Millisecond)
+		cs, err = client.Connect(ctx, clientTransport(url), nil)
 	}
 	for {
 		res, err := cs.ListTools(ctx, nil)
