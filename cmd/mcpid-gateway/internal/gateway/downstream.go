@@ -48,7 +48,11 @@ type child struct {
 	transport mcp.Transport
 	remote    *remoteLink                       // its HTTP side, when it is reached over HTTP; nil for stdio
 	session   atomic.Pointer[mcp.ClientSession] // nil while it is not connected; stored by setSession
-	swap      sessionSwap                       // wakes the requests waiting for its next session (expire.go)
+	// listen is the listen-only session of an HTTP downstream that keeps
+	// sessions (see watch), which holds its resource subscriptions; nil
+	// for any other, and while it is not open.
+	listen atomic.Pointer[mcp.ClientSession]
+	swap   sessionSwap // wakes the requests waiting for its next session (expire.go)
 
 	// first is closed when the first attempt to connect and list is
 	// over; firstErr is then its error.
@@ -167,7 +171,9 @@ func (g *gateway) session(d *child, listed func(error)) error {
 	defer d.session.CompareAndSwap(cs, nil)
 	err = g.relist(d, cs)
 	if err == nil {
-		g.resubscribe(d, cs)
+		if !listens(d, cs) {
+			g.resubscribe(d, cs) // else the listening session subscribes (see watch)
+		}
 		g.relistKinds(d, cs)
 	}
 	listed(err)

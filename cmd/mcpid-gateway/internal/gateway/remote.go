@@ -195,18 +195,24 @@ func relistTicker(d *child, cs *mcp.ClientSession) (<-chan time.Time, func()) {
 	return t.C, t.Stop
 }
 
+// listens reports whether d's session cs has a listening session beside
+// it (see watch): d is an HTTP downstream whose server keeps sessions.
+func listens(d *child, cs *mcp.ClientSession) bool { return d.remote != nil && cs.ID() != "" }
+
 // watch opens, for an HTTP downstream that keeps a session, a second
 // session that only listens: the one that carries the calls, cs, reads
 // its messages through the relay (see downstream.Relay), and the SDK opens
 // the stream on which a server sends what it sends outside a call (its
-// list changes) only for a connection it made itself. The list changes
-// that arrive there start the same relists as on a stdio downstream. It
+// list changes, its resource updates) only for a connection it made
+// itself. The list changes that arrive there start the same relists as on
+// a stdio downstream; the callers' resource subscriptions are made on it
+// (see subscriber), so that their updates arrive, and are relayed. It
 // returns a channel closed when the listening session ends (the
 // downstream session is then started again, both together), and the
 // function that closes it; one that cannot be opened has ended already.
 // For any other downstream, the channel is nil.
 func (g *gateway) watch(d *child, cs *mcp.ClientSession) (<-chan struct{}, func()) {
-	if d.remote == nil || cs.ID() == "" {
+	if !listens(d, cs) {
 		return nil, func() {}
 	}
 	signal := func(ch chan struct{}) {
@@ -220,6 +226,9 @@ func (g *gateway) watch(d *child, cs *mcp.ClientSession) (<-chan struct{}, func(
 		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { signal(d.changed) },
 		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { signal(d.kindsChanged) },
 		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { signal(d.kindsChanged) },
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			g.resourceUpdated(d, req.Params)
+		},
 	})
 	client.AddReceivingMiddleware(g.recovered)
 	ctx, cancel := context.WithTimeout(g.ctx, g.cfg.timeout)
@@ -235,5 +244,10 @@ func (g *gateway) watch(d *child, cs *mcp.ClientSession) (<-chan struct{}, func(
 		_ = ws.Wait()
 		close(ended)
 	}()
-	return ended, func() { _ = ws.Close() }
+	d.listen.Store(ws)
+	g.resubscribe(d, ws)
+	return ended, func() {
+		d.listen.CompareAndSwap(ws, nil)
+		_ = ws.Close()
+	}
 }

@@ -271,6 +271,39 @@ func TestRemoteSessionExpired(t *testing.T) {
 	assert.Equal(t, []string{notesURI, notesURI}, rs.subscribed(), "the subscription is made again")
 }
 
+// TestRemoteResourceUpdated: a caller subscribed to a resource of an HTTP
+// downstream gets the updates its server sends outside any call, and gets
+// them again once the downstream's session was opened again: the
+// subscriptions are made on the session that listens, on whose stream the
+// server sends them.
+func TestRemoteResourceUpdated(t *testing.T) {
+	rs := newRemoteServer(t, false)
+	g, c, _ := remoteGateway(t, rs)
+	updated := make(chan string, 8)
+	sub, err := mcp.NewClient(&mcp.Implementation{Name: "subscriber", Version: "v0"}, &mcp.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) { updated <- req.Params.URI },
+	}).Connect(t.Context(), inProcess{g.srv}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = sub.Close() })
+	require.NoError(t, sub.Subscribe(t.Context(), &mcp.SubscribeParams{URI: notesURI}))
+	waitUpdate := func(why string) {
+		t.Helper()
+		require.NoError(t, rs.srv.ResourceUpdated(t.Context(), &mcp.ResourceUpdatedNotificationParams{URI: notesURI}))
+		select {
+		case uri := <-updated:
+			assert.Equal(t, notesURI, uri, why)
+		case <-time.After(testTimeout):
+			t.Fatal("no update reached the subscriber: " + why)
+		}
+	}
+	waitUpdate("an update sent outside a call")
+
+	rs.forget()
+	assert.Equal(t, "docs answered search: again", resultText(c.call(t, "search", "again")))
+	require.Eventually(t, func() bool { return len(rs.subscribed()) == 2 }, testTimeout, 10*time.Millisecond)
+	waitUpdate("an update after the session was opened again")
+}
+
 // TestRemoteSessionless: a server that keeps no session sends no
 // list_changed; with -relist, its tools are listed again on that interval,
 // and a tool it adds is served.

@@ -182,7 +182,7 @@ func (g *gateway) subscribe(ctx context.Context, req *mcp.SubscribeRequest) erro
 	}
 	params := &mcp.SubscribeParams{URI: own}
 	err = g.toDownstream(ctx, d, req, params, func(ctx context.Context, cs *mcp.ClientSession) error {
-		return cs.Subscribe(ctx, params)
+		return subscriber(d, cs).Subscribe(ctx, params)
 	})
 	if err != nil {
 		k.mu.Lock()
@@ -219,8 +219,18 @@ func (g *gateway) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) 
 	}
 	params := &mcp.UnsubscribeParams{URI: own}
 	return g.toDownstream(ctx, d, req, params, func(ctx context.Context, cs *mcp.ClientSession) error {
-		return cs.Unsubscribe(ctx, params)
+		return subscriber(d, cs).Unsubscribe(ctx, params)
 	})
+}
+
+// subscriber returns the session of d that holds its subscriptions: the
+// listening one of an HTTP downstream (see watch), on whose stream its
+// server sends the updates, or else cs, the one that carries the calls.
+func subscriber(d *child, cs *mcp.ClientSession) *mcp.ClientSession {
+	if ls := d.listen.Load(); ls != nil {
+		return ls
+	}
+	return cs
 }
 
 // resubscribe subscribes a new session with d to every URI its callers
