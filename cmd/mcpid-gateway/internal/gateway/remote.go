@@ -206,7 +206,7 @@ func listens(d *child, cs *mcp.ClientSession) bool { return d.remote != nil && c
 // list changes, its resource updates) only for a connection it made
 // itself. The list changes that arrive there start the same relists as on
 // a stdio downstream; the callers' resource subscriptions are made on it
-// (see subscriber), so that their updates arrive, and are relayed. It
+// (see subscriptionOn), so that their updates arrive, and are relayed. It
 // returns a channel closed when the listening session ends (the
 // downstream session is then started again, both together), and the
 // function that closes it; one that cannot be opened has ended already.

@@ -256,6 +256,7 @@ func remoteGatewayTimeout(t *testing.T, rs *remoteServer, timeout time.Duration,
 func TestRemoteSessionExpired(t *testing.T) {
 	rs := newRemoteServer(t, false)
 	g, c, _ := remoteGateway(t, rs)
+	listening(t, g, "docs")
 	// A client of 2025-11-25 subscribes with resources/subscribe.
 	sub, err := mcp.NewClient(&mcp.Implementation{Name: "subscriber", Version: "v0"}, nil).Connect(t.Context(), inProcess{g.srv}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	require.NoError(t, err)
@@ -279,6 +280,7 @@ func TestRemoteSessionExpired(t *testing.T) {
 func TestRemoteResourceUpdated(t *testing.T) {
 	rs := newRemoteServer(t, false)
 	g, c, _ := remoteGateway(t, rs)
+	listening(t, g, "docs")
 	updated := make(chan string, 8)
 	sub, err := mcp.NewClient(&mcp.Implementation{Name: "subscriber", Version: "v0"}, &mcp.ClientOptions{
 		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) { updated <- req.Params.URI },
@@ -286,14 +288,22 @@ func TestRemoteResourceUpdated(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = sub.Close() })
 	require.NoError(t, sub.Subscribe(t.Context(), &mcp.SubscribeParams{URI: notesURI}))
+	// The SDK opens a session's event stream just after the session, and
+	// its server drops what it sends before: the update is sent again
+	// until one arrives.
 	waitUpdate := func(why string) {
 		t.Helper()
-		require.NoError(t, rs.srv.ResourceUpdated(t.Context(), &mcp.ResourceUpdatedNotificationParams{URI: notesURI}))
-		select {
-		case uri := <-updated:
-			assert.Equal(t, notesURI, uri, why)
-		case <-time.After(testTimeout):
-			t.Fatal("no update reached the subscriber: " + why)
+		deadline := time.After(testTimeout)
+		for {
+			require.NoError(t, rs.srv.ResourceUpdated(t.Context(), &mcp.ResourceUpdatedNotificationParams{URI: notesURI}))
+			select {
+			case uri := <-updated:
+				assert.Equal(t, notesURI, uri, why)
+				return
+			case <-time.After(50 * time.Millisecond):
+			case <-deadline:
+				t.Fatal("no update reached the subscriber: " + why)
+			}
 		}
 	}
 	waitUpdate("an update sent outside a call")
@@ -324,13 +334,29 @@ func TestRemoteSessionless(t *testing.T) {
 func TestRemoteHung(t *testing.T) {
 	skipShort(t)
 	rs := newRemoteServer(t, false)
-	_, c, _ := remoteGatewayTimeout(t, rs, time.Second, "-timeout", "1s")
+	g, c, _ := remoteGatewayTimeout(t, rs, time.Second, "-timeout", "1s")
+	listening(t, g, "docs")
 	rs.hang.Store(true)
 	res := c.call(t, "search", "q")
 	assert.Equal(t, "resource_unavailable", envelopeCode(t, res))
 	assert.Contains(t, resultText(res), `"retryable":true`)
 	rs.hang.Store(false)
-	assert.Equal(t, "docs answered search: back", resultText(c.call(t, "search", "back")))
+	// The hung call may have ended the session, which opens again after
+	// the restart backoff: the retried call gets the answer.
+	require.Eventually(t, func() bool { return resultText(c.call(t, "search", "back")) == "docs answered search: back" },
+		testTimeout, 50*time.Millisecond)
+}
+
+// listening waits until the gateway g has opened the listening session of
+// its HTTP downstream server (see watch).
+func listening(t *testing.T, g *gateway, server string) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		g.mu.Lock()
+		d := g.downstreams[server]
+		g.mu.Unlock()
+		return d != nil && d.listen.Load() != nil
+	}, testTimeout, 10*time.Millisecond)
 }
 
 // TestRemoteDies: a downstream whose server dies keeps its tools listed,

@@ -182,7 +182,7 @@ func (g *gateway) subscribe(ctx context.Context, req *mcp.SubscribeRequest) erro
 	}
 	params := &mcp.SubscribeParams{URI: own}
 	err = g.toDownstream(ctx, d, req, params, func(ctx context.Context, cs *mcp.ClientSession) error {
-		return subscriber(d, cs).Subscribe(ctx, params)
+		return subscriptionOn(d, cs, func(s *mcp.ClientSession) error { return s.Subscribe(ctx, params) })
 	})
 	if err != nil {
 		k.mu.Lock()
@@ -219,18 +219,25 @@ func (g *gateway) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) 
 	}
 	params := &mcp.UnsubscribeParams{URI: own}
 	return g.toDownstream(ctx, d, req, params, func(ctx context.Context, cs *mcp.ClientSession) error {
-		return subscriber(d, cs).Unsubscribe(ctx, params)
+		return subscriptionOn(d, cs, func(s *mcp.ClientSession) error { return s.Unsubscribe(ctx, params) })
 	})
 }
 
-// subscriber returns the session of d that holds its subscriptions: the
-// listening one of an HTTP downstream (see watch), on whose stream its
+// subscriptionOn calls f with the session of d that holds its subscriptions:
+// the listening one of an HTTP downstream (see watch), on whose stream its
 // server sends the updates, or else cs, the one that carries the calls.
-func subscriber(d *child, cs *mcp.ClientSession) *mcp.ClientSession {
+// While a listening session is still to open, f is not called: that
+// session, once open, makes every subscription its callers hold (the
+// caller's count changed before this looks, and watch stores the session
+// before it reads the counts, so none is missed).
+func subscriptionOn(d *child, cs *mcp.ClientSession, f func(*mcp.ClientSession) error) error {
 	if ls := d.listen.Load(); ls != nil {
-		return ls
+		return f(ls)
 	}
-	return cs
+	if listens(d, cs) {
+		return nil
+	}
+	return f(cs)
 }
 
 // resubscribe subscribes a new session with d to every URI its callers
