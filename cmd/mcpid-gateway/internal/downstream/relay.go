@@ -110,12 +110,12 @@ var nextToken atomic.Uint64
 
 // Start registers the caller's request req, to be sent downstream as out,
 // and starts sending its notifications on, each within timeout; End must
-// follow. It asks the downstream for logs of every level in out's _meta,
-// and gives out a progress token of the gateway's own when req asked for
-// progress (when out can carry one). The request must be sent with the
+// follow. With metaLevel (see [MetaLevel]) it asks the downstream for logs
+// of every level in out's _meta; it gives out a progress token of the
+// gateway's own when req asked for progress (when out can carry one). The request must be sent with the
 // returned context, which tells the relay which JSON-RPC request is the
 // call's, so that the call counts until the downstream answers it.
-func (r *Relay) Start(ctx context.Context, req mcp.Request, out mcp.Params, timeout time.Duration) (context.Context, *Call) {
+func (r *Relay) Start(ctx context.Context, req mcp.Request, out mcp.Params, metaLevel bool, timeout time.Duration) (context.Context, *Call) {
 	c := &Call{timeout: timeout}
 	c.ctx = context.WithValue(ctx, callKey{}, c)
 	c.session, _ = req.GetSession().(*mcp.ServerSession)
@@ -125,12 +125,14 @@ func (r *Relay) Start(ctx context.Context, req mcp.Request, out mcp.Params, time
 	if in, ok := Params(req).(mcp.RequestParams); ok {
 		c.token = in.GetProgressToken()
 	}
-	meta := out.GetMeta()
-	if meta == nil {
-		meta = map[string]any{}
+	if metaLevel {
+		meta := out.GetMeta()
+		if meta == nil {
+			meta = map[string]any{}
+		}
+		meta[mcp.MetaKeyLogLevel] = "debug"
+		out.SetMeta(meta)
 	}
-	meta[mcp.MetaKeyLogLevel] = "debug"
-	out.SetMeta(meta)
 	if p, ok := out.(mcp.RequestParams); ok && c.token != nil {
 		c.ours = "gateway-" + strconv.FormatUint(nextToken.Add(1), 10)
 		p.SetProgressToken(c.ours)
@@ -461,6 +463,16 @@ func (c *relayConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 func WithLogging(caps *mcp.ServerCapabilities) *mcp.ServerCapabilities {
 	caps.Logging = &mcp.LoggingCapabilities{}
 	return caps
+}
+
+// MetaLevel reports whether the downstream of session cs reads a request's
+// log level from the request's _meta (MCP 2026-07-28 and later), so that
+// each request must ask it for logs. Before that version, the level of the
+// session, set once when it connected ([AskForLogs]), applies to every
+// request, and a _meta level would only cost both sides a decode.
+func MetaLevel(cs *mcp.ClientSession) bool {
+	init := cs.InitializeResult()
+	return init == nil || init.ProtocolVersion >= "2026-07-28"
 }
 
 // AskForLogs asks a downstream that has logs for all of them, on its

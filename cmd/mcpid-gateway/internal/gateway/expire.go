@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/downstream"
 )
 
 // An HTTP downstream's server may end its session at any time (an idle
@@ -63,7 +65,7 @@ func (d *child) nextSession(ctx context.Context, old *mcp.ClientSession) *mcp.Cl
 // session that replaces it.
 func (g *gateway) relayOnce(ctx context.Context, d *child, cs *mcp.ClientSession, req mcp.Request, out mcp.Params, f func(context.Context, *mcp.ClientSession) error) error {
 	for retried := false; ; retried = true {
-		callCtx, rc := d.inFlight.Start(ctx, req, out, g.cfg.timeout)
+		callCtx, rc := d.inFlight.Start(ctx, req, out, downstream.MetaLevel(cs), g.cfg.timeout)
 		err := f(callCtx, cs)
 		d.inFlight.End(rc)
 		if err == nil || retried || !rc.SessionRefused() {
