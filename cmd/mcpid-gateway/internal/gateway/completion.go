@@ -6,6 +6,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/downstream"
 )
 
 // complete relays completion/complete to the downstream of what it
@@ -16,7 +18,7 @@ func (g *gateway) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.
 	ctx, cancel := context.WithTimeout(ctx, g.cfg.timeout) // the lookup and the request: one -timeout
 	defer cancel()
 	ref := req.Params.Ref
-	var d *child
+	var d *downstream.Child
 	own := *ref
 	switch ref.Type {
 	case "ref/prompt":

@@ -93,7 +93,7 @@ type gateway struct {
 	wg     sync.WaitGroup // the assigner, the watcher and the downstreams' goroutines
 
 	mu          sync.Mutex // guards downstreams, ever, and every downstream's tools and ever
-	downstreams map[string]*child
+	downstreams map[string]*downstream.Child
 	ever        map[string]map[string]bool // the chain's tools of each server, for its downstream
 
 	table   atomic.Pointer[table] // what is served now
@@ -134,7 +134,7 @@ type table struct {
 // servedTool is one tool the gateway serves under a name.
 type servedTool struct {
 	key  toolname.Key
-	d    *child
+	d    *downstream.Child
 	tool *mcp.Tool // as the downstream listed it
 }
 
@@ -161,7 +161,7 @@ func newGateway(cfg config) (*gateway, error) {
 	}
 	g := &gateway{
 		cfg:         cfg,
-		downstreams: map[string]*child{},
+		downstreams: map[string]*downstream.Child{},
 		ever:        map[string]map[string]bool{},
 		flushes:     make(chan chan struct{}),
 		ready:       make(chan struct{}),
@@ -217,13 +217,13 @@ func (g *gateway) start(ctx context.Context, specs []downstreamSpec) error {
 	// several, by the configuration alone (see uriform.go).
 	g.relayed.formURIs.Store(len(specs) > 1)
 	time.AfterFunc(g.cfg.startTimeout, func() { close(g.startOver) })
-	var firsts []chan struct{}
+	var firsts []<-chan struct{}
 	for _, spec := range specs {
 		d, err := g.launch(spec)
 		if err != nil {
 			return err
 		}
-		firsts = append(firsts, d.first)
+		firsts = append(firsts, d.First())
 	}
 	g.wg.Add(1)
 	go func() {
@@ -304,21 +304,21 @@ func (g *gateway) join(ctx context.Context, spec downstreamSpec) error {
 		return err
 	}
 	select {
-	case <-d.first:
+	case <-d.First():
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 	if err := g.flush(ctx); err != nil {
 		return err
 	}
-	return d.firstErr
+	return d.FirstErr()
 }
 
 // launch adds the downstream of spec and starts its goroutine; a second
 // downstream of one name is an error.
-func (g *gateway) launch(spec downstreamSpec) (*child, error) {
-	d := newChild(spec)
-	d.inFlight.Logger = g.cfg.logger
+func (g *gateway) launch(spec downstreamSpec) (*downstream.Child, error) {
+	d := downstream.NewChild(spec.name, spec.transport)
+	d.InFlight.Logger = g.cfg.logger
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if _, dup := g.downstreams[spec.name]; dup {
@@ -326,7 +326,7 @@ func (g *gateway) launch(spec downstreamSpec) (*child, error) {
 	}
 	g.downstreams[spec.name] = d
 	if ever := g.ever[spec.name]; ever != nil {
-		d.ever = ever
+		d.Ever = ever
 	}
 	g.wg.Add(1)
 	go func() {
@@ -348,7 +348,7 @@ func (g *gateway) close() {
 	ds := slices.Collect(maps.Values(g.downstreams))
 	g.mu.Unlock()
 	for _, d := range ds {
-		if t, ok := d.transport.(interface{ Wait() }); ok {
+		if t, ok := d.Transport.(interface{ Wait() }); ok {
 			t.Wait() // no process outlives the gateway
 		}
 	}
@@ -403,17 +403,17 @@ func (g *gateway) follow() {
 
 // liveTools returns the tools every downstream lists now, and the
 // downstreams that have listed their tools once.
-func (g *gateway) liveTools() (map[toolname.Key]servedTool, []*child) {
+func (g *gateway) liveTools() (map[toolname.Key]servedTool, []*downstream.Child) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	live := map[toolname.Key]servedTool{}
-	var listed []*child
+	var listed []*downstream.Child
 	for _, d := range g.downstreams {
-		if d.toolsListed {
+		if d.ToolsListed {
 			listed = append(listed, d)
 		}
-		for _, t := range d.tools {
-			k := toolname.Key{Server: d.name, Tool: t.Name}
+		for _, t := range d.Tools {
+			k := toolname.Key{Server: d.Name, Tool: t.Name}
 			live[k] = servedTool{key: k, d: d, tool: t}
 		}
 	}
@@ -425,10 +425,10 @@ func (g *gateway) liveTools() (map[toolname.Key]servedTool, []*child) {
 // changed only when it did, and tells the requests waiting for the first
 // listing of a downstream in listed that it is served. Runs on the
 // assigner only.
-func (g *gateway) serve(live map[toolname.Key]servedTool, listed []*child) {
+func (g *gateway) serve(live map[toolname.Key]servedTool, listed []*downstream.Child) {
 	defer func() {
 		for _, d := range listed {
-			d.toolsServed.open()
+			d.ToolsServed.Open()
 		}
 	}()
 	next := &table{names: g.tools.Stored(), tools: map[string]servedTool{}, byKey: map[toolname.Key]string{}}

@@ -79,7 +79,7 @@ func (s metricsState) DownstreamUp(server string) bool {
 	s.g.mu.Lock()
 	d := s.g.downstreams[server]
 	s.g.mu.Unlock()
-	return d != nil && d.session.Load() != nil
+	return d != nil && d.Session() != nil
 }
 
 // StoreUp reports whether /readyz names the store up.

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/downstream"
 	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/naming"
 	"github.com/mcpid/mcpid/toolname"
 )
@@ -49,7 +50,7 @@ type prompts struct {
 // servedPrompt is one prompt the gateway serves under a name.
 type servedPrompt struct {
 	key    toolname.Key
-	d      *child
+	d      *downstream.Child
 	prompt *mcp.Prompt // as the downstream listed it
 }
 
@@ -74,7 +75,7 @@ func promptState(state string) string {
 // calls it. With -backup, the prompt chain's backup is the file beside it.
 func (g *gateway) initRelayed() error {
 	st := &g.relayed
-	st.shown = map[*child]shownResources{}
+	st.shown = map[*downstream.Child]shownResources{}
 	pc := &st.prompts
 	pc.ready = make(chan struct{})
 	pc.table.Store(&prompts{})
@@ -130,25 +131,25 @@ func (g *gateway) followPrompts() {
 
 // livePrompts returns the prompts every downstream lists now, and the
 // downstreams that have listed their prompts once.
-func (g *gateway) livePrompts() (map[toolname.Key]servedPrompt, []*child) {
+func (g *gateway) livePrompts() (map[toolname.Key]servedPrompt, []*downstream.Child) {
 	g.mu.Lock()
-	ds := make([]*child, 0, len(g.downstreams))
+	ds := make([]*downstream.Child, 0, len(g.downstreams))
 	for _, d := range g.downstreams {
 		ds = append(ds, d)
 	}
 	g.mu.Unlock()
 	live := map[toolname.Key]servedPrompt{}
-	var listed []*child
+	var listed []*downstream.Child
 	for _, d := range ds {
-		d.more.mu.Lock()
-		if d.more.listed {
+		d.More.Mu.Lock()
+		if d.More.Listed {
 			listed = append(listed, d)
 		}
-		for _, p := range d.more.prompts {
-			k := toolname.Key{Server: d.name, Tool: p.Name}
+		for _, p := range d.More.Prompts {
+			k := toolname.Key{Server: d.Name, Tool: p.Name}
 			live[k] = servedPrompt{key: k, d: d, prompt: p}
 		}
-		d.more.mu.Unlock()
+		d.More.Mu.Unlock()
 	}
 	return live, listed
 }
@@ -164,7 +165,7 @@ func (g *gateway) namePrompts() error {
 	err := c.Update(ctx, g.cfg.profile, keysOf(live), g.updateOptions())
 	g.servePrompts(live)
 	for _, d := range listed {
-		d.promptsServed.open()
+		d.PromptsServed.Open()
 	}
 	if err != nil {
 		return fmt.Errorf("naming prompts: %w", err)
@@ -240,7 +241,7 @@ func (g *gateway) prompt(ctx context.Context, name string) (servedPrompt, error)
 	}
 	k, unready, err := g.startPrompt(ctx, name)
 	if unready {
-		return servedPrompt{}, unavailableError(name)
+		return servedPrompt{}, downstream.UnavailableError(name)
 	}
 	if sp, ok := g.relayed.prompts.table.Load().byName[name]; ok {
 		return sp, nil
@@ -282,12 +283,12 @@ func (g *gateway) countPromptsEver() {
 	g.mu.Unlock()
 	for _, k := range keys {
 		if d := ds[k.Server]; d != nil {
-			d.more.mu.Lock()
-			if d.more.ever == nil {
-				d.more.ever = map[string]bool{}
+			d.More.Mu.Lock()
+			if d.More.Ever == nil {
+				d.More.Ever = map[string]bool{}
 			}
-			d.more.ever[k.Tool] = true
-			d.more.mu.Unlock()
+			d.More.Ever[k.Tool] = true
+			d.More.Mu.Unlock()
 		}
 	}
 }

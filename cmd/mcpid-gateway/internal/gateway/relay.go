@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/downstream"
 	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/relay"
 )
 
@@ -22,21 +23,21 @@ import (
 // sends meanwhile (logs, sampling and elicitation requests, which name no
 // call) reaches no other caller (see [downstream.Relay]); an answer, a
 // result or a JSON-RPC error, tells runDownstream that d serves.
-func (g *gateway) relayTo(ctx context.Context, d *child, cs *mcp.ClientSession, req mcp.Request, out mcp.Params, f func(context.Context, *mcp.ClientSession) error) error {
+func (g *gateway) relayTo(ctx context.Context, d *downstream.Child, cs *mcp.ClientSession, req mcp.Request, out mcp.Params, f func(context.Context, *mcp.ClientSession) error) error {
 	ctx, cancel := context.WithTimeout(ctx, g.cfg.timeout)
 	defer cancel()
 	err := g.relayOnce(ctx, d, cs, req, out, f)
 	var werr *jsonrpc.Error
 	if err == nil || (errors.As(err, &werr) && !undelivered(err)) {
-		d.answered.Store(true)
+		d.Answered.Store(true)
 	}
 	return err
 }
 
 // toDownstream sends the caller's request req to d's session as out, with
 // f (see relayTo); a downstream that is not connected is an error.
-func (g *gateway) toDownstream(ctx context.Context, d *child, req mcp.Request, out mcp.Params, f func(context.Context, *mcp.ClientSession) error) error {
-	cs := d.session.Load()
+func (g *gateway) toDownstream(ctx context.Context, d *downstream.Child, req mcp.Request, out mcp.Params, f func(context.Context, *mcp.ClientSession) error) error {
+	cs := d.Session()
 	if cs == nil {
 		return unavailableErr(d)
 	}
@@ -45,8 +46,8 @@ func (g *gateway) toDownstream(ctx context.Context, d *child, req mcp.Request, o
 
 // unavailableErr is the error of a request to a downstream that is not
 // connected now.
-func unavailableErr(d *child) error {
-	return fmt.Errorf("the server %q is not available; try again later", d.name)
+func unavailableErr(d *downstream.Child) error {
+	return fmt.Errorf("the server %q is not available; try again later", d.Name)
 }
 
 // uriForms reports whether the gateway shows URIs in the forms that name
@@ -54,16 +55,16 @@ func unavailableErr(d *child) error {
 func (g *gateway) uriForms() bool { return g.relayed.formURIs.Load() }
 
 // outURI returns the URI that d wrote as the gateway shows it.
-func (g *gateway) outURI(d *child, uri string) string {
+func (g *gateway) outURI(d *downstream.Child, uri string) string {
 	if !g.uriForms() || uri == "" {
 		return uri
 	}
-	return relay.FormPrefix(d.name) + uri
+	return relay.FormPrefix(d.Name) + uri
 }
 
 // rewriteContent writes, in place, the URI of every resource link and
 // embedded resource in content in d's form.
-func (g *gateway) rewriteContent(d *child, content []mcp.Content) {
+func (g *gateway) rewriteContent(d *downstream.Child, content []mcp.Content) {
 	if !g.uriForms() {
 		return
 	}

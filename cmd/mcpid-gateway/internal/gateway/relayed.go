@@ -5,12 +5,11 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/yosida95/uritemplate/v3"
 
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/downstream"
 	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/relay"
 )
 
@@ -20,22 +19,10 @@ import (
 // form (see uriform.go). The prompts are named in a chain of their own
 // (prompts.go); the resources are served under their forms (resources.go).
 
-// kinds is what one downstream lists beyond its tools.
-type kinds struct {
-	mu        sync.Mutex
-	prompts   []*mcp.Prompt           // sorted by name
-	resources []*mcp.Resource         // sorted by URI, as the downstream wrote them
-	templates []*mcp.ResourceTemplate // sorted by template, as the downstream wrote them
-	matchers  []*uritemplate.Template // templates' parsers, for the candidates of a bare URI
-	ever      map[string]bool         // the prompts of it that the prompt chain has named
-	listed    bool                    // its prompts were listed once (or it has none to list)
-	subs      map[string]int          // the downstream's own URIs subscribed to, by how many callers
-}
-
 // capped caps the items of one listing at maxTools, as the tools are.
-func capped[T any](g *gateway, d *child, what string, items []T) []T {
+func capped[T any](g *gateway, d *downstream.Child, what string, items []T) []T {
 	if len(items) > maxTools {
-		g.cfg.logger.Warn("gateway: too many "+what+"; the rest are not served", "server", d.name, "max", maxTools)
+		g.cfg.logger.Warn("gateway: too many "+what+"; the rest are not served", "server", d.Name, "max", maxTools)
 		items = items[:maxTools]
 	}
 	return items
@@ -45,7 +32,7 @@ func capped[T any](g *gateway, d *child, what string, items []T) []T {
 // result declares, and serves what changed: its resources and templates at
 // once, its prompts through a round of the prompt chain. A listing that
 // fails keeps the previous one, and is logged.
-func (g *gateway) relistKinds(d *child, cs *mcp.ClientSession) {
+func (g *gateway) relistKinds(d *downstream.Child, cs *mcp.ClientSession) {
 	ctx, cancel := context.WithTimeout(g.ctx, g.cfg.timeout)
 	defer cancel()
 	caps := &mcp.ServerCapabilities{}
@@ -55,14 +42,14 @@ func (g *gateway) relistKinds(d *child, cs *mcp.ClientSession) {
 	if caps.Prompts != nil {
 		prompts, err := listAll(cs.Prompts(ctx, nil))
 		if err != nil {
-			g.cfg.logger.Warn("gateway: listing prompts", "server", d.name, "err", err)
+			g.cfg.logger.Warn("gateway: listing prompts", "server", d.Name, "err", err)
 		} else if g.setPrompts(d, capped(g, d, "prompts", prompts)) {
 			g.promptsChanged()
 		}
-	} else if d.more.listedOnce() {
+	} else if d.More.ListedOnce() {
 		g.promptsChanged() // a round tells the requests waiting for it (see starting.go)
 	}
-	defer d.kindsListed.open()
+	defer d.KindsListed.Open()
 	if caps.Resources != nil {
 		resources, err := listAll(cs.Resources(ctx, nil))
 		if err == nil {
@@ -73,7 +60,7 @@ func (g *gateway) relistKinds(d *child, cs *mcp.ClientSession) {
 			}
 		}
 		if err != nil {
-			g.cfg.logger.Warn("gateway: listing resources", "server", d.name, "err", err)
+			g.cfg.logger.Warn("gateway: listing resources", "server", d.Name, "err", err)
 		}
 	}
 }
@@ -96,58 +83,48 @@ func listAll[T any](seq func(func(T, error) bool)) ([]T, error) {
 // setPrompts replaces d's prompts with the listing, but for prompts
 // without a valid name, names listed twice, and new prompts beyond the cap
 // on distinct prompts (maxEver); it reports whether they changed.
-func (g *gateway) setPrompts(d *child, listed []*mcp.Prompt) bool {
+func (g *gateway) setPrompts(d *downstream.Child, listed []*mcp.Prompt) bool {
 	var kept []*mcp.Prompt
 	seen := map[string]bool{}
 	for _, p := range listed {
 		if p == nil || p.Name == "" || !utf8.ValidString(p.Name) || seen[p.Name] {
-			g.cfg.logger.Warn("gateway: prompt skipped: empty, invalid or listed twice", "server", d.name)
+			g.cfg.logger.Warn("gateway: prompt skipped: empty, invalid or listed twice", "server", d.Name)
 			continue
 		}
 		seen[p.Name] = true
 		kept = append(kept, p)
 	}
 	slices.SortFunc(kept, func(a, b *mcp.Prompt) int { return strings.Compare(a.Name, b.Name) })
-	k := &d.more
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if k.ever == nil {
-		k.ever = map[string]bool{}
+	k := &d.More
+	k.Mu.Lock()
+	defer k.Mu.Unlock()
+	if k.Ever == nil {
+		k.Ever = map[string]bool{}
 	}
 	refused := 0
 	kept = slices.DeleteFunc(kept, func(p *mcp.Prompt) bool {
-		if k.ever[p.Name] {
+		if k.Ever[p.Name] {
 			return false
 		}
-		if len(k.ever) >= maxEver {
+		if len(k.Ever) >= maxEver {
 			refused++
 			return true
 		}
-		k.ever[p.Name] = true
+		k.Ever[p.Name] = true
 		return false
 	})
 	if refused > 0 {
-		g.cfg.logger.Warn("gateway: server has had too many distinct prompts; its new prompts are refused", "server", d.name, "max", maxEver, "refused", refused)
+		g.cfg.logger.Warn("gateway: server has had too many distinct prompts; its new prompts are refused", "server", d.Name, "max", maxEver, "refused", refused)
 	}
 	// The first listing starts a round even when it lists no prompt:
 	// the round tells the requests waiting for it (see starting.go).
-	first := !k.listed
-	k.listed = true
-	if slices.EqualFunc(k.prompts, kept, samePrompt) {
+	first := !k.Listed
+	k.Listed = true
+	if slices.EqualFunc(k.Prompts, kept, samePrompt) {
 		return first
 	}
-	k.prompts = kept
+	k.Prompts = kept
 	return true
-}
-
-// listedOnce records that k's prompts were listed (a downstream without
-// prompts lists none), and reports whether this is the first time.
-func (k *kinds) listedOnce() bool {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	first := !k.listed
-	k.listed = true
-	return first
 }
 
 // samePrompt reports whether two listings of a prompt are alike.
@@ -169,11 +146,11 @@ func samePrompt(a, b *mcp.Prompt) bool {
 // version (the SDK asks a caller before 2026-07-28 itself, and calls the
 // gateway again with the answers), and on any replica, since the
 // request carries its own state.
-func (g *gateway) clientHandlers(d *child, opts *mcp.ClientOptions) {
+func (g *gateway) clientHandlers(d *downstream.Child, opts *mcp.ClientOptions) {
 	opts.MultiRoundTrip = &mcp.MultiRoundTripOptions{Disabled: true}
 	kindsChanged := func() {
 		select {
-		case d.kindsChanged <- struct{}{}:
+		case d.KindsChanged <- struct{}{}:
 		default: // one is pending already
 		}
 	}
@@ -182,7 +159,7 @@ func (g *gateway) clientHandlers(d *child, opts *mcp.ClientOptions) {
 	opts.ResourceUpdatedHandler = func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
 		g.resourceUpdated(d, req.Params)
 	}
-	relay.SamplingHandlers(&d.inFlight, opts)
+	relay.SamplingHandlers(&d.InFlight, opts)
 }
 
 // route returns the downstream a URI the gateway showed routes to, and
@@ -190,9 +167,9 @@ func (g *gateway) clientHandlers(d *child, opts *mcp.ClientOptions) {
 // it is; with several, the downstream its form names. A bare URI, then,
 // is a *relay.RouteError listing the forms of the downstreams whose listings
 // or templates cover it, and so is a form that names no downstream.
-func (g *gateway) routeURI(uri string) (*child, string, error) {
+func (g *gateway) routeURI(uri string) (*downstream.Child, string, error) {
 	g.mu.Lock()
-	ds := make([]*child, 0, len(g.downstreams))
+	ds := make([]*downstream.Child, 0, len(g.downstreams))
 	for _, d := range g.downstreams {
 		ds = append(ds, d)
 	}
@@ -204,9 +181,9 @@ func (g *gateway) routeURI(uri string) (*child, string, error) {
 		// Started with one server, joined by others (as the demo and the
 		// tests do, never the flags): a URI as written routes to the one
 		// server whose listings cover it.
-		var to *child
+		var to *downstream.Child
 		for _, d := range ds {
-			if d.more.covers(uri) {
+			if d.More.Covers(uri) {
 				if to != nil {
 					return nil, "", fmt.Errorf("%q is served by more than one server", uri)
 				}
@@ -220,7 +197,7 @@ func (g *gateway) routeURI(uri string) (*child, string, error) {
 	}
 	if prefix, own, ok := relay.SplitForm(uri); ok {
 		for _, d := range ds {
-			if relay.FormPrefix(d.name) == prefix {
+			if relay.FormPrefix(d.Name) == prefix {
 				return d, own, nil
 			}
 		}
@@ -231,27 +208,12 @@ func (g *gateway) routeURI(uri string) (*child, string, error) {
 	}
 	var forms []string
 	for _, d := range ds {
-		if d.more.covers(uri) {
-			forms = append(forms, relay.FormPrefix(d.name)+uri)
+		if d.More.Covers(uri) {
+			forms = append(forms, relay.FormPrefix(d.Name)+uri)
 		}
 	}
 	slices.Sort(forms)
 	return nil, "", &relay.RouteError{URI: uri, Forms: forms}
-}
-
-// covers reports whether k lists uri, or has a template that matches it.
-func (k *kinds) covers(uri string) bool {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if _, found := slices.BinarySearchFunc(k.resources, uri, func(r *mcp.Resource, uri string) int { return strings.Compare(r.URI, uri) }); found {
-		return true
-	}
-	for _, m := range k.matchers {
-		if m.Match(uri) != nil {
-			return true
-		}
-	}
-	return false
 }
 
 // relayedKinds is the gateway's receiving middleware for what it relays

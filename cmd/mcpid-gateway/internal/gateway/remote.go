@@ -15,6 +15,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/downstream"
 )
 
 // This file is how the gateway reaches a remote downstream: an MCP server
@@ -187,11 +189,12 @@ func (r *remote) RoundTrip(req *http.Request) (*http.Response, error) {
 // such a server cannot send list_changed, so its lists are read again on
 // that interval instead. For any other, and with -relist 0, the channel is
 // nil, and never ticks.
-func relistTicker(d *child, cs *mcp.ClientSession) (<-chan time.Time, func()) {
-	if d.remote == nil || d.remote.relist <= 0 || cs.ID() != "" {
+func relistTicker(d *downstream.Child, cs *mcp.ClientSession) (<-chan time.Time, func()) {
+	r := remoteOf(d)
+	if r == nil || r.relist <= 0 || cs.ID() != "" {
 		return nil, func() {}
 	}
-	t := time.NewTicker(d.remote.relist)
+	t := time.NewTicker(r.relist)
 	return t.C, t.Stop
 }
 
@@ -205,8 +208,8 @@ func relistTicker(d *child, cs *mcp.ClientSession) (<-chan time.Time, func()) {
 // downstream session is then started again, both together), and the
 // function that closes it; one that cannot be opened has ended already.
 // For any other downstream, the channel is nil.
-func (g *gateway) watch(d *child, cs *mcp.ClientSession) (<-chan struct{}, func()) {
-	if d.remote == nil || cs.ID() == "" {
+func (g *gateway) watch(d *downstream.Child, cs *mcp.ClientSession) (<-chan struct{}, func()) {
+	if remoteOf(d) == nil || cs.ID() == "" {
 		return nil, func() {}
 	}
 	signal := func(ch chan struct{}) {
@@ -217,17 +220,17 @@ func (g *gateway) watch(d *child, cs *mcp.ClientSession) (<-chan struct{}, func(
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcpid-gateway", Version: "v0.1.0"}, &mcp.ClientOptions{
 		Logger:                     g.cfg.logger,
-		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { signal(d.changed) },
-		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { signal(d.kindsChanged) },
-		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { signal(d.kindsChanged) },
+		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { signal(d.Changed) },
+		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { signal(d.KindsChanged) },
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { signal(d.KindsChanged) },
 	})
 	client.AddReceivingMiddleware(g.recovered)
 	ctx, cancel := context.WithTimeout(g.ctx, g.cfg.timeout)
 	defer cancel()
-	ws, err := connectLink(ctx, client, d.transport)
+	ws, err := connectLink(ctx, client, d.Transport)
 	ended := make(chan struct{})
 	if err != nil {
-		g.cfg.logger.Warn("gateway: opening a session for a downstream's list changes", "server", d.name, "err", err)
+		g.cfg.logger.Warn("gateway: opening a session for a downstream's list changes", "server", d.Name, "err", err)
 		close(ended)
 		return ended, func() {}
 	}
@@ -236,4 +239,11 @@ func (g *gateway) watch(d *child, cs *mcp.ClientSession) (<-chan struct{}, func(
 		close(ended)
 	}()
 	return ended, func() { _ = ws.Close() }
+}
+
+// remoteOf returns the HTTP side of d, or nil when d is not reached over
+// HTTP (a stdio downstream).
+func remoteOf(d *downstream.Child) *remoteLink {
+	r, _ := d.Transport.(*remoteLink)
+	return r
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/yosida95/uritemplate/v3"
 
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/downstream"
 	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/relay"
 )
 
@@ -34,7 +35,7 @@ type shownResources struct {
 // setResources replaces d's resources and templates with a listing, and
 // serves what changed. Resources without a URI, URIs listed twice, and
 // templates that do not parse are skipped, and logged.
-func (g *gateway) setResources(d *child, resources []*mcp.Resource, templates []*mcp.ResourceTemplate) {
+func (g *gateway) setResources(d *downstream.Child, resources []*mcp.Resource, templates []*mcp.ResourceTemplate) {
 	resources = slices.DeleteFunc(slices.Clone(resources), func(r *mcp.Resource) bool { return r == nil || r.URI == "" })
 	slices.SortStableFunc(resources, func(a, b *mcp.Resource) int { return cmp.Compare(a.URI, b.URI) })
 	resources = slices.CompactFunc(resources, func(a, b *mcp.Resource) bool { return a.URI == b.URI })
@@ -46,21 +47,21 @@ func (g *gateway) setResources(d *child, resources []*mcp.Resource, templates []
 		}
 		m, err := uritemplate.New(t.URITemplate)
 		if err != nil {
-			g.cfg.logger.Warn("gateway: resource template skipped", "server", d.name, "template", t.URITemplate, "err", err)
+			g.cfg.logger.Warn("gateway: resource template skipped", "server", d.Name, "template", t.URITemplate, "err", err)
 			continue
 		}
 		kept, matchers = append(kept, t), append(matchers, m)
 	}
-	k := &d.more
-	k.mu.Lock()
-	k.resources, k.templates, k.matchers = resources, kept, matchers
-	k.mu.Unlock()
+	k := &d.More
+	k.Mu.Lock()
+	k.Resources, k.Templates, k.Matchers = resources, kept, matchers
+	k.Mu.Unlock()
 	g.serveResources(d, resources, kept)
 }
 
 // serveResources puts d's resources and templates on the MCP server under
 // the URIs shown, changing only what changed.
-func (g *gateway) serveResources(d *child, resources []*mcp.Resource, templates []*mcp.ResourceTemplate) {
+func (g *gateway) serveResources(d *downstream.Child, resources []*mcp.Resource, templates []*mcp.ResourceTemplate) {
 	st := &g.relayed
 	st.resMu.Lock()
 	defer st.resMu.Unlock()
@@ -75,7 +76,7 @@ func (g *gateway) serveResources(d *child, resources []*mcp.Resource, templates 
 			continue
 		}
 		if err := guard(func() { g.srv.AddResource(&c, g.readHandler) }); err != nil {
-			g.cfg.logger.Warn("gateway: resource not served", "server", d.name, "uri", r.URI, "err", err)
+			g.cfg.logger.Warn("gateway: resource not served", "server", d.Name, "uri", r.URI, "err", err)
 			delete(next.resources, c.URI)
 		}
 	}
@@ -88,7 +89,7 @@ func (g *gateway) serveResources(d *child, resources []*mcp.Resource, templates 
 			continue
 		}
 		if err := guard(func() { g.srv.AddResourceTemplate(&c, g.readHandler) }); err != nil {
-			g.cfg.logger.Warn("gateway: resource template not served", "server", d.name, "template", t.URITemplate, "err", err)
+			g.cfg.logger.Warn("gateway: resource template not served", "server", d.Name, "template", t.URITemplate, "err", err)
 			delete(next.templates, c.URITemplate)
 		}
 	}
@@ -169,14 +170,14 @@ func (g *gateway) subscribe(ctx context.Context, req *mcp.SubscribeRequest) erro
 		return routeError(err)
 	}
 	req.Params.URI = g.outURI(d, own)
-	k := &d.more
-	k.mu.Lock()
-	if k.subs == nil {
-		k.subs = map[string]int{}
+	k := &d.More
+	k.Mu.Lock()
+	if k.Subs == nil {
+		k.Subs = map[string]int{}
 	}
-	k.subs[own]++
-	first := k.subs[own] == 1
-	k.mu.Unlock()
+	k.Subs[own]++
+	first := k.Subs[own] == 1
+	k.Mu.Unlock()
 	if !first {
 		return nil
 	}
@@ -185,12 +186,12 @@ func (g *gateway) subscribe(ctx context.Context, req *mcp.SubscribeRequest) erro
 		return cs.Subscribe(ctx, params)
 	})
 	if err != nil {
-		k.mu.Lock()
-		k.subs[own]--
-		if k.subs[own] <= 0 {
-			delete(k.subs, own)
+		k.Mu.Lock()
+		k.Subs[own]--
+		if k.Subs[own] <= 0 {
+			delete(k.Subs, own)
 		}
-		k.mu.Unlock()
+		k.Mu.Unlock()
 	}
 	return err
 }
@@ -204,16 +205,16 @@ func (g *gateway) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) 
 		return routeError(err)
 	}
 	req.Params.URI = g.outURI(d, own)
-	k := &d.more
-	k.mu.Lock()
-	last := k.subs[own] == 1
-	if k.subs[own] > 0 {
-		k.subs[own]--
+	k := &d.More
+	k.Mu.Lock()
+	last := k.Subs[own] == 1
+	if k.Subs[own] > 0 {
+		k.Subs[own]--
 	}
-	if k.subs[own] == 0 {
-		delete(k.subs, own)
+	if k.Subs[own] == 0 {
+		delete(k.Subs, own)
 	}
-	k.mu.Unlock()
+	k.Mu.Unlock()
 	if !last {
 		return nil
 	}
@@ -225,18 +226,18 @@ func (g *gateway) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) 
 
 // resubscribe subscribes a new session with d to every URI its callers
 // are subscribed to: a restarted downstream has forgotten them.
-func (g *gateway) resubscribe(d *child, cs *mcp.ClientSession) {
-	k := &d.more
-	k.mu.Lock()
-	uris := make([]string, 0, len(k.subs))
-	for uri := range k.subs {
+func (g *gateway) resubscribe(d *downstream.Child, cs *mcp.ClientSession) {
+	k := &d.More
+	k.Mu.Lock()
+	uris := make([]string, 0, len(k.Subs))
+	for uri := range k.Subs {
 		uris = append(uris, uri)
 	}
-	k.mu.Unlock()
+	k.Mu.Unlock()
 	for _, uri := range uris {
 		ctx, cancel := context.WithTimeout(g.ctx, g.cfg.timeout)
 		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
-			g.cfg.logger.Warn("gateway: subscribing again after a restart", "server", d.name, "uri", uri, "err", err)
+			g.cfg.logger.Warn("gateway: subscribing again after a restart", "server", d.Name, "uri", uri, "err", err)
 		}
 		cancel()
 	}
@@ -246,7 +247,7 @@ func (g *gateway) resubscribe(d *child, cs *mcp.ClientSession) {
 // subscribed to it, under the URI shown. It runs on d's reading
 // goroutine, so the sending is left to a goroutine of its own, bounded by
 // the gateway's timeout.
-func (g *gateway) resourceUpdated(d *child, p *mcp.ResourceUpdatedNotificationParams) {
+func (g *gateway) resourceUpdated(d *downstream.Child, p *mcp.ResourceUpdatedNotificationParams) {
 	if p == nil {
 		return
 	}
@@ -263,6 +264,6 @@ func (g *gateway) resourceUpdated(d *child, p *mcp.ResourceUpdatedNotificationPa
 type relayedState struct {
 	formURIs atomic.Bool // set once by start: URIs are shown in forms
 	resMu    sync.Mutex
-	shown    map[*child]shownResources // guarded by resMu
+	shown    map[*downstream.Child]shownResources // guarded by resMu
 	prompts  promptChain
 }
