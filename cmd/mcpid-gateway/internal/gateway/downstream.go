@@ -96,8 +96,8 @@ func (g *gateway) session(d *downstream.Child, listed func(error)) error {
 	defer d.DropSession(cs)
 	err = g.relist(d, cs)
 	if err == nil {
-		g.resubscribe(d, cs)
-		g.relistKinds(d, cs)
+		g.kinds.Resubscribe(d, cs)
+		g.kinds.Relist(d, cs)
 	}
 	listed(err)
 	if err != nil {
@@ -112,10 +112,10 @@ func (g *gateway) session(d *downstream.Child, listed func(error)) error {
 	for {
 		select {
 		case <-d.KindsChanged:
-			g.relistKinds(d, cs)
+			g.kinds.Relist(d, cs)
 			continue
 		case <-relistTick:
-			g.relistKinds(d, cs)
+			g.kinds.Relist(d, cs)
 		case <-d.Changed:
 		case <-ended:
 			return sessionEnded(endErr)
@@ -161,7 +161,7 @@ func (g *gateway) connect(d *downstream.Child) (*mcp.ClientSession, error) {
 			}
 		},
 	}
-	g.clientHandlers(d, opts)
+	g.kinds.ClientHandlers(d, opts)
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcpid-gateway", Version: "v0.1.0"}, opts)
 	client.AddReceivingMiddleware(relay.Elicitation(&d.InFlight))
 	// A downstream's requests and notifications (sampling, elicitation,
@@ -341,4 +341,28 @@ func (g *gateway) countEver() {
 			d.Ever[k.Tool] = true
 		}
 	}
+}
+
+// linkVersion is the protocol version the gateway speaks to a downstream
+// first: the last before MCP 2026-07-28. The link is one stateful session
+// (stdio) that serves every caller, and on it a downstream can still send
+// the requests that servers written today send during a call (logs after
+// logging/setLevel, elicitation/create, sampling/createMessage), which a
+// 2026-07-28 session refuses; a go-sdk downstream that asks for input the
+// 2026-07-28 way asks the gateway with those same requests on this link.
+const linkVersion = "2025-11-25"
+
+// connectLink connects client to a downstream at linkVersion and, when the
+// downstream refuses that, again at the SDK's latest version (the
+// downstream's input requests then come back in results, see
+// relay.Kinds.ClientHandlers).
+func connectLink(ctx context.Context, client *mcp.Client, t mcp.Transport) (*mcp.ClientSession, error) {
+	cs, err := client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: linkVersion})
+	if err == nil || ctx.Err() != nil {
+		return cs, err
+	}
+	if cs, err2 := client.Connect(ctx, t, nil); err2 == nil {
+		return cs, nil
+	}
+	return nil, err
 }

@@ -89,7 +89,7 @@ func (s metricsState) StoreUp() bool { return s.g.health.String() == health.Stor
 func (s metricsState) Generation(chain string) (uint64, bool) {
 	var t = s.g.table.Load().names
 	if chain == metrics.ChainPrompts {
-		t = s.g.relayed.prompts.table.Load().names
+		t = s.g.kinds.PromptNames()
 	}
 	if t == nil {
 		return 0, false

@@ -9,7 +9,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/downstream"
-	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/relay"
 )
 
 // This file is the relay of a caller's request to a downstream (a child)
@@ -50,32 +49,8 @@ func unavailableErr(d *downstream.Child) error {
 	return fmt.Errorf("the server %q is not available; try again later", d.Name)
 }
 
-// uriForms reports whether the gateway shows URIs in the forms that name
-// their downstream: when it was started with several downstreams.
-func (g *gateway) uriForms() bool { return g.relayed.formURIs.Load() }
-
-// outURI returns the URI that d wrote as the gateway shows it.
-func (g *gateway) outURI(d *downstream.Child, uri string) string {
-	if !g.uriForms() || uri == "" {
-		return uri
-	}
-	return relay.FormPrefix(d.Name) + uri
-}
-
 // rewriteContent writes, in place, the URI of every resource link and
-// embedded resource in content in d's form.
+// embedded resource in content in d's form (see relay.Forms).
 func (g *gateway) rewriteContent(d *downstream.Child, content []mcp.Content) {
-	if !g.uriForms() {
-		return
-	}
-	for _, c := range content {
-		switch c := c.(type) {
-		case *mcp.ResourceLink:
-			c.URI = g.outURI(d, c.URI)
-		case *mcp.EmbeddedResource:
-			if c.Resource != nil {
-				c.Resource.URI = g.outURI(d, c.Resource.URI)
-			}
-		}
-	}
+	g.forms.Rewrite(d.Name, content)
 }

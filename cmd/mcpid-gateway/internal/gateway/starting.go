@@ -31,70 +31,9 @@ func (g *gateway) awaitStart(ctx context.Context, c <-chan struct{}) bool {
 	return downstream.AwaitStart(ctx, c, g.startOver)
 }
 
-// startPrompt is startToolCall for a prompt's name, with the prompt chain.
-func (g *gateway) startPrompt(ctx context.Context, name string) (k toolname.Key, unready bool, err error) {
-	pc := &g.relayed.prompts
-	t := pc.table.Load()
-	if t.names == nil {
-		g.awaitStart(ctx, pc.ready)
-		t = pc.table.Load()
-		if _, ok := t.byName[name]; ok {
-			return toolname.Key{}, false, nil
-		}
-		if t.names == nil {
-			return toolname.Key{}, true, nil
-		}
-	}
-	if k, err = g.storedKey(ctx, pc.chain, t.names, name); err != nil {
-		return toolname.Key{}, false, err
-	}
-	d := g.heldBy(k)
-	if d == nil {
-		return k, false, nil
-	}
-	return k, !g.awaitStart(ctx, d.PromptsServed.Done()), nil
-}
-
-// startURI waits, for a URI that routes to d, until d's first listing of
-// its resources is done, while the start lasts; a URI that routes to no
-// downstream waits for every downstream's first listing (their listings
-// tell which downstreams cover a bare URI). It reports whether d is,
-// after the wait, not connected yet: resource_unavailable.
-func (g *gateway) startURI(ctx context.Context, d *downstream.Child) (unavailable bool) {
-	if d == nil {
-		g.awaitStart(ctx, g.ready)
-		return false
-	}
-	return !g.awaitStart(ctx, d.KindsListed.Done()) || d.Session() == nil
-}
-
-// routeStarting is routeURI for a request that routes by uri, with the
-// start's wait (see startURI): a downstream not connected yet is a
-// resource_unavailable error.
-func (g *gateway) routeStarting(ctx context.Context, uri string) (*downstream.Child, string, error) {
-	d, own, err := g.routeURI(uri)
-	if err != nil {
-		select {
-		case <-g.ready:
-			return nil, "", err
-		default:
-		}
-		g.startURI(ctx, nil)
-		if d, own, err = g.routeURI(uri); err != nil {
-			return nil, "", err
-		}
-	}
-	if g.startURI(ctx, d) {
-		return nil, "", downstream.UnavailableError(uri)
-	}
-	return d, own, nil
-}
-
 // heldBy returns the downstream of this replica that a key of the stored
 // table belongs to, or nil when no downstream of this replica has that
 // name.
 func (g *gateway) heldBy(k toolname.Key) *downstream.Child {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.downstreams[k.Server]
+	return g.downstream(k.Server)
 }
