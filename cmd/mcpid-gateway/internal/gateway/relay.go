@@ -11,10 +11,11 @@ import (
 	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/downstream"
 )
 
-// This file is the relay of a caller's request to a downstream (a child)
-// and of what comes back: the request registered with the child's relay
-// for as long as it may act on it, bounded by the gateway's timeout, and
-// the URIs of the answer written in the child's form.
+// This file is the relay of a caller's request to a downstream (a
+// downstream.Child) and of what comes back: the request registered with
+// the child's relay for as long as it may act on it, bounded by the
+// gateway's timeout, and the URIs of the answer written in the child's
+// form.
 
 // relayTo sends the caller's request req to d's session cs as out, with f,
 // within the gateway's timeout (or ctx's earlier deadline). The request is
