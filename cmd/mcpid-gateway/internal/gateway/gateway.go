@@ -92,7 +92,11 @@ type gateway struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // the assigner, the watcher and the downstreams' goroutines
 
-	mu          sync.Mutex // guards downstreams, ever, and every downstream's tools and ever
+	// mu guards downstreams, ever, and every downstream's fields that
+	// downstream.Child says are guarded by its owner's mutex (Tools, Defs,
+	// Ever, ToolsListed); relay.Kinds reads downstreams only through
+	// downstreamList and downstream, which take it.
+	mu          sync.Mutex
 	downstreams map[string]*downstream.Child
 	ever        map[string]map[string]bool // the chain's tools of each server, for its downstream
 

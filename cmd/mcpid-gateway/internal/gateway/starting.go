@@ -24,6 +24,11 @@ import (
 // gives to a downstream of this replica that has not listed since is
 // answered resource_unavailable at once; a name the stored table does not
 // hold is answered as before.
+//
+// A tools/call waits here and in startToolCall (call.go); a prompts/get,
+// resources/read, completion/complete or resources/subscribe waits in
+// package relay (relay.Kinds, with the gateway's ready and startOver),
+// by the same rule.
 
 // awaitStart waits until c closes, the start is over, or ctx is done, and
 // reports whether c closed.
