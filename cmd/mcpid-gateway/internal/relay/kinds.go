@@ -25,7 +25,7 @@ import (
 // either does (completion.go).
 
 // Engine is what [Kinds] is given of the gateway that builds it. Every
-// field is required but PromptStore and PromptBackup.
+// field is required but PromptStore, PromptBackup and PromptsReady.
 type Engine struct {
 	Ctx     context.Context // ends when the gateway closes
 	Server  *mcp.Server     // the gateway's MCP server, on which the kinds are served
@@ -56,7 +56,8 @@ type Engine struct {
 	Ready, StartOver <-chan struct{}
 	// PromptsReady is the channel Kinds closes after the prompt chain's
 	// first round, whatever its outcome: the first prompts/list may then
-	// be answered, and the gateway's /readyz waits for it too.
+	// be answered, and the gateway's /readyz waits for it too. nil gives
+	// Kinds a channel of its own.
 	PromptsReady chan struct{}
 	// RecoverIn, deferred first in a goroutine Kinds starts for one
 	// message, recovers a panic there and logs it.
@@ -110,6 +111,9 @@ func NewKinds(e Engine) (*Kinds, error) {
 	}
 	pc := &ks.prompts
 	pc.ready = e.PromptsReady
+	if pc.ready == nil {
+		pc.ready = make(chan struct{})
+	}
 	pc.table.Store(&prompts{})
 	store := e.PromptStore
 	if store == nil {
