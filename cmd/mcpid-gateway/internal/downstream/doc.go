@@ -12,7 +12,13 @@
 //     POSIX word splitter for a -server command line;
 //   - [Relay], which passes a downstream's progress notifications and log
 //     messages on to the callers whose calls they belong to, and tells
-//     which caller owns every call in flight ([Relay.Owner]).
+//     which caller owns every call in flight ([Relay.Owner]);
+//   - [Child], one downstream as the gateway runs it (its session, what
+//     it lists, the signals of its start), which the engine (package
+//     gateway) connects and lists and the relay of prompts, resources and
+//     completion (package relay) reads; with [Latch], [AwaitStart] and
+//     [UnavailableError], which tell a request of a starting gateway to
+//     wait, or to come back.
 //
 // It is internal to the examples module: a gateway author copies from it
 // what a gateway of theirs needs.

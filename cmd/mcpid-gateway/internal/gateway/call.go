@@ -102,9 +102,9 @@ func (g *gateway) forward(ctx context.Context, req *mcp.CallToolRequest, st serv
 		return toolError(st.tool, mcpid.NewError(searchfetch.CodeInvalidArguments,
 			"the arguments are not a JSON object", "pass the arguments as one object that follows the tool's input schema"))
 	}
-	cs := st.d.session.Load()
+	cs := st.d.Session()
 	if cs == nil {
-		outcome, failure = string(mcpid.CodeResourceUnavailable), fmt.Errorf("the server %q is not connected", st.d.name)
+		outcome, failure = string(mcpid.CodeResourceUnavailable), fmt.Errorf("the server %q is not connected", st.d.Name)
 		return toolError(st.tool, unavailable(name))
 	}
 	params := &mcp.CallToolParams{Name: st.key.Tool, Arguments: args,
@@ -284,7 +284,7 @@ func (g *gateway) startToolCall(ctx context.Context, name string) (k toolname.Ke
 	if d == nil {
 		return k, false, nil
 	}
-	return k, !g.awaitStart(ctx, d.toolsServed.c), nil
+	return k, !g.awaitStart(ctx, d.ToolsServed.Done()), nil
 }
 
 // storedKey returns the key that the stored table of chain c gives name,

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -18,16 +16,13 @@ import (
 	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/relay"
 )
 
-// Caps on what one downstream server can make the gateway hold, so that a
-// server that lists without end costs only its own tools.
+// Caps on what one downstream server can make the gateway hold (see
+// [downstream.MaxListed]): maxTools bounds the tools taken from one
+// listing, maxEver the distinct tools of one server that the chain names
+// over its whole life.
 const (
-	// maxTools bounds the tools taken from one listing.
-	maxTools = 1000
-	// maxEver bounds the distinct tools of one server that the chain
-	// names over its whole life: each is remembered for good, so that its
-	// name is never given to another tool. Beyond it, new tools of that
-	// server are refused; the ones already named keep their names.
-	maxEver = 10_000
+	maxTools = downstream.MaxListed
+	maxEver  = downstream.MaxEver
 	// maxSchema bounds the JSON of a tool's input and output schemas
 	// together; a tool with larger schemas is not served.
 	maxSchema = 64 << 10
@@ -41,76 +36,6 @@ type downstreamSpec struct {
 	transport mcp.Transport
 }
 
-// child is one downstream server, the process the gateway started and
-// its session, as the gateway keeps it.
-type child struct {
-	name      string
-	transport mcp.Transport
-	remote    *remoteLink                       // its HTTP side, when it is reached over HTTP; nil for stdio
-	session   atomic.Pointer[mcp.ClientSession] // nil while it is not connected; stored by setSession
-	// listen is the listen-only session of an HTTP downstream that keeps
-	// sessions (see watch), which holds its resource subscriptions; nil
-	// for any other, and while it is not open.
-	listen atomic.Pointer[mcp.ClientSession]
-	swap   sessionSwap // wakes the requests waiting for its next session (expire.go)
-
-	// first is closed when the first attempt to connect and list is
-	// over; firstErr is then its error.
-	first     chan struct{}
-	firstErr  error
-	firstOnce sync.Once
-
-	// changed holds a tools/list_changed not yet acted on. Notifications
-	// that arrive while one is pending merge into it.
-	changed chan struct{}
-
-	// Guarded by the gateway's mu.
-	tools []*mcp.Tool       // the tools it lists that the gateway serves, by name
-	defs  map[string]string // the JSON of each of tools, by name
-	ever  map[string]bool   // the tools of it that the chain has named
-
-	inFlight downstream.Relay // the calls in flight, to relay their progress and logs
-
-	// answered is set when the session answers a call (a result or a
-	// JSON-RPC error): see runDownstream.
-	answered     atomic.Bool
-	more         kinds         // its prompts, resources and templates (relayed.go)
-	kindsChanged chan struct{} // holds a list_changed of prompts or resources not yet acted on
-
-	// Opened once its first listing of each kind is served (see
-	// starting.go): its tools by a round of the tools' chain, its
-	// prompts by a round of the prompt chain, its resources at once.
-	toolsServed, promptsServed, kindsListed *latch
-	toolsListed                             bool // it listed its tools once; guarded by the gateway's mu
-}
-
-func newChild(spec downstreamSpec) *child {
-	remote, _ := spec.transport.(*remoteLink)
-	return &child{
-		remote:    remote,
-		name:      spec.name,
-		transport: spec.transport,
-		first:     make(chan struct{}),
-		changed:   make(chan struct{}, 1),
-		ever:      map[string]bool{},
-
-		kindsChanged: make(chan struct{}, 1),
-
-		toolsServed:   newLatch(),
-		promptsServed: newLatch(),
-		kindsListed:   newLatch(),
-	}
-}
-
-// firstAttempt records the end of d's first attempt to connect and list,
-// with its error; later calls do nothing.
-func (d *child) firstAttempt(err error) {
-	d.firstOnce.Do(func() {
-		d.firstErr = err
-		close(d.first)
-	})
-}
-
 // runDownstream keeps d connected until the gateway closes: it connects,
 // lists its tools, follows its changes, and when the session ends or
 // cannot start, starts it again after a backoff. Its tools stay listed
@@ -122,25 +47,25 @@ func (d *child) firstAttempt(err error) {
 // timeout. It starts again from retryMin once a session has listed its
 // tools and answered a call: a server that crashes between calls it
 // served is not in a crash loop, however short its sessions are.
-func (g *gateway) runDownstream(d *child) {
+func (g *gateway) runDownstream(d *downstream.Child) {
 	delay := retryMin
-	defer d.firstAttempt(errors.New("the gateway is closed"))
+	defer d.FirstAttempt(errors.New("the gateway is closed"))
 	for {
-		d.answered.Store(false)
+		d.Answered.Store(false)
 		listed := false
 		err := g.session(d, func(err error) {
 			listed = err == nil
-			d.firstAttempt(err)
+			d.FirstAttempt(err)
 		})
 		if g.ctx.Err() != nil {
 			return
 		}
 		// A session its server ended (see expire.go) is no crash either.
-		if listed && (d.answered.Load() || errors.Is(err, mcp.ErrSessionMissing)) {
+		if listed && (d.Answered.Load() || errors.Is(err, mcp.ErrSessionMissing)) {
 			delay = retryMin
 		}
 		wait := min(delay, g.cfg.timeout)
-		g.cfg.logger.Warn("gateway: downstream unavailable; restarting it", "server", d.name, "err", err, "wait", wait)
+		g.cfg.logger.Warn("gateway: downstream unavailable; restarting it", "server", d.Name, "err", err, "wait", wait)
 		select {
 		case <-time.After(wait):
 		case <-g.ctx.Done():
@@ -154,7 +79,7 @@ func (g *gateway) runDownstream(d *child) {
 // listed once that is done (with its error, if it failed), then relists
 // on every change, at most every relistEvery, until the session ends or
 // the gateway closes.
-func (g *gateway) session(d *child, listed func(error)) error {
+func (g *gateway) session(d *downstream.Child, listed func(error)) error {
 	cs, err := g.connect(d)
 	if err != nil {
 		listed(err)
@@ -167,14 +92,14 @@ func (g *gateway) session(d *child, listed func(error)) error {
 		endErr = cs.Wait()
 		close(ended)
 	}()
-	d.setSession(cs)
-	defer d.session.CompareAndSwap(cs, nil)
+	d.SetSession(cs)
+	defer d.DropSession(cs)
 	err = g.relist(d, cs)
 	if err == nil {
-		if !listens(d, cs) {
-			g.resubscribe(d, cs) // else the listening session subscribes (see watch)
+		if !d.ListensApart(cs) {
+			g.kinds.Resubscribe(d, cs) // else the listening session subscribes (see watch)
 		}
-		g.relistKinds(d, cs)
+		g.kinds.Relist(d, cs)
 	}
 	listed(err)
 	if err != nil {
@@ -188,12 +113,12 @@ func (g *gateway) session(d *child, listed func(error)) error {
 	defer stopTick()
 	for {
 		select {
-		case <-d.kindsChanged:
-			g.relistKinds(d, cs)
+		case <-d.KindsChanged:
+			g.kinds.Relist(d, cs)
 			continue
 		case <-relistTick:
-			g.relistKinds(d, cs)
-		case <-d.changed:
+			g.kinds.Relist(d, cs)
+		case <-d.Changed:
 		case <-ended:
 			return sessionEnded(endErr)
 		case <-watchEnded:
@@ -202,7 +127,7 @@ func (g *gateway) session(d *child, listed func(error)) error {
 			return nil
 		}
 		if err := g.relist(d, cs); err != nil {
-			g.cfg.logger.Warn("gateway: relisting tools", "server", d.name, "err", err)
+			g.cfg.logger.Warn("gateway: relisting tools", "server", d.Name, "err", err)
 		}
 		select {
 		case <-time.After(relistEvery):
@@ -225,7 +150,7 @@ func sessionEnded(err error) error {
 
 // connect starts a session with d, within the gateway's timeout, and asks
 // it for log messages when it has any, to relay to the callers.
-func (g *gateway) connect(d *child) (*mcp.ClientSession, error) {
+func (g *gateway) connect(d *downstream.Child) (*mcp.ClientSession, error) {
 	opts := &mcp.ClientOptions{
 		Logger: g.cfg.logger,
 		// The handlers run on the session's reading goroutine: listing
@@ -233,35 +158,35 @@ func (g *gateway) connect(d *child) (*mcp.ClientSession, error) {
 		// the work to session.
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			select {
-			case d.changed <- struct{}{}:
+			case d.Changed <- struct{}{}:
 			default: // one is pending already
 			}
 		},
 	}
-	g.clientHandlers(d, opts)
+	g.kinds.ClientHandlers(d, opts)
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcpid-gateway", Version: "v0.1.0"}, opts)
-	client.AddReceivingMiddleware(relay.Elicitation(&d.inFlight))
+	client.AddReceivingMiddleware(relay.Elicitation(&d.InFlight))
 	// A downstream's requests and notifications (sampling, elicitation,
 	// list changes) run the gateway's handlers too: a panic there costs
 	// that one message, not the process.
 	client.AddReceivingMiddleware(g.recovered)
 	ctx, cancel := context.WithTimeout(g.ctx, g.cfg.timeout)
 	defer cancel()
-	cs, err := connectLink(ctx, client, d.inFlight.Transport(d.transport))
+	cs, err := connectLink(ctx, client, d.InFlight.Transport(d.Transport))
 	if err != nil {
 		return nil, fmt.Errorf("starting the session: %w", err)
 	}
-	if d.remote != nil {
-		d.remote.http.connected(cs)
+	if r := remoteOf(d); r != nil {
+		r.http.connected(cs)
 	}
 	if err := downstream.AskForLogs(ctx, cs); err != nil {
-		g.cfg.logger.Warn("gateway: downstream refused a logging level; its logs are not relayed", "server", d.name, "err", err)
+		g.cfg.logger.Warn("gateway: downstream refused a logging level; its logs are not relayed", "server", d.Name, "err", err)
 	}
 	return cs, nil
 }
 
 // relist reads d's tools and, when they changed, tells the assigner.
-func (g *gateway) relist(d *child, cs *mcp.ClientSession) error {
+func (g *gateway) relist(d *downstream.Child, cs *mcp.ClientSession) error {
 	ctx, cancel := context.WithTimeout(g.ctx, g.cfg.timeout)
 	defer cancel()
 	var listed []*mcp.Tool
@@ -270,14 +195,14 @@ func (g *gateway) relist(d *child, cs *mcp.ClientSession) error {
 			return fmt.Errorf("listing tools: %w", err)
 		}
 		if len(listed) == maxTools {
-			g.cfg.logger.Warn("gateway: too many tools; the rest are not served", "server", d.name, "max", maxTools)
+			g.cfg.logger.Warn("gateway: too many tools; the rest are not served", "server", d.Name, "max", maxTools)
 			break
 		}
 		listed = append(listed, t)
 	}
 	// The first listing starts a round even when it lists no tool: the
 	// round tells the requests waiting for it (see starting.go).
-	if changed, first := g.update(d, g.servable(d.name, listed)); changed || first {
+	if changed, first := g.update(d, g.servable(d.Name, listed)); changed || first {
 		g.changed()
 	}
 	return nil
@@ -287,43 +212,43 @@ func (g *gateway) relist(d *child, cs *mcp.ClientSession) error {
 // beyond the cap on distinct tools, and reports whether they changed, and
 // whether this is d's first listing. A tool listed again as it was (the
 // same JSON) keeps its value, so that the assigner sees it unchanged.
-func (g *gateway) update(d *child, l listing) (changed, first bool) {
+func (g *gateway) update(d *downstream.Child, l listing) (changed, first bool) {
 	changed, first, refused := g.admit(d, l)
 	if refused > 0 {
-		g.cfg.logger.Warn("gateway: server has had too many distinct tools; its new tools are refused", "server", d.name, "max", maxEver, "refused", refused)
+		g.cfg.logger.Warn("gateway: server has had too many distinct tools; its new tools are refused", "server", d.Name, "max", maxEver, "refused", refused)
 	}
 	return changed, first
 }
 
 // admit is update under the gateway's mu; it also returns how many new
 // tools the cap refused.
-func (g *gateway) admit(d *child, l listing) (changed, first bool, refused int) {
+func (g *gateway) admit(d *downstream.Child, l listing) (changed, first bool, refused int) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	first = !d.toolsListed
-	d.toolsListed = true
+	first = !d.ToolsListed
+	d.ToolsListed = true
 	kept := l.tools[:0]
 	for _, t := range l.tools {
-		if !d.ever[t.Name] {
-			if len(d.ever) >= maxEver {
+		if !d.Ever[t.Name] {
+			if len(d.Ever) >= maxEver {
 				refused++
 				continue
 			}
-			d.ever[t.Name] = true
+			d.Ever[t.Name] = true
 		}
-		if old, ok := d.defs[t.Name]; ok && old == l.defs[t.Name] {
-			i, _ := slices.BinarySearchFunc(d.tools, t.Name, byName)
-			t = d.tools[i]
+		if old, ok := d.Defs[t.Name]; ok && old == l.defs[t.Name] {
+			i, _ := slices.BinarySearchFunc(d.Tools, t.Name, byName)
+			t = d.Tools[i]
 		}
 		kept = append(kept, t)
 	}
-	if slices.Equal(d.tools, kept) {
+	if slices.Equal(d.Tools, kept) {
 		return false, first, refused
 	}
-	d.tools = slices.Clone(kept)
-	d.defs = make(map[string]string, len(kept))
+	d.Tools = slices.Clone(kept)
+	d.Defs = make(map[string]string, len(kept))
 	for _, t := range kept {
-		d.defs[t.Name] = l.defs[t.Name]
+		d.Defs[t.Name] = l.defs[t.Name]
 	}
 	return true, first, refused
 }
@@ -415,7 +340,31 @@ func (g *gateway) countEver() {
 		}
 		g.ever[k.Server][k.Tool] = true
 		if d := g.downstreams[k.Server]; d != nil {
-			d.ever[k.Tool] = true
+			d.Ever[k.Tool] = true
 		}
 	}
+}
+
+// linkVersion is the protocol version the gateway speaks to a downstream
+// first: the last before MCP 2026-07-28. The link is one stateful session
+// (stdio) that serves every caller, and on it a downstream can still send
+// the requests that servers written today send during a call (logs after
+// logging/setLevel, elicitation/create, sampling/createMessage), which a
+// 2026-07-28 session refuses; a go-sdk downstream that asks for input the
+// 2026-07-28 way asks the gateway with those same requests on this link.
+const linkVersion = "2025-11-25"
+
+// connectLink connects client to a downstream at linkVersion and, when the
+// downstream refuses that, again at the SDK's latest version (the
+// downstream's input requests then come back in results, see
+// relay.Kinds.ClientHandlers).
+func connectLink(ctx context.Context, client *mcp.Client, t mcp.Transport) (*mcp.ClientSession, error) {
+	cs, err := client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: linkVersion})
+	if err == nil || ctx.Err() != nil {
+		return cs, err
+	}
+	if cs, err2 := client.Connect(ctx, t, nil); err2 == nil {
+		return cs, nil
+	}
+	return nil, err
 }

@@ -24,6 +24,8 @@ import (
 	"github.com/mcpid/mcpid/gosdk"
 	"github.com/mcpid/mcpid/internal/serve"
 	"github.com/mcpid/mcpid/internal/testkit/syncbuf"
+
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/downstream"
 )
 
 // TestRestartBackoffBounded: the wait before each restart of a downstream
@@ -202,20 +204,20 @@ func TestDistinctToolCap(t *testing.T) {
 	g, err := newGateway(config{})
 	require.NoError(t, err)
 	defer g.close()
-	d := newChild(downstreamSpec{name: "many"})
+	d := downstream.NewChild("many", nil)
 	for i := range maxEver - 1 {
-		d.ever[fmt.Sprint("old", i)] = true
+		d.Ever[fmt.Sprint("old", i)] = true
 	}
 	tool := func(name string) *mcp.Tool {
 		return &mcp.Tool{Name: name, InputSchema: map[string]any{"type": "object"}}
 	}
-	list := func(tools ...*mcp.Tool) listing { return g.servable(d.name, tools) }
+	list := func(tools ...*mcp.Tool) listing { return g.servable(d.Name, tools) }
 	changed, _ := g.update(d, list(tool("new1"), tool("new2"), tool("old1")))
 	assert.True(t, changed)
-	assert.Equal(t, []string{"new1", "old1"}, toolNames(d.tools), "new1 is the last one the cap admits")
+	assert.Equal(t, []string{"new1", "old1"}, toolNames(d.Tools), "new1 is the last one the cap admits")
 	changed, _ = g.update(d, list(tool("new1"), tool("new3"), tool("old1")))
 	assert.False(t, changed, "new3 is refused: nothing changed")
-	assert.Len(t, d.ever, maxEver)
+	assert.Len(t, d.Ever, maxEver)
 }
 
 func toolNames(tools []*mcp.Tool) []string {

@@ -39,7 +39,7 @@ type config struct {
 	// records other naming options (see stopOnMismatch). nil only logs.
 	fatal func(error)
 	// promptStore is where the prompt chain lives; nil keeps it in this
-	// process (see prompts.go).
+	// process (see relay.Kinds).
 	promptStore toolname.Store
 	// probeEvery is how often /readyz's view of the store is probed
 	// between naming rounds; 0 means health.ProbeEvery.
@@ -92,8 +92,12 @@ type gateway struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // the assigner, the watcher and the downstreams' goroutines
 
-	mu          sync.Mutex // guards downstreams, ever, and every downstream's tools and ever
-	downstreams map[string]*child
+	// mu guards downstreams, ever, and every downstream's fields that
+	// downstream.Child says are guarded by its owner's mutex (Tools, Defs,
+	// Ever, ToolsListed); relay.Kinds reads downstreams only through
+	// downstreamList and downstream, which take it.
+	mu          sync.Mutex
+	downstreams map[string]*downstream.Child
 	ever        map[string]map[string]bool // the chain's tools of each server, for its downstream
 
 	table   atomic.Pointer[table] // what is served now
@@ -109,6 +113,9 @@ type gateway struct {
 	// has named them, or startTimeout has passed.
 	ready     chan struct{}
 	readyOnce sync.Once
+	// promptsReady is closed after the prompt chain's first round (by
+	// kinds): the first prompts/list may then be answered.
+	promptsReady chan struct{}
 	// startOver is closed startTimeout after start: requests that route
 	// by a name wait no longer for its first listing (see starting.go).
 	startOver chan struct{}
@@ -120,7 +127,11 @@ type gateway struct {
 	// Owned by the assigner.
 	served map[string]servedTool // name -> what srv serves under it
 
-	relayed relayedState // prompts, resources and the rest beyond tools (relayed.go)
+	// forms tells whether URIs are shown in the forms that name their
+	// downstream (set once by start); kinds relays the prompts, resources
+	// and the rest beyond tools (see package relay).
+	forms relay.Forms
+	kinds *relay.Kinds
 }
 
 // table is what the gateway serves: an immutable value that calls read
@@ -134,7 +145,7 @@ type table struct {
 // servedTool is one tool the gateway serves under a name.
 type servedTool struct {
 	key  toolname.Key
-	d    *child
+	d    *downstream.Child
 	tool *mcp.Tool // as the downstream listed it
 }
 
@@ -160,20 +171,17 @@ func newGateway(cfg config) (*gateway, error) {
 		cfg.store = new(chainstore.Mem)
 	}
 	g := &gateway{
-		cfg:         cfg,
-		downstreams: map[string]*child{},
-		ever:        map[string]map[string]bool{},
-		flushes:     make(chan chan struct{}),
-		ready:       make(chan struct{}),
-		startOver:   make(chan struct{}),
-		served:      map[string]servedTool{},
+		cfg:          cfg,
+		downstreams:  map[string]*downstream.Child{},
+		ever:         map[string]map[string]bool{},
+		flushes:      make(chan chan struct{}),
+		ready:        make(chan struct{}),
+		promptsReady: make(chan struct{}),
+		startOver:    make(chan struct{}),
+		served:       map[string]servedTool{},
 	}
 	var err error
 	if g.tools, err = naming.New("tool", cfg.store, cfg.backupPath); err != nil {
-		return nil, err
-	}
-	if err := g.initRelayed(); err != nil {
-		g.tools.Close()
 		return nil, err
 	}
 	g.table.Store(&table{names: g.tools.Stored()})
@@ -191,11 +199,24 @@ func newGateway(cfg config) (*gateway, error) {
 			Prompts:     &mcp.PromptCapabilities{ListChanged: true},
 			Resources:   &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},
 			Completions: &mcp.CompletionCapabilities{}}),
-		SubscribeHandler:   g.subscribe,
-		UnsubscribeHandler: g.unsubscribe,
-		CompletionHandler:  g.complete,
+		SubscribeHandler:   func(ctx context.Context, req *mcp.SubscribeRequest) error { return g.kinds.Subscribe(ctx, req) },
+		UnsubscribeHandler: func(ctx context.Context, req *mcp.UnsubscribeRequest) error { return g.kinds.Unsubscribe(ctx, req) },
+		CompletionHandler: func(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+			return g.kinds.Complete(ctx, req)
+		},
 	})
-	g.srv.AddReceivingMiddleware(g.firstListing, g.byToolName, g.relayedKinds)
+	// With -backup, the prompt chain's backup is the file beside it.
+	if g.kinds, err = relay.NewKinds(relay.Engine{
+		Ctx: g.ctx, Server: g.srv, Logger: cfg.logger, Timeout: cfg.timeout, Profile: cfg.profile,
+		UpdateOptions: g.updateOptions, PromptStore: cfg.promptStore, PromptBackup: promptBackup(cfg.backupPath),
+		Forms: &g.forms, Downstreams: g.downstreamList, Downstream: g.downstream, ToDownstream: g.toDownstream,
+		Ready: g.ready, StartOver: g.startOver, PromptsReady: g.promptsReady, RecoverIn: g.recoverIn, RoundErr: g.stopOnMismatch,
+	}); err != nil {
+		g.cancel()
+		g.tools.Close()
+		return nil, err
+	}
+	g.srv.AddReceivingMiddleware(g.firstListing, g.byToolName, g.kinds.Middleware)
 	if cfg.stateless {
 		g.srv.AddReceivingMiddleware(refuseSubscriptions, relay.AskedLevel)
 		g.srv.AddSendingMiddleware(relay.SendAskedLogs)
@@ -214,16 +235,16 @@ func newGateway(cfg config) (*gateway, error) {
 // fails to start is retried with backoff meanwhile.
 func (g *gateway) start(ctx context.Context, specs []downstreamSpec) error {
 	// URIs are shown in forms that name their downstream when there are
-	// several, by the configuration alone (see uriform.go).
-	g.relayed.formURIs.Store(len(specs) > 1)
+	// several, by the configuration alone (see relay.Forms).
+	g.forms.Set(len(specs) > 1)
 	time.AfterFunc(g.cfg.startTimeout, func() { close(g.startOver) })
-	var firsts []chan struct{}
+	var firsts []<-chan struct{}
 	for _, spec := range specs {
 		d, err := g.launch(spec)
 		if err != nil {
 			return err
 		}
-		firsts = append(firsts, d.first)
+		firsts = append(firsts, d.First())
 	}
 	g.wg.Add(1)
 	go func() {
@@ -248,8 +269,14 @@ func (g *gateway) start(ctx context.Context, specs []downstreamSpec) error {
 			g.wg.Add(5)
 			go g.assignLoop()
 			go g.follow()
-			go g.promptLoop()
-			go g.followPrompts()
+			go func() {
+				defer g.wg.Done()
+				g.kinds.PromptLoop()
+			}()
+			go func() {
+				defer g.wg.Done()
+				g.kinds.FollowPrompts()
+			}()
 			go g.probeStore()
 		})
 		// The first round that succeeds from now on (this one, or a
@@ -304,21 +331,22 @@ func (g *gateway) join(ctx context.Context, spec downstreamSpec) error {
 		return err
 	}
 	select {
-	case <-d.first:
+	case <-d.First():
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 	if err := g.flush(ctx); err != nil {
 		return err
 	}
-	return d.firstErr
+	return d.FirstErr()
 }
 
 // launch adds the downstream of spec and starts its goroutine; a second
 // downstream of one name is an error.
-func (g *gateway) launch(spec downstreamSpec) (*child, error) {
-	d := newChild(spec)
-	d.inFlight.Logger = g.cfg.logger
+func (g *gateway) launch(spec downstreamSpec) (*downstream.Child, error) {
+	d := downstream.NewChild(spec.name, spec.transport)
+	d.Remote = remoteOf(d) != nil
+	d.InFlight.Logger = g.cfg.logger
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if _, dup := g.downstreams[spec.name]; dup {
@@ -326,7 +354,7 @@ func (g *gateway) launch(spec downstreamSpec) (*child, error) {
 	}
 	g.downstreams[spec.name] = d
 	if ever := g.ever[spec.name]; ever != nil {
-		d.ever = ever
+		d.Ever = ever
 	}
 	g.wg.Add(1)
 	go func() {
@@ -343,12 +371,12 @@ func (g *gateway) close() {
 	g.cancel()
 	g.wg.Wait()
 	g.tools.Close()
-	g.closeRelayed()
+	g.kinds.Close()
 	g.mu.Lock()
 	ds := slices.Collect(maps.Values(g.downstreams))
 	g.mu.Unlock()
 	for _, d := range ds {
-		if t, ok := d.transport.(interface{ Wait() }); ok {
+		if t, ok := d.Transport.(interface{ Wait() }); ok {
 			t.Wait() // no process outlives the gateway
 		}
 	}
@@ -403,17 +431,17 @@ func (g *gateway) follow() {
 
 // liveTools returns the tools every downstream lists now, and the
 // downstreams that have listed their tools once.
-func (g *gateway) liveTools() (map[toolname.Key]servedTool, []*child) {
+func (g *gateway) liveTools() (map[toolname.Key]servedTool, []*downstream.Child) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	live := map[toolname.Key]servedTool{}
-	var listed []*child
+	var listed []*downstream.Child
 	for _, d := range g.downstreams {
-		if d.toolsListed {
+		if d.ToolsListed {
 			listed = append(listed, d)
 		}
-		for _, t := range d.tools {
-			k := toolname.Key{Server: d.name, Tool: t.Name}
+		for _, t := range d.Tools {
+			k := toolname.Key{Server: d.Name, Tool: t.Name}
 			live[k] = servedTool{key: k, d: d, tool: t}
 		}
 	}
@@ -425,10 +453,10 @@ func (g *gateway) liveTools() (map[toolname.Key]servedTool, []*child) {
 // changed only when it did, and tells the requests waiting for the first
 // listing of a downstream in listed that it is served. Runs on the
 // assigner only.
-func (g *gateway) serve(live map[toolname.Key]servedTool, listed []*child) {
+func (g *gateway) serve(live map[toolname.Key]servedTool, listed []*downstream.Child) {
 	defer func() {
 		for _, d := range listed {
-			d.toolsServed.open()
+			d.ToolsServed.Open()
 		}
 	}()
 	next := &table{names: g.tools.Stored(), tools: map[string]servedTool{}, byKey: map[toolname.Key]string{}}
@@ -444,7 +472,7 @@ func (g *gateway) serve(live map[toolname.Key]servedTool, listed []*child) {
 			added = append(added, name)
 		}
 	}
-	if gone := goneFrom(g.served, next.tools); len(gone) > 0 {
+	if gone := relay.GoneFrom(g.served, next.tools); len(gone) > 0 {
 		g.srv.RemoveTools(gone...)
 	}
 	// Routing knows the added names before the SDK lists them.
@@ -455,7 +483,7 @@ func (g *gateway) serve(live map[toolname.Key]servedTool, listed []*child) {
 		st := next.tools[name]
 		t := *st.tool
 		t.Name = name
-		if err := guard(func() { g.srv.AddTool(&t, g.call) }); err != nil {
+		if err := relay.Guard(func() { g.srv.AddTool(&t, g.call) }); err != nil {
 			g.cfg.logger.Warn("gateway: tool not served", "server", st.key.Server, "tool", st.key.Tool, "err", err)
 			failed = append(failed, name)
 		}
@@ -470,18 +498,6 @@ func (g *gateway) serve(live map[toolname.Key]servedTool, listed []*child) {
 	g.served = next.tools
 }
 
-// goneFrom returns the names that old serves and next does not: those to
-// remove from the MCP server.
-func goneFrom[V, W any](old map[string]V, next map[string]W) []string {
-	var gone []string
-	for name := range old {
-		if _, ok := next[name]; !ok {
-			gone = append(gone, name)
-		}
-	}
-	return gone
-}
-
 // without returns a copy of t without the given names.
 func (t *table) without(names []string) *table {
 	c := &table{names: t.names, tools: maps.Clone(t.tools), byKey: maps.Clone(t.byKey)}
@@ -490,4 +506,19 @@ func (t *table) without(names []string) *table {
 		delete(c.tools, name)
 	}
 	return c
+}
+
+// downstreamList returns the gateway's downstreams now, read under mu.
+func (g *gateway) downstreamList() []*downstream.Child {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return slices.Collect(maps.Values(g.downstreams))
+}
+
+// downstream returns the downstream named name, read under mu; nil for
+// none.
+func (g *gateway) downstream(name string) *downstream.Child {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.downstreams[name]
 }

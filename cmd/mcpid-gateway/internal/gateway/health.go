@@ -32,5 +32,5 @@ func (g *gateway) withHealth(h http.Handler) http.Handler {
 // readiness returns the body and status code of /readyz.
 func (g *gateway) readiness() (health.Readiness, int) {
 	t := g.table.Load()
-	return health.Ready(g.draining.Load(), []<-chan struct{}{g.ready, g.relayed.prompts.ready}, t.names != nil, g.health.String(), len(t.tools))
+	return health.Ready(g.draining.Load(), []<-chan struct{}{g.ready, g.promptsReady}, t.names != nil, g.health.String(), len(t.tools))
 }

@@ -131,7 +131,7 @@ func TestReadyzWaitsForBothChains(t *testing.T) {
 		g, err := newGateway(config{store: new(chainstore.Mem), timeout: testTimeout})
 		require.NoError(t, err)
 		t.Cleanup(g.close)
-		first, second := g.ready, g.relayed.prompts.ready
+		first, second := g.ready, g.promptsReady
 		if promptsFirst {
 			first, second = second, first
 		}

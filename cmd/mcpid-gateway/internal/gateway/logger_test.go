@@ -18,6 +18,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/downstream"
 )
 
 // callLine is one per-call line of the gateway's JSON log.
@@ -48,7 +50,7 @@ func TestCallLog(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, res.IsError)
 	// A tool whose downstream is down: it has no session.
-	down := servedTool{key: toolname.Key{Server: "down", Tool: "search"}, d: newChild(downstreamSpec{name: "down"}), tool: &mcp.Tool{Name: "search"}}
+	down := servedTool{key: toolname.Key{Server: "down", Tool: "search"}, d: downstream.NewChild("down", nil), tool: &mcp.Tool{Name: "search"}}
 	res = g.forward(t.Context(), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "down__search"}}, down)
 	require.Equal(t, "resource_unavailable", envelopeCode(t, res))
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/naming"
 	"github.com/mcpid/mcpid/toolname"
@@ -21,7 +22,7 @@ import (
 func (g *gateway) checkNaming(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, g.cfg.timeout)
 	defer cancel()
-	for _, c := range []*naming.Chain{g.tools, g.relayed.prompts.chain} {
+	for _, c := range []*naming.Chain{g.tools, g.kinds.PromptChain()} {
 		if err := c.CheckNaming(ctx, g.cfg.profile, g.recordedOptions()); err != nil {
 			return err
 		}
@@ -46,22 +47,13 @@ func (g *gateway) nameTools() error {
 	live, listed := g.liveTools()
 	ctx, cancel := context.WithTimeout(g.ctx, g.cfg.timeout)
 	defer cancel()
-	err := g.tools.Update(ctx, g.cfg.profile, keysOf(live), g.updateOptions())
+	err := g.tools.Update(ctx, g.cfg.profile, naming.KeysOf(live), g.updateOptions())
 	g.serve(live, listed)
 	if err != nil {
 		return fmt.Errorf("naming tools: %w", err)
 	}
 	g.countEver()
 	return g.tools.KeepBackup(ctx)
-}
-
-// keysOf returns the keys of live.
-func keysOf[V any](live map[toolname.Key]V) []toolname.Key {
-	keys := make([]toolname.Key, 0, len(live))
-	for k := range live {
-		keys = append(keys, k)
-	}
-	return keys
 }
 
 // recordedOptions are the options that a chain records beside the profile.
@@ -77,4 +69,35 @@ func (g *gateway) recordedOptions() []toolname.Option {
 // and the logger.
 func (g *gateway) updateOptions() []toolname.Option {
 	return append(g.recordedOptions(), toolname.WithLogger(g.cfg.logger))
+}
+
+// The prompts are named in a chain of their own (see package relay): in
+// Redis and PostgreSQL the chain "<chain>/prompts" (which is why -chain
+// may not hold a "/"), and beside a -state, -backup or -seed file the
+// file "<FILE>.prompts".
+
+// promptsSuffix names the prompt chain beside the tools' chain.
+const promptsSuffix = ".prompts"
+
+// promptState returns where the prompt chain of the -state value state
+// lives: the file beside a state file, or the same Redis or PostgreSQL.
+func promptState(state string) string {
+	scheme, _, _ := strings.Cut(state, "://")
+	switch scheme {
+	case "redis", "rediss", "postgres", "postgresql":
+		return state
+	}
+	if state == "" {
+		return ""
+	}
+	return state + promptsSuffix
+}
+
+// promptBackup returns where the prompt chain's backup is kept beside the
+// tools' backup at path: "" keeps none.
+func promptBackup(path string) string {
+	if path == "" {
+		return ""
+	}
+	return path + promptsSuffix
 }

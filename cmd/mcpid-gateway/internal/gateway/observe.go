@@ -79,7 +79,7 @@ func (s metricsState) DownstreamUp(server string) bool {
 	s.g.mu.Lock()
 	d := s.g.downstreams[server]
 	s.g.mu.Unlock()
-	return d != nil && d.session.Load() != nil
+	return d != nil && d.Session() != nil
 }
 
 // StoreUp reports whether /readyz names the store up.
@@ -89,7 +89,7 @@ func (s metricsState) StoreUp() bool { return s.g.health.String() == health.Stor
 func (s metricsState) Generation(chain string) (uint64, bool) {
 	var t = s.g.table.Load().names
 	if chain == metrics.ChainPrompts {
-		t = s.g.relayed.prompts.table.Load().names
+		t = s.g.kinds.PromptNames()
 	}
 	if t == nil {
 		return 0, false

@@ -93,7 +93,7 @@ func observedGateway(t *testing.T, cfg config, tracer trace.Tracer, specs ...dow
 	cfg.metrics = metrics.New(names, tracer)
 	g, c := startGateway(t, cfg, specs...)
 	select {
-	case <-g.relayed.prompts.ready:
+	case <-g.promptsReady:
 	case <-time.After(testTimeout):
 		t.Fatal("the prompts' chain is not ready")
 	}
@@ -134,7 +134,7 @@ func TestCallMetrics(t *testing.T) {
 	}
 	assert.Equal(t, map[string]float64{"": 1}, series(fams, "mcpid_gateway_store_up"))
 	_, tools := g.table.Load().names.Chain()
-	_, prompts := g.relayed.prompts.table.Load().names.Chain()
+	_, prompts := g.kinds.PromptNames().Chain()
 	require.NotZero(t, tools)
 	assert.Equal(t, map[string]float64{"chain=tools": float64(tools), "chain=prompts": float64(prompts)},
 		series(fams, "mcpid_gateway_chain_generation"))

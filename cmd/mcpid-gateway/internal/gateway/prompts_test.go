@@ -35,7 +35,7 @@ func TestPromptChainFiles(t *testing.T) {
 	cfg.promptStore = store
 	g, _ := startGateway(t, cfg, inProcessServer("alpha", "search"),
 		downstreamSpec{name: "a", transport: inProcess{docServer("a")}})
-	require.Eventually(t, func() bool { return len(g.relayed.prompts.table.Load().byName) == 1 }, testTimeout, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return g.kinds.ServedPrompts() == 1 }, testTimeout, 10*time.Millisecond)
 	g.close()
 	closeStore()
 	stored, err := chainstore.ReadTable(state + promptsSuffix)
@@ -119,7 +119,7 @@ func TestPromptBackupRefusesAFork(t *testing.T) {
 			logs := new(syncbuf.Buffer)
 			cfg := config{store: store, promptStore: pstore, backupPath: backup, startTimeout: 300 * time.Millisecond, logger: slog.New(slog.NewTextHandler(logs, nil))}
 			g, c = startGateway(t, cfg, alpha, beta, gamma)
-			require.Eventually(t, func() bool { live, _ := g.livePrompts(); return len(live) == 4 }, testTimeout, 20*time.Millisecond, "gamma lists its prompts")
+			require.Eventually(t, func() bool { return livePrompts(g) == 4 }, testTimeout, 20*time.Millisecond, "gamma lists its prompts")
 			require.Eventually(t, func() bool { return strings.Contains(logs.String(), "does not continue") }, testTimeout, 20*time.Millisecond)
 			assert.Contains(t, logs.String(), string(toolname.CodeRollback))
 			assert.Equal(t, want, c.promptNames(t), "the backup's names, and no new one")
@@ -132,7 +132,7 @@ func TestPromptBackupRefusesAFork(t *testing.T) {
 			// Put back on purpose: the chain emptied, the backup seeded.
 			require.NoError(t, os.Remove(pstate))
 			require.NoError(t, seed(t.Context(), pstore, pbackup, testTimeout))
-			g.promptsChanged()
+			g.kinds.PromptsChanged()
 			require.Eventually(t, func() bool { return len(c.promptNames(t)) == 4 }, testTimeout, 20*time.Millisecond,
 				"the gateway names prompts once the store holds the chain")
 			assert.Equal(t, []string{"delete", "gamma__delete", "list", "search"}, c.promptNames(t))
@@ -216,6 +216,17 @@ func TestPromptLookupMisses(t *testing.T) {
 	require.Equal(t, []string{"search"}, c.promptNames(t))
 	_, err := c.cs.GetPrompt(t.Context(), &mcp.GetPromptParams{Name: "guessed"})
 	require.ErrorContains(t, err, `no prompt is named "guessed"`)
-	assert.True(t, g.relayed.prompts.chain.Missed("guessed", time.Now()), "the miss is remembered")
+	assert.True(t, g.kinds.PromptChain().Missed("guessed", time.Now()), "the miss is remembered")
 	assert.False(t, g.tools.Missed("guessed", time.Now()), "in the prompt chain only")
+}
+
+// livePrompts returns how many prompts g's downstreams list now.
+func livePrompts(g *gateway) int {
+	n := 0
+	for _, d := range g.downstreamList() {
+		d.More.Mu.Lock()
+		n += len(d.More.Prompts)
+		d.More.Mu.Unlock()
+	}
+	return n
 }

@@ -8,13 +8,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/relay"
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/downstream"
 )
 
-// This file is the relay of a caller's request to a downstream (a child)
-// and of what comes back: the request registered with the child's relay
-// for as long as it may act on it, bounded by the gateway's timeout, and
-// the URIs of the answer written in the child's form.
+// This file is the relay of a caller's request to a downstream (a
+// downstream.Child) and of what comes back: the request registered with
+// the child's relay for as long as it may act on it, bounded by the
+// gateway's timeout, and the URIs of the answer written in the child's
+// form.
 
 // relayTo sends the caller's request req to d's session cs as out, with f,
 // within the gateway's timeout (or ctx's earlier deadline). The request is
@@ -22,21 +23,21 @@ import (
 // sends meanwhile (logs, sampling and elicitation requests, which name no
 // call) reaches no other caller (see [downstream.Relay]); an answer, a
 // result or a JSON-RPC error, tells runDownstream that d serves.
-func (g *gateway) relayTo(ctx context.Context, d *child, cs *mcp.ClientSession, req mcp.Request, out mcp.Params, f func(context.Context, *mcp.ClientSession) error) error {
+func (g *gateway) relayTo(ctx context.Context, d *downstream.Child, cs *mcp.ClientSession, req mcp.Request, out mcp.Params, f func(context.Context, *mcp.ClientSession) error) error {
 	ctx, cancel := context.WithTimeout(ctx, g.cfg.timeout)
 	defer cancel()
 	err := g.relayOnce(ctx, d, cs, req, out, f)
 	var werr *jsonrpc.Error
 	if err == nil || (errors.As(err, &werr) && !undelivered(err)) {
-		d.answered.Store(true)
+		d.Answered.Store(true)
 	}
 	return err
 }
 
 // toDownstream sends the caller's request req to d's session as out, with
 // f (see relayTo); a downstream that is not connected is an error.
-func (g *gateway) toDownstream(ctx context.Context, d *child, req mcp.Request, out mcp.Params, f func(context.Context, *mcp.ClientSession) error) error {
-	cs := d.session.Load()
+func (g *gateway) toDownstream(ctx context.Context, d *downstream.Child, req mcp.Request, out mcp.Params, f func(context.Context, *mcp.ClientSession) error) error {
+	cs := d.Session()
 	if cs == nil {
 		return unavailableErr(d)
 	}
@@ -45,36 +46,12 @@ func (g *gateway) toDownstream(ctx context.Context, d *child, req mcp.Request, o
 
 // unavailableErr is the error of a request to a downstream that is not
 // connected now.
-func unavailableErr(d *child) error {
-	return fmt.Errorf("the server %q is not available; try again later", d.name)
-}
-
-// uriForms reports whether the gateway shows URIs in the forms that name
-// their downstream: when it was started with several downstreams.
-func (g *gateway) uriForms() bool { return g.relayed.formURIs.Load() }
-
-// outURI returns the URI that d wrote as the gateway shows it.
-func (g *gateway) outURI(d *child, uri string) string {
-	if !g.uriForms() || uri == "" {
-		return uri
-	}
-	return relay.FormPrefix(d.name) + uri
+func unavailableErr(d *downstream.Child) error {
+	return fmt.Errorf("the server %q is not available; try again later", d.Name)
 }
 
 // rewriteContent writes, in place, the URI of every resource link and
-// embedded resource in content in d's form.
-func (g *gateway) rewriteContent(d *child, content []mcp.Content) {
-	if !g.uriForms() {
-		return
-	}
-	for _, c := range content {
-		switch c := c.(type) {
-		case *mcp.ResourceLink:
-			c.URI = g.outURI(d, c.URI)
-		case *mcp.EmbeddedResource:
-			if c.Resource != nil {
-				c.Resource.URI = g.outURI(d, c.Resource.URI)
-			}
-		}
-	}
+// embedded resource in content in d's form (see relay.Forms).
+func (g *gateway) rewriteContent(d *downstream.Child, content []mcp.Content) {
+	g.forms.Rewrite(d.Name, content)
 }

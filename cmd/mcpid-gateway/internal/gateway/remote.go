@@ -15,6 +15,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/downstream"
 )
 
 // This file is how the gateway reaches a remote downstream: an MCP server
@@ -187,17 +189,14 @@ func (r *remote) RoundTrip(req *http.Request) (*http.Response, error) {
 // such a server cannot send list_changed, so its lists are read again on
 // that interval instead. For any other, and with -relist 0, the channel is
 // nil, and never ticks.
-func relistTicker(d *child, cs *mcp.ClientSession) (<-chan time.Time, func()) {
-	if d.remote == nil || d.remote.relist <= 0 || cs.ID() != "" {
+func relistTicker(d *downstream.Child, cs *mcp.ClientSession) (<-chan time.Time, func()) {
+	r := remoteOf(d)
+	if r == nil || r.relist <= 0 || cs.ID() != "" {
 		return nil, func() {}
 	}
-	t := time.NewTicker(d.remote.relist)
+	t := time.NewTicker(r.relist)
 	return t.C, t.Stop
 }
-
-// listens reports whether d's session cs has a listening session beside
-// it (see watch): d is an HTTP downstream whose server keeps sessions.
-func listens(d *child, cs *mcp.ClientSession) bool { return d.remote != nil && cs.ID() != "" }
 
 // watch opens, for an HTTP downstream that keeps a session, a second
 // session that only listens: the one that carries the calls, cs, reads
@@ -206,13 +205,13 @@ func listens(d *child, cs *mcp.ClientSession) bool { return d.remote != nil && c
 // list changes, its resource updates) only for a connection it made
 // itself. The list changes that arrive there start the same relists as on
 // a stdio downstream; the callers' resource subscriptions are made on it
-// (see subscriptionOn), so that their updates arrive, and are relayed. It
+// (see downstream.Child.OnSubscriptions), so that their updates arrive, and are relayed. It
 // returns a channel closed when the listening session ends (the
 // downstream session is then started again, both together), and the
 // function that closes it; one that cannot be opened has ended already.
 // For any other downstream, the channel is nil.
-func (g *gateway) watch(d *child, cs *mcp.ClientSession) (<-chan struct{}, func()) {
-	if !listens(d, cs) {
+func (g *gateway) watch(d *downstream.Child, cs *mcp.ClientSession) (<-chan struct{}, func()) {
+	if !d.ListensApart(cs) {
 		return nil, func() {}
 	}
 	signal := func(ch chan struct{}) {
@@ -223,20 +222,20 @@ func (g *gateway) watch(d *child, cs *mcp.ClientSession) (<-chan struct{}, func(
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "mcpid-gateway", Version: "v0.1.0"}, &mcp.ClientOptions{
 		Logger:                     g.cfg.logger,
-		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { signal(d.changed) },
-		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { signal(d.kindsChanged) },
-		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { signal(d.kindsChanged) },
+		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { signal(d.Changed) },
+		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { signal(d.KindsChanged) },
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { signal(d.KindsChanged) },
 		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
-			g.resourceUpdated(d, req.Params)
+			g.kinds.ResourceUpdated(d, req.Params)
 		},
 	})
 	client.AddReceivingMiddleware(g.recovered)
 	ctx, cancel := context.WithTimeout(g.ctx, g.cfg.timeout)
 	defer cancel()
-	ws, err := connectLink(ctx, client, d.transport)
+	ws, err := connectLink(ctx, client, d.Transport)
 	ended := make(chan struct{})
 	if err != nil {
-		g.cfg.logger.Warn("gateway: opening a session for a downstream's list changes", "server", d.name, "err", err)
+		g.cfg.logger.Warn("gateway: opening a session for a downstream's list changes", "server", d.Name, "err", err)
 		close(ended)
 		return ended, func() {}
 	}
@@ -244,10 +243,17 @@ func (g *gateway) watch(d *child, cs *mcp.ClientSession) (<-chan struct{}, func(
 		_ = ws.Wait()
 		close(ended)
 	}()
-	d.listen.Store(ws)
-	g.resubscribe(d, ws)
+	d.SetListener(ws)
+	g.kinds.Resubscribe(d, ws)
 	return ended, func() {
-		d.listen.CompareAndSwap(ws, nil)
+		d.DropListener(ws)
 		_ = ws.Close()
 	}
+}
+
+// remoteOf returns the HTTP side of d, or nil when d is not reached over
+// HTTP (a stdio downstream).
+func remoteOf(d *downstream.Child) *remoteLink {
+	r, _ := d.Transport.(*remoteLink)
+	return r
 }

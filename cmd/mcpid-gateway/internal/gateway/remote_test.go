@@ -355,7 +355,7 @@ func listening(t *testing.T, g *gateway, server string) {
 		g.mu.Lock()
 		d := g.downstreams[server]
 		g.mu.Unlock()
-		return d != nil && d.listen.Load() != nil
+		return d != nil && d.Listener() != nil
 	}, testTimeout, 10*time.Millisecond)
 }
 

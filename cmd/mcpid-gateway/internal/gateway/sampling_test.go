@@ -288,7 +288,7 @@ func TestTimedOutCallStillOwns(t *testing.T) {
 	close(o.goLate)
 	<-o.lateDone
 	d := g.downstreams["owner"]
-	require.Eventually(t, func() bool { return d.inFlight.Owner() != nil }, testTimeout, 10*time.Millisecond,
+	require.Eventually(t, func() bool { return d.InFlight.Owner() != nil }, testTimeout, 10*time.Millisecond,
 		"once the downstream answers bob's call, alice's call is the only one")
 	close(o.release)
 	<-done
@@ -315,7 +315,7 @@ func TestEveryRelayedRequestOwns(t *testing.T) {
 		completed <- err
 	}()
 	d := g.downstreams["owner"]
-	require.Eventually(t, func() bool { return d.inFlight.Owner() == nil }, testTimeout, 10*time.Millisecond,
+	require.Eventually(t, func() bool { return d.InFlight.Owner() == nil }, testTimeout, 10*time.Millisecond,
 		"bob's completion is in flight beside alice's call")
 	close(o.goC)
 	require.NoError(t, <-completed)
@@ -341,11 +341,11 @@ func TestStaleCallExpires(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "resource_unavailable", envelopeCode(t, res), "bob's call timed out")
 	d := g.downstreams["owner"]
-	assert.Equal(t, 1, d.inFlight.Counted(), "bob's unanswered call still counts")
-	require.Eventually(t, func() bool { return d.inFlight.Counted() == 0 }, testTimeout, 10*time.Millisecond,
+	assert.Equal(t, 1, d.InFlight.Counted(), "bob's unanswered call still counts")
+	require.Eventually(t, func() bool { return d.InFlight.Counted() == 0 }, testTimeout, 10*time.Millisecond,
 		"a -timeout later, it no longer does")
 	done := holdCall(t, alice, o)
-	assert.NotNil(t, d.inFlight.Owner(), "alice's call is the only one")
+	assert.NotNil(t, d.InFlight.Owner(), "alice's call is the only one")
 	close(o.release)
 	<-done
 	require.Eventually(t, func() bool { return len(aliceSeen.get()) > 0 }, testTimeout, 10*time.Millisecond)

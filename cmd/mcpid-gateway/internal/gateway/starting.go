@@ -2,15 +2,10 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"sync"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-
-	"github.com/mcpid/mcpid"
 	"github.com/mcpid/mcpid/toolname"
+
+	"github.com/mcpid/mcpid/cmd/mcpid-gateway/internal/downstream"
 )
 
 // This file is how a starting replica answers a request that routes by a
@@ -29,112 +24,21 @@ import (
 // gives to a downstream of this replica that has not listed since is
 // answered resource_unavailable at once; a name the stored table does not
 // hold is answered as before.
-
-// latch is a signal given once: its channel closes at the first open.
-type latch struct {
-	once sync.Once
-	c    chan struct{}
-}
-
-func newLatch() *latch { return &latch{c: make(chan struct{})} }
-
-// open closes the latch's channel, once.
-func (l *latch) open() { l.once.Do(func() { close(l.c) }) }
+//
+// A tools/call waits here and in startToolCall (call.go); a prompts/get,
+// resources/read, completion/complete or resources/subscribe waits in
+// package relay (relay.Kinds, with the gateway's ready and startOver),
+// by the same rule.
 
 // awaitStart waits until c closes, the start is over, or ctx is done, and
 // reports whether c closed.
 func (g *gateway) awaitStart(ctx context.Context, c <-chan struct{}) bool {
-	select {
-	case <-c:
-		return true
-	case <-g.startOver:
-	case <-ctx.Done():
-	}
-	select {
-	case <-c:
-		return true
-	default:
-		return false
-	}
-}
-
-// startPrompt is startToolCall for a prompt's name, with the prompt chain.
-func (g *gateway) startPrompt(ctx context.Context, name string) (k toolname.Key, unready bool, err error) {
-	pc := &g.relayed.prompts
-	t := pc.table.Load()
-	if t.names == nil {
-		g.awaitStart(ctx, pc.ready)
-		t = pc.table.Load()
-		if _, ok := t.byName[name]; ok {
-			return toolname.Key{}, false, nil
-		}
-		if t.names == nil {
-			return toolname.Key{}, true, nil
-		}
-	}
-	if k, err = g.storedKey(ctx, pc.chain, t.names, name); err != nil {
-		return toolname.Key{}, false, err
-	}
-	d := g.heldBy(k)
-	if d == nil {
-		return k, false, nil
-	}
-	return k, !g.awaitStart(ctx, d.promptsServed.c), nil
-}
-
-// startURI waits, for a URI that routes to d, until d's first listing of
-// its resources is done, while the start lasts; a URI that routes to no
-// downstream waits for every downstream's first listing (their listings
-// tell which downstreams cover a bare URI). It reports whether d is,
-// after the wait, not connected yet: resource_unavailable.
-func (g *gateway) startURI(ctx context.Context, d *child) (unavailable bool) {
-	if d == nil {
-		g.awaitStart(ctx, g.ready)
-		return false
-	}
-	return !g.awaitStart(ctx, d.kindsListed.c) || d.session.Load() == nil
-}
-
-// routeStarting is routeURI for a request that routes by uri, with the
-// start's wait (see startURI): a downstream not connected yet is a
-// resource_unavailable error.
-func (g *gateway) routeStarting(ctx context.Context, uri string) (*child, string, error) {
-	d, own, err := g.routeURI(uri)
-	if err != nil {
-		select {
-		case <-g.ready:
-			return nil, "", err
-		default:
-		}
-		g.startURI(ctx, nil)
-		if d, own, err = g.routeURI(uri); err != nil {
-			return nil, "", err
-		}
-	}
-	if g.startURI(ctx, d) {
-		return nil, "", unavailableError(uri)
-	}
-	return d, own, nil
+	return downstream.AwaitStart(ctx, c, g.startOver)
 }
 
 // heldBy returns the downstream of this replica that a key of the stored
 // table belongs to, or nil when no downstream of this replica has that
 // name.
-func (g *gateway) heldBy(k toolname.Key) *child {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.downstreams[k.Server]
-}
-
-// unavailableError is the JSON-RPC error of a request that routes by a
-// name to a downstream that cannot answer now: the resource_unavailable
-// envelope, which says that the request may be sent again, is its data.
-func unavailableError(what string) error {
-	e := mcpid.NewError(mcpid.CodeResourceUnavailable,
-		fmt.Sprintf("the server behind %q is not available", what), "try again later")
-	data, err := json.Marshal(e)
-	if err != nil {
-		return errors.Join(e, err)
-	}
-	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: e.Error(), Data: data}
+func (g *gateway) heldBy(k toolname.Key) *downstream.Child {
+	return g.downstream(k.Server)
 }

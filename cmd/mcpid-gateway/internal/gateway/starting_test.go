@@ -79,7 +79,7 @@ func TestStartingReplicaRoutes(t *testing.T) {
 	// The chain, as the replicas before the restart stored it.
 	store, promptStore := new(chainstore.Mem), new(chainstore.Mem)
 	before, _ := startGateway(t, config{store: store, promptStore: promptStore}, downstreamSpec{name: "docs", transport: inProcess{docServer("docs")}})
-	require.Eventually(t, func() bool { return len(before.relayed.prompts.table.Load().byName) == 1 }, testTimeout, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return before.kinds.ServedPrompts() == 1 }, testTimeout, 10*time.Millisecond)
 	before.close()
 
 	requests := []struct {

@@ -378,3 +378,13 @@ func (c *Chain) NotHere(name string) error {
 func unknownName(name string) error {
 	return &toolname.Error{Code: toolname.CodeUnknownTool, Index: -1, Offset: -1, Input: name}
 }
+
+// KeysOf returns the keys of live, the items a round of a chain names,
+// in no particular order.
+func KeysOf[V any](live map[toolname.Key]V) []toolname.Key {
+	keys := make([]toolname.Key, 0, len(live))
+	for k := range live {
+		keys = append(keys, k)
+	}
+	return keys
+}

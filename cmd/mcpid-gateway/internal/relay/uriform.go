@@ -3,6 +3,9 @@ package relay
 import (
 	"fmt"
 	"strings"
+	"sync/atomic"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // A gateway with several downstreams shows every resource URI and URI
@@ -96,4 +99,45 @@ func (e *RouteError) Error() string {
 		return fmt.Sprintf("%q names no server: this gateway has several, and shows each URI in a form that names its server (mcpid:<server>:<uri>); no server lists this one", e.URI)
 	}
 	return fmt.Sprintf("%q names no server: this gateway has several; use one of %s", e.URI, strings.Join(e.Forms, ", "))
+}
+
+// Forms tells whether a gateway shows URIs in the forms that name their
+// downstream: set once, at start, when it was started with several
+// downstreams. The zero Forms shows URIs as written; its methods take no
+// lock (a tools/call reads it on its path).
+type Forms struct{ on atomic.Bool }
+
+// Set says whether URIs are shown in forms; the gateway calls it once,
+// before it serves.
+func (f *Forms) Set(on bool) { f.on.Store(on) }
+
+// On reports whether URIs are shown in forms.
+func (f *Forms) On() bool { return f.on.Load() }
+
+// Out returns the URI that the downstream named server wrote as the
+// gateway shows it.
+func (f *Forms) Out(server, uri string) string {
+	if !f.On() || uri == "" {
+		return uri
+	}
+	return FormPrefix(server) + uri
+}
+
+// Rewrite writes, in place, the URI of every resource link and embedded
+// resource in content, which the downstream named server returned, as the
+// gateway shows it.
+func (f *Forms) Rewrite(server string, content []mcp.Content) {
+	if !f.On() {
+		return
+	}
+	for _, c := range content {
+		switch c := c.(type) {
+		case *mcp.ResourceLink:
+			c.URI = f.Out(server, c.URI)
+		case *mcp.EmbeddedResource:
+			if c.Resource != nil {
+				c.Resource.URI = f.Out(server, c.Resource.URI)
+			}
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/yosida95/uritemplate/v3"
@@ -79,4 +80,19 @@ func TestURIFormTemplate(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, FormPrefix("my docs")+want, got)
 	assert.NotNil(t, form.Match(got))
+}
+
+// TestForms: with forms on, a downstream's URIs and the URIs in its
+// content are shown in its form; off (the zero Forms), as written.
+func TestForms(t *testing.T) {
+	var f Forms
+	assert.Equal(t, "file:///x", f.Out("a", "file:///x"), "off: as written")
+	f.Set(true)
+	assert.Equal(t, "mcpid:a:file:///x", f.Out("a", "file:///x"))
+	assert.Empty(t, f.Out("a", ""), "no URI stays none")
+	link := &mcp.ResourceLink{URI: "file:///l"}
+	embedded := &mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "file:///e"}}
+	f.Rewrite("a b", []mcp.Content{link, embedded, &mcp.TextContent{Text: "file:///t"}})
+	assert.Equal(t, "mcpid:a%20b:file:///l", link.URI)
+	assert.Equal(t, "mcpid:a%20b:file:///e", embedded.Resource.URI)
 }
