@@ -298,6 +298,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if o.Demo() {
 		return runDemo(ctx, o, stdout)
 	}
+	keepHeapFloor()
 	stopObserving, err := observe(ctx, o, stderr)
 	if err != nil {
 		return err
