@@ -61,7 +61,11 @@ func bench(ctx context.Context, o benchOptions, out io.Writer) error {
 	if o.down == "http" {
 		relayDown = []string{directURL}
 	}
-	bareRelay, bareURL, err := procs.startHTTP(ctx, self, append([]string{"relay", "-http", "127.0.0.1:0", "--"}, relayDown...)...)
+	relayArgs := []string{"relay", "-http", "127.0.0.1:0"}
+	if o.cpuprofile != "" {
+		relayArgs = append(relayArgs, "-cpuprofile", o.cpuprofile+".bare")
+	}
+	bareRelay, bareURL, err := procs.startHTTP(ctx, self, append(append(relayArgs, "--"), relayDown...)...)
 	if err != nil {
 		return err
 	}
