@@ -59,10 +59,9 @@ func (ks *Kinds) setResources(d *downstream.Child, resources []*mcp.Resource, te
 // serveResources puts d's resources and templates on the MCP server under
 // the URIs shown, changing only what changed.
 func (ks *Kinds) serveResources(d *downstream.Child, resources []*mcp.Resource, templates []*mcp.ResourceTemplate) {
-	st := ks
-	st.resMu.Lock()
-	defer st.resMu.Unlock()
-	old := st.shown[d]
+	ks.resMu.Lock()
+	defer ks.resMu.Unlock()
+	old := ks.shown[d]
 	next := shownResources{resources: map[string]string{}, templates: map[string]string{}}
 	for _, r := range resources {
 		c := *r
@@ -96,7 +95,7 @@ func (ks *Kinds) serveResources(d *downstream.Child, resources []*mcp.Resource, 
 	if gone := GoneFrom(old.templates, next.templates); len(gone) > 0 {
 		ks.srv.RemoveResourceTemplates(gone...)
 	}
-	st.shown[d] = next
+	ks.shown[d] = next
 }
 
 // readHandler is the handler of every resource and template the gateway
