@@ -465,14 +465,17 @@ func WithLogging(caps *mcp.ServerCapabilities) *mcp.ServerCapabilities {
 	return caps
 }
 
-// MetaLevel reports whether the downstream of session cs reads a request's
-// log level from the request's _meta (MCP 2026-07-28 and later), so that
-// each request must ask it for logs. Before that version, the level of the
-// session, set once when it connected ([AskForLogs]), applies to every
-// request, and a _meta level would only cost both sides a decode.
-func MetaLevel(cs *mcp.ClientSession) bool {
+// MetaLevel reports whether each request to the downstream of session cs
+// must carry the log level in its _meta to get logs: its session speaks
+// MCP 2026-07-28 or later, which reads a request's level there, or it is
+// reached over HTTP (remote) and keeps no session, so that the level set
+// when it connected ([AskForLogs]) reached a session that ended with that
+// request (a -stateless gateway reads the _meta level on every version).
+// Otherwise the session's level applies to every request, and a _meta
+// level would only cost both sides a decode.
+func MetaLevel(cs *mcp.ClientSession, remote bool) bool {
 	init := cs.InitializeResult()
-	return init == nil || init.ProtocolVersion >= "2026-07-28"
+	return init == nil || init.ProtocolVersion >= "2026-07-28" || (remote && cs.ID() == "")
 }
 
 // AskForLogs asks a downstream that has logs for all of them, on its

@@ -96,7 +96,7 @@ func TestMetaLevel(t *testing.T) {
 
 			caller := &mcp.CallToolRequest{Session: &mcp.ServerSession{}, Params: &mcp.CallToolParamsRaw{Name: "search"}}
 			params := &mcp.CallToolParams{Name: "search", Arguments: map[string]any{}}
-			ctx, c := r.Start(t.Context(), caller, params, MetaLevel(cs), time.Second)
+			ctx, c := r.Start(t.Context(), caller, params, MetaLevel(cs, false), time.Second)
 			_, err = cs.CallTool(ctx, params)
 			r.End(c)
 			require.NoError(t, err)

@@ -22,7 +22,7 @@ import (
 // session that replaces it.
 func (g *gateway) relayOnce(ctx context.Context, d *downstream.Child, cs *mcp.ClientSession, req mcp.Request, out mcp.Params, f func(context.Context, *mcp.ClientSession) error) error {
 	for retried := false; ; retried = true {
-		callCtx, rc := d.InFlight.Start(ctx, req, out, downstream.MetaLevel(cs), g.cfg.timeout)
+		callCtx, rc := d.InFlight.Start(ctx, req, out, downstream.MetaLevel(cs, d.Remote), g.cfg.timeout)
 		err := f(callCtx, cs)
 		d.InFlight.End(rc)
 		if err == nil || retried || !rc.SessionRefused() {

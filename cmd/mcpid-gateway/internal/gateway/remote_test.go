@@ -41,6 +41,9 @@ type remoteServer struct {
 	mu     sync.Mutex
 	levels []string
 	subs   []string // the URIs subscribed to, in order
+	// callLevels holds the log level in the _meta of each tools/call, in
+	// order (nil for a call without one).
+	callLevels []any
 	hs     *http.Server
 	// hang, when set, makes every request wait until its client gives up.
 	hang atomic.Bool
@@ -80,6 +83,11 @@ func newRemoteServer(t *testing.T, stateless bool) *remoteServer {
 			if p, ok := req.GetParams().(*mcp.SetLoggingLevelParams); ok && method == "logging/setLevel" && p != nil {
 				rs.mu.Lock()
 				rs.levels = append(rs.levels, string(p.Level))
+				rs.mu.Unlock()
+			}
+			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && method == "tools/call" && p != nil {
+				rs.mu.Lock()
+				rs.callLevels = append(rs.callLevels, p.Meta[mcp.MetaKeyLogLevel])
 				rs.mu.Unlock()
 			}
 			return next(ctx, method, req)
@@ -270,6 +278,30 @@ func TestRemoteSessionExpired(t *testing.T) {
 	assert.Equal(t, []string{"debug", "debug"}, rs.levelsSet(), "the new session's level is set")
 	require.Eventually(t, func() bool { return len(rs.subscribed()) == 2 }, testTimeout, 10*time.Millisecond)
 	assert.Equal(t, []string{notesURI, notesURI}, rs.subscribed(), "the subscription is made again")
+}
+
+// TestRemoteCallAsksForLogs: a call to an HTTP downstream that keeps no
+// session carries the log level in its _meta, since the level set when
+// the gateway connected reached a session that ended there; to one that
+// keeps a session, the level is set once and its calls carry none.
+func TestRemoteCallAsksForLogs(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		stateless bool
+		want      any
+	}{
+		{"keeps a session", false, nil},
+		{"keeps no session", true, "debug"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rs := newRemoteServer(t, tt.stateless)
+			_, c, _ := remoteGateway(t, rs)
+			assert.Equal(t, "docs answered search: q", resultText(c.call(t, "search", "q")))
+			rs.mu.Lock()
+			defer rs.mu.Unlock()
+			assert.Equal(t, []any{tt.want}, rs.callLevels)
+		})
+	}
 }
 
 // TestRemoteResourceUpdated: a caller subscribed to a resource of an HTTP
