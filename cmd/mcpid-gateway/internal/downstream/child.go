@@ -175,7 +175,8 @@ func (c *Child) Listener() *mcp.ClientSession { return c.listener.Load() }
 // listening session is still to open, f is not called: once open, that
 // session makes every subscription c's callers hold. (A caller's count
 // changes before this looks, and the gateway records the session before
-// it reads the counts, so none is missed.)
+// it reads the counts, so none is missed; a subscription that meets both
+// is made twice on one session, which a server takes as one.)
 func (c *Child) OnSubscriptions(cs *mcp.ClientSession, f func(*mcp.ClientSession) error) error {
 	if ls := c.listener.Load(); ls != nil {
 		return f(ls)

@@ -2,13 +2,17 @@ package downstream
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/yosida95/uritemplate/v3"
+
+	"github.com/mcpid/mcpid"
 )
 
 // TestChildNextSession: NextSession waits for a session other than the
@@ -20,6 +24,11 @@ func TestChildNextSession(t *testing.T) {
 	c.SetSession(old)
 	got := make(chan *mcp.ClientSession)
 	go func() { got <- c.NextSession(t.Context(), old) }()
+	require.Eventually(t, func() bool { // it waits before the next is set
+		c.swap.mu.Lock()
+		defer c.swap.mu.Unlock()
+		return c.swap.next != nil
+	}, time.Second, time.Millisecond)
 	c.SetSession(next)
 	assert.Same(t, next, <-got, "the session that replaced old")
 
@@ -80,7 +89,10 @@ func TestAwaitStart(t *testing.T) {
 // TestUnavailableError: the error carries the resource_unavailable
 // envelope.
 func TestUnavailableError(t *testing.T) {
-	err := UnavailableError("x")
-	assert.ErrorContains(t, err, "resource_unavailable")
-	assert.ErrorContains(t, err, `the server behind "x" is not available`)
+	var werr *jsonrpc.Error
+	require.ErrorAs(t, UnavailableError("x"), &werr)
+	var e mcpid.Error
+	require.NoError(t, json.Unmarshal(werr.Data, &e), "the envelope is the error's data")
+	assert.Equal(t, mcpid.CodeResourceUnavailable, e.Code)
+	assert.Equal(t, `the server behind "x" is not available`, e.Message())
 }

@@ -1,6 +1,7 @@
-// Package downstream is the machinery with which the gateway example
-// reaches its downstream MCP servers, kept apart from its naming so that
-// a reader of the gateway sees the names in a few short files.
+// Package downstream is the machinery with which the gateway
+// (cmd/mcpid-gateway) reaches its downstream MCP servers, kept apart from
+// its naming so that a reader of the engine sees the names in a few short
+// files.
 //
 // It holds:
 //   - [Command], a transport that runs a server as a subprocess in a
@@ -20,6 +21,6 @@
 //     [UnavailableError], which tell a request of a starting gateway to
 //     wait, or to come back.
 //
-// It is internal to the examples module: a gateway author copies from it
+// It is internal to the gateway's module; a gateway author copies from it
 // what a gateway of theirs needs.
 package downstream

@@ -133,6 +133,8 @@ func (g *gateway) session(d *downstream.Child, listed func(error)) error {
 		case <-time.After(relistEvery):
 		case <-ended:
 			return sessionEnded(endErr)
+		case <-watchEnded:
+			return errors.New("the session's notification stream ended")
 		case <-g.ctx.Done():
 			return nil
 		}

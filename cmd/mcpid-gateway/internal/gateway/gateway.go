@@ -185,7 +185,6 @@ func newGateway(cfg config) (*gateway, error) {
 		return nil, err
 	}
 	g.table.Store(&table{names: g.tools.Stored()})
-	cfg.metrics.Watch(metricsState{g})
 	g.ctx, g.cancel = context.WithCancel(context.Background())
 	sdkLogger := cfg.logger
 	if cfg.stateless {
@@ -216,6 +215,9 @@ func newGateway(cfg config) (*gateway, error) {
 		g.tools.Close()
 		return nil, err
 	}
+	// /metrics reads the chains' generations, the prompts' among them:
+	// it is watched once both exist.
+	cfg.metrics.Watch(metricsState{g})
 	g.srv.AddReceivingMiddleware(g.firstListing, g.byToolName, g.kinds.Middleware)
 	if cfg.stateless {
 		g.srv.AddReceivingMiddleware(refuseSubscriptions, relay.AskedLevel)

@@ -239,11 +239,14 @@ func (g *gateway) watch(d *downstream.Child, cs *mcp.ClientSession) (<-chan stru
 		close(ended)
 		return ended, func() {}
 	}
+	d.SetListener(ws)
 	go func() {
 		_ = ws.Wait()
+		// An ended session takes no more subscriptions: until the
+		// session loop sees ended, new ones are recorded for the next.
+		d.DropListener(ws)
 		close(ended)
 	}()
-	d.SetListener(ws)
 	g.kinds.Resubscribe(d, ws)
 	return ended, func() {
 		d.DropListener(ws)

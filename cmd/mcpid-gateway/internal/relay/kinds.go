@@ -27,11 +27,11 @@ import (
 // Engine is what [Kinds] is given of the gateway that builds it. Every
 // field is required but PromptStore, PromptBackup and PromptsReady.
 type Engine struct {
-	Ctx     context.Context // ends when the gateway closes
-	Server  *mcp.Server     // the gateway's MCP server, on which the kinds are served
-	Logger  *slog.Logger
-	Timeout time.Duration // bound on each listing, naming round, store request and relayed request
-	Profile toolname.Profile
+	Ctx     context.Context  // ends when the gateway closes
+	Server  *mcp.Server      // the gateway's MCP server, on which the kinds are served
+	Logger  *slog.Logger     // where what goes wrong in the relay is logged
+	Timeout time.Duration    // bound on each listing, naming round, store request and relayed request
+	Profile toolname.Profile // the naming profile of the prompt chain, the tools' own
 	// UpdateOptions returns the options of every naming round: those the
 	// chains record, and the logger.
 	UpdateOptions func() []toolname.Option

@@ -207,8 +207,9 @@ func (ks *Kinds) Unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) e
 	})
 }
 
-// Resubscribe subscribes a new session with d to every URI its callers
-// are subscribed to: a restarted downstream has forgotten them.
+// Resubscribe subscribes cs, a new session with d, to every URI its
+// callers are subscribed to: a restarted downstream has forgotten them,
+// and a listening session just opened has none yet.
 func (ks *Kinds) Resubscribe(d *downstream.Child, cs *mcp.ClientSession) {
 	k := &d.More
 	k.Mu.Lock()
