@@ -31,6 +31,7 @@ func TestHeapFloor(t *testing.T) {
 		t.Skip("GOGC or GOMEMLIMIT is set: the floor is the operator's to choose")
 	}
 	keepHeapFloor()
+	assert.Len(t, heapFloor, heapFloorBytes)
 	runtime.GC() // the goal follows from the heap a collection marks
 	goal := []metrics.Sample{{Name: "/gc/heap/goal:bytes"}}
 	metrics.Read(goal)
