@@ -96,9 +96,7 @@ func (g *gateway) session(d *downstream.Child, listed func(error)) error {
 	defer d.DropSession(cs)
 	err = g.relist(d, cs)
 	if err == nil {
-		if !d.ListensApart(cs) {
-			g.kinds.Resubscribe(d, cs) // else the listening session subscribes (see watch)
-		}
+		g.kinds.Resubscribe(d, cs)
 		g.kinds.Relist(d, cs)
 	}
 	listed(err)

@@ -205,7 +205,8 @@ func relistTicker(d *downstream.Child, cs *mcp.ClientSession) (<-chan time.Time,
 // list changes, its resource updates) only for a connection it made
 // itself. The list changes that arrive there start the same relists as on
 // a stdio downstream; the callers' resource subscriptions are made on it
-// (see downstream.Child.OnSubscriptions), so that their updates arrive, and are relayed. It
+// (see downstream.Child.OnSubscriptions), so that their updates arrive
+// and are relayed. It
 // returns a channel closed when the listening session ends (the
 // downstream session is then started again, both together), and the
 // function that closes it; one that cannot be opened has ended already.

@@ -207,9 +207,11 @@ func (ks *Kinds) Unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) e
 	})
 }
 
-// Resubscribe subscribes cs, a new session with d, to every URI its
+// Resubscribe subscribes a new session with d, cs, to every URI its
 // callers are subscribed to: a restarted downstream has forgotten them,
-// and a listening session just opened has none yet.
+// and a listening session just opened has none yet. As every
+// subscription, they go where d.OnSubscriptions says: a call session
+// beside a listening one to come makes none.
 func (ks *Kinds) Resubscribe(d *downstream.Child, cs *mcp.ClientSession) {
 	k := &d.More
 	k.Mu.Lock()
@@ -220,7 +222,8 @@ func (ks *Kinds) Resubscribe(d *downstream.Child, cs *mcp.ClientSession) {
 	k.Mu.Unlock()
 	for _, uri := range uris {
 		ctx, cancel := context.WithTimeout(ks.ctx, ks.timeout)
-		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+		err := d.OnSubscriptions(cs, func(s *mcp.ClientSession) error { return s.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}) })
+		if err != nil {
 			ks.logger.Warn("gateway: subscribing again after a restart", "server", d.Name, "uri", uri, "err", err)
 		}
 		cancel()
